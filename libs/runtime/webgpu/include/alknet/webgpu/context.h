@@ -1,0 +1,240 @@
+// The WebGPU device layer: adapters, one device, buffers, shaders, cached compute pipelines.
+//
+// Typical use:
+//   auto ctx = Context::Create({});                  // lavapipe without a GPU
+//   auto buf = ctx->CreateBuffer(n * 4, kStorageUsage, "x");
+//   ctx->Write(*buf, 0, bytes);
+//   auto kernel = ctx->GetKernel({.wgsl = src, .bindings = {BindingType::kStorage}});
+//   Recorder rec = ctx->BeginCommands();
+//   rec.Dispatch(**kernel, {{&*buf}}, ctx->GridFor(n, 256));
+//   ctx->Submit(std::move(rec));
+//   ctx->Read(*buf, 0, out);
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "alknet/webgpu/handle.h"
+#include "alknet/webgpu/result.h"
+
+namespace alknet::webgpu {
+
+// ---- Adapters ------------------------------------------------------------------------------
+
+struct AdapterDescription {
+  std::string vendor;
+  std::string architecture;
+  std::string device;
+  std::string description;
+  WGPUBackendType backend = WGPUBackendType_Undefined;
+  WGPUAdapterType type = WGPUAdapterType_Unknown;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  uint32_t subgroup_min_size = 0;
+  uint32_t subgroup_max_size = 0;
+  WGPULimits limits{};
+  std::vector<WGPUFeatureName> features;
+
+  // "NVIDIA H200 (Vulkan, discrete GPU)" style one-liner.
+  std::string Summary() const;
+};
+
+struct AdapterEntry {
+  Adapter adapter;
+  AdapterDescription description;
+};
+
+const char* BackendName(WGPUBackendType backend);
+const char* AdapterTypeName(WGPUAdapterType type);
+// The spec/Dawn name of a feature ("shader-f16"), or "unknown-0x..." for ones we do not know.
+std::string FeatureName(WGPUFeatureName feature);
+// Every limit as (name, value), in webgpu.h order, for display.
+std::vector<std::pair<std::string, uint64_t>> LimitList(const WGPULimits& limits);
+
+// Creates an instance with timed WaitAny enabled.
+Result<Instance> CreateInstance();
+
+// Every adapter the implementation offers. webgpu.h has no enumeration call, so this asks
+// requestAdapter under each backend / power preference / fallback combination and keeps
+// the distinct answers, ordered discrete GPU, integrated GPU, CPU, other.
+Result<std::vector<AdapterEntry>> EnumerateAdapters(const Instance& instance);
+
+// ---- Context -------------------------------------------------------------------------------
+
+struct ContextOptions {
+  // Substring of the adapter's name (case-insensitive) or its index in EnumerateAdapters();
+  // empty: the ALKNET_ADAPTER environment variable, else the first adapter (a GPU if any).
+  std::string adapter;
+  // Request the adapter's maximum limits rather than the defaults (lavapipe's default storage
+  // binding limit is 128 MiB; real GPUs allow GBs).
+  bool max_limits = true;
+  // Features to enable when the adapter has them.
+  std::vector<WGPUFeatureName> optional_features = {WGPUFeatureName_ShaderF16,
+                                                    WGPUFeatureName_Subgroups,
+                                                    WGPUFeatureName_TimestampQuery};
+};
+
+inline constexpr WGPUBufferUsage kStorageUsage =
+    WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+
+struct Buffer {
+  BufferHandle handle;
+  uint64_t size = 0;  // as created: a multiple of 4
+  WGPUBufferUsage usage = 0;
+};
+
+enum class BindingType { kStorage, kReadOnlyStorage, kUniform };
+
+struct KernelSpec {
+  std::string wgsl;
+  std::string entry_point = "main";
+  // Bindings of group 0, binding i = bindings[i]. Empty: the layout is derived from the shader.
+  std::vector<BindingType> bindings;
+  std::string label = "kernel";
+};
+
+struct Kernel {
+  ComputePipeline pipeline;
+  BindGroupLayout layout;
+  std::string label;
+};
+
+struct BufferBinding {
+  const Buffer* buffer = nullptr;
+  uint64_t offset = 0;
+  uint64_t size = WGPU_WHOLE_SIZE;
+};
+
+struct Grid {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+class Context;
+
+// Records dispatches and copies into one command buffer; Context::Submit sends it.
+class Recorder {
+ public:
+  Recorder(Recorder&&) = default;
+  Recorder& operator=(Recorder&&) = default;
+
+  Status Dispatch(const Kernel& kernel, std::span<const BufferBinding> bindings, Grid grid);
+  void Copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset,
+            uint64_t size);
+  void Clear(const Buffer& buffer, uint64_t offset, uint64_t size);
+
+ private:
+  friend class Context;
+  explicit Recorder(Context* ctx, CommandEncoder encoder) : ctx_(ctx), encoder_(std::move(encoder)) {}
+  Context* ctx_;
+  CommandEncoder encoder_;
+  // Bind groups must outlive recording; they are released with the recorder.
+  std::vector<BindGroup> bind_groups_;
+};
+
+class Context {
+ public:
+  static Result<std::unique_ptr<Context>> Create(const ContextOptions& options = {});
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const AdapterDescription& adapter() const { return adapter_description_; }
+  const WGPULimits& limits() const { return limits_; }
+  bool HasFeature(WGPUFeatureName feature) const;
+  WGPUInstance instance() const { return instance_.get(); }
+  WGPUAdapter adapter_handle() const { return adapter_.get(); }
+  WGPUDevice device() const { return device_.get(); }
+  WGPUQueue queue() const { return queue_.get(); }
+
+  // Buffers. Sizes are rounded up to a multiple of 4; a size beyond maxBufferSize is an error
+  // naming the limit.
+  Result<Buffer> CreateBuffer(uint64_t size, WGPUBufferUsage usage, std::string_view label);
+  Status Write(const Buffer& buffer, uint64_t offset, std::span<const std::byte> data);
+  // Copies through a pooled staging buffer and mapAsync, in chunks for large reads.
+  Status Read(const Buffer& buffer, uint64_t offset, std::span<std::byte> out);
+
+  // Compiles WGSL; a compilation error carries label:line:column and the offending line.
+  Result<ShaderModule> CompileWgsl(std::string_view source, std::string_view label);
+  // Pipelines are cached by (WGSL hash, entry point, layout). The Kernel lives as long as
+  // the Context.
+  Result<const Kernel*> GetKernel(const KernelSpec& spec);
+  size_t cached_kernel_count() const { return kernel_count_; }
+
+  // A grid of workgroups covering `invocations` with `workgroup_size` threads each, within
+  // maxComputeWorkgroupsPerDimension (spills into y). Shaders index with
+  // gid.x + gid.y * num_workgroups.x * workgroup_size.
+  Result<Grid> GridFor(uint64_t invocations, uint32_t workgroup_size) const;
+
+  Recorder BeginCommands(std::string_view label = "alknet");
+  // Submits and checks validation / out-of-memory errors raised while recording.
+  Status Submit(Recorder recorder);
+  // Submits without an error scope round-trip (hot loops); errors still surface as
+  // uncaptured errors, see TakeUncapturedErrors().
+  void SubmitUnchecked(Recorder recorder);
+  // Waits until the queue has finished all submitted work.
+  Status WaitIdle(std::chrono::milliseconds timeout = std::chrono::minutes(5));
+
+  // Waits for one future created with WGPUCallbackMode_WaitAnyOnly.
+  Status Wait(WGPUFuture future, std::chrono::nanoseconds timeout);
+  // Runs callbacks registered with AllowProcessEvents (the JS event loop's pump).
+  void ProcessEvents();
+
+  // Error scopes: Begin pushes validation, out-of-memory and internal scopes; End pops them
+  // and returns the first error. Scopes nest.
+  void PushErrorScopes();
+  Status PopErrorScopes(std::string_view what);
+
+  // Errors that no scope caught, oldest first; the list is cleared.
+  std::vector<Error> TakeUncapturedErrors();
+  bool lost() const { return lost_.load(); }
+  // The device-lost message, or empty.
+  std::string lost_message() const;
+
+  // For tests: destroys the device, as a driver reset would.
+  void DestroyDeviceForTesting();
+
+ private:
+  Context() = default;
+  Status CheckLost() const;
+  Result<Buffer> AcquireStaging(uint64_t min_size);
+  void ReleaseStaging(Buffer buffer);
+
+  static void OnUncapturedError(const WGPUDevice*, WGPUErrorType, WGPUStringView, void*, void*);
+  static void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason, WGPUStringView, void*, void*);
+
+  Instance instance_;
+  Adapter adapter_;
+  AdapterDescription adapter_description_;
+  DeviceHandle device_;
+  Queue queue_;
+  WGPULimits limits_{};
+  std::vector<WGPUFeatureName> features_;
+
+  mutable std::mutex errors_mutex_;
+  std::vector<Error> uncaptured_;
+  std::string lost_message_;
+  std::atomic<bool> lost_{false};
+  bool closing_ = false;
+
+  std::vector<Buffer> staging_free_;
+  struct CachedKernel {
+    std::string source, entry_point, layout;
+    std::unique_ptr<Kernel> kernel;
+  };
+  // Keyed by a 64-bit hash of (WGSL, entry point, layout); entries compare the full key, so
+  // a hash collision costs a lookup, never a wrong pipeline.
+  std::unordered_map<uint64_t, std::vector<CachedKernel>> kernels_;
+  size_t kernel_count_ = 0;
+};
+
+}  // namespace alknet::webgpu

@@ -1,0 +1,497 @@
+#include "alknet/webgpu/context.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
+#include "log.h"
+
+namespace alknet::webgpu {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+Result<size_t> ChooseAdapter(const std::vector<AdapterEntry>& adapters, const std::string& selector) {
+  if (adapters.empty()) {
+    return Error{ErrorCode::kNoAdapter,
+                 "the WebGPU implementation offers no adapter. Without a GPU alknet needs Mesa's "
+                 "lavapipe >= 25 (mesa-vulkan-drivers from bookworm-backports; scripts/setup "
+                 "installs it); check `vulkaninfo --summary` and VK_DRIVER_FILES / "
+                 "VK_ICD_FILENAMES"};
+  }
+  if (selector.empty()) return size_t{0};
+  const bool numeric = std::all_of(selector.begin(), selector.end(),
+                                   [](unsigned char c) { return std::isdigit(c) != 0; });
+  if (numeric) {
+    const size_t index = std::strtoul(selector.c_str(), nullptr, 10);
+    if (index < adapters.size()) return index;
+  } else {
+    const std::string needle = Lower(selector);
+    for (size_t i = 0; i < adapters.size(); ++i) {
+      const auto& d = adapters[i].description;
+      const std::string hay = Lower(d.device + " " + d.description + " " + d.vendor + " " +
+                                    BackendName(d.backend));
+      if (hay.find(needle) != std::string::npos) return i;
+    }
+  }
+  std::string names;
+  for (size_t i = 0; i < adapters.size(); ++i) {
+    names += "\n  " + std::to_string(i) + ": " + adapters[i].description.Summary();
+  }
+  return Error{ErrorCode::kNoAdapter, "no adapter matches '" + selector +
+                                          "' (ALKNET_ADAPTER takes an index or a name "
+                                          "substring); adapters:" + names};
+}
+
+struct DeviceRequest {
+  WGPURequestDeviceStatus status = WGPURequestDeviceStatus_Error;
+  WGPUDevice device = nullptr;
+  std::string message;
+};
+
+void OnDevice(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message,
+              void* userdata1, void*) {
+  auto* req = static_cast<DeviceRequest*>(userdata1);
+  req->status = status;
+  req->device = device;
+  req->message = std::string(FromSv(message));
+}
+
+ErrorCode CodeFor(WGPUErrorType type) {
+  switch (type) {
+    case WGPUErrorType_Validation: return ErrorCode::kValidation;
+    case WGPUErrorType_OutOfMemory: return ErrorCode::kOutOfMemory;
+    default: return ErrorCode::kInternal;
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Context>> Context::Create(const ContextOptions& options) {
+  ALKNET_ASSIGN_OR_RETURN(Instance instance, CreateInstance());
+  ALKNET_ASSIGN_OR_RETURN(std::vector<AdapterEntry> adapters, EnumerateAdapters(instance));
+  std::string selector = options.adapter;
+  if (selector.empty()) {
+    if (const char* env = std::getenv("ALKNET_ADAPTER"); env != nullptr) selector = env;
+  }
+  ALKNET_ASSIGN_OR_RETURN(size_t chosen, ChooseAdapter(adapters, selector));
+
+  std::unique_ptr<Context> ctx(new Context());
+  ctx->instance_ = std::move(instance);
+  ctx->adapter_ = adapters[chosen].adapter;
+  ctx->adapter_description_ = adapters[chosen].description;
+  LogDebug("chose adapter " + std::to_string(chosen) + ": " + ctx->adapter_description_.Summary());
+
+  std::vector<WGPUFeatureName> features;
+  for (WGPUFeatureName f : options.optional_features) {
+    if (P().AdapterHasFeature(ctx->adapter_.get(), f)) features.push_back(f);
+  }
+  WGPUDeviceDescriptor desc{};
+  desc.label = Sv("alknet");
+  desc.requiredFeatureCount = features.size();
+  desc.requiredFeatures = features.data();
+  WGPULimits required = ctx->adapter_description_.limits;
+  required.nextInChain = nullptr;
+  if (options.max_limits) desc.requiredLimits = &required;
+  desc.defaultQueue.label = Sv("alknet queue");
+  desc.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  desc.deviceLostCallbackInfo.callback = &Context::OnDeviceLost;
+  desc.deviceLostCallbackInfo.userdata1 = ctx.get();
+  desc.uncapturedErrorCallbackInfo.callback = &Context::OnUncapturedError;
+  desc.uncapturedErrorCallbackInfo.userdata1 = ctx.get();
+
+  DeviceRequest req;
+  WGPURequestDeviceCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = &OnDevice;
+  cb.userdata1 = &req;
+  WGPUFutureWaitInfo wait{P().AdapterRequestDevice(ctx->adapter_.get(), &desc, cb), 0};
+  if (P().InstanceWaitAny(ctx->instance_.get(), 1, &wait, UINT64_MAX) != WGPUWaitStatus_Success) {
+    return Error{ErrorCode::kInternal, "waiting for requestDevice failed"};
+  }
+  if (req.status != WGPURequestDeviceStatus_Success || req.device == nullptr) {
+    return Error{ErrorCode::kDeviceRequest, "adapter " + ctx->adapter_description_.Summary() +
+                                                " refused to create a device: " + req.message};
+  }
+  ctx->device_ = DeviceHandle::Adopt(req.device);
+  ctx->queue_ = Queue::Adopt(P().DeviceGetQueue(req.device));
+  if (P().DeviceGetLimits(req.device, &ctx->limits_) != WGPUStatus_Success) {
+    return Error{ErrorCode::kInternal, "wgpuDeviceGetLimits failed"};
+  }
+  ctx->features_ = std::move(features);
+  return ctx;
+}
+
+Context::~Context() {
+  {
+    std::lock_guard lock(errors_mutex_);
+    closing_ = true;
+  }
+  kernels_.clear();
+  staging_free_.clear();
+  queue_ = Queue();
+  if (device_) {
+    // Destroying first makes the lost callback fire now (reason Destroyed), while `this` is
+    // still alive, instead of during a later event pump.
+    P().DeviceDestroy(device_.get());
+    P().InstanceProcessEvents(instance_.get());
+  }
+}
+
+bool Context::HasFeature(WGPUFeatureName feature) const {
+  return std::find(features_.begin(), features_.end(), feature) != features_.end();
+}
+
+void Context::OnUncapturedError(const WGPUDevice*, WGPUErrorType type, WGPUStringView message,
+                                void* userdata1, void*) {
+  auto* self = static_cast<Context*>(userdata1);
+  std::lock_guard lock(self->errors_mutex_);
+  if (self->closing_) return;
+  self->uncaptured_.push_back(Error{CodeFor(type), std::string(FromSv(message))});
+  LogDebug("uncaptured WebGPU error: " + std::string(FromSv(message)));
+}
+
+void Context::OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView message,
+                           void* userdata1, void*) {
+  auto* self = static_cast<Context*>(userdata1);
+  std::lock_guard lock(self->errors_mutex_);
+  if (self->closing_ || reason == WGPUDeviceLostReason_CallbackCancelled) return;
+  self->lost_message_ = std::string(FromSv(message));
+  self->lost_.store(true);
+  LogDebug("device lost: " + self->lost_message_);
+}
+
+std::vector<Error> Context::TakeUncapturedErrors() {
+  std::lock_guard lock(errors_mutex_);
+  return std::exchange(uncaptured_, {});
+}
+
+std::string Context::lost_message() const {
+  std::lock_guard lock(errors_mutex_);
+  return lost_message_;
+}
+
+Status Context::CheckLost() const {
+  if (!lost_.load()) return Ok{};
+  return Error{ErrorCode::kDeviceLost,
+               "the WebGPU device was lost (" + lost_message() +
+                   "); create a new Context to continue"};
+}
+
+void Context::DestroyDeviceForTesting() {
+  P().DeviceDestroy(device_.get());
+  P().InstanceProcessEvents(instance_.get());
+}
+
+Status Context::Wait(WGPUFuture future, std::chrono::nanoseconds timeout) {
+  WGPUFutureWaitInfo info{future, 0};
+  const auto ns = static_cast<uint64_t>(std::max<int64_t>(0, timeout.count()));
+  const WGPUWaitStatus status = P().InstanceWaitAny(instance_.get(), 1, &info, ns);
+  if (status == WGPUWaitStatus_Success && info.completed) return Ok{};
+  if (status == WGPUWaitStatus_TimedOut) {
+    return Error{ErrorCode::kTimeout, "a WebGPU operation did not finish within " +
+                                          std::to_string(timeout.count() / 1000000) + " ms"};
+  }
+  return Error{ErrorCode::kInternal, "wgpuInstanceWaitAny failed (status " +
+                                         std::to_string(static_cast<uint32_t>(status)) + ")"};
+}
+
+void Context::ProcessEvents() { P().InstanceProcessEvents(instance_.get()); }
+
+void Context::PushErrorScopes() {
+  // Popped in reverse: internal, out-of-memory, validation.
+  P().DevicePushErrorScope(device_.get(), WGPUErrorFilter_Validation);
+  P().DevicePushErrorScope(device_.get(), WGPUErrorFilter_OutOfMemory);
+  P().DevicePushErrorScope(device_.get(), WGPUErrorFilter_Internal);
+}
+
+namespace {
+struct PoppedScope {
+  WGPUPopErrorScopeStatus status = WGPUPopErrorScopeStatus_Error;
+  WGPUErrorType type = WGPUErrorType_NoError;
+  std::string message;
+};
+void OnPop(WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message, void* u1,
+           void*) {
+  auto* p = static_cast<PoppedScope*>(u1);
+  p->status = status;
+  p->type = type;
+  p->message = std::string(FromSv(message));
+}
+}  // namespace
+
+Status Context::PopErrorScopes(std::string_view what) {
+  std::optional<Error> first;
+  for (int i = 0; i < 3; ++i) {
+    PoppedScope popped;
+    WGPUPopErrorScopeCallbackInfo cb{};
+    cb.mode = WGPUCallbackMode_WaitAnyOnly;
+    cb.callback = &OnPop;
+    cb.userdata1 = &popped;
+    ALKNET_TRY(Wait(P().DevicePopErrorScope(device_.get(), cb), std::chrono::minutes(5)));
+    if (popped.status == WGPUPopErrorScopeStatus_Success && popped.type != WGPUErrorType_NoError &&
+        !first) {
+      first = Error{CodeFor(popped.type), std::string(what) + ": " + popped.message};
+    }
+  }
+  ALKNET_TRY(CheckLost());
+  if (first) return *first;
+  return Ok{};
+}
+
+// ---- Buffers -------------------------------------------------------------------------------
+
+Result<Buffer> Context::CreateBuffer(uint64_t size, WGPUBufferUsage usage, std::string_view label) {
+  ALKNET_TRY(CheckLost());
+  const uint64_t rounded = (std::max<uint64_t>(size, 4) + 3) & ~uint64_t{3};
+  if (rounded > limits_.maxBufferSize) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "buffer '" + std::string(label) + "' of " + std::to_string(size) +
+                     " bytes exceeds the device limit maxBufferSize = " +
+                     std::to_string(limits_.maxBufferSize)};
+  }
+  WGPUBufferDescriptor desc{};
+  desc.label = Sv(label);
+  desc.usage = usage;
+  desc.size = rounded;
+  PushErrorScopes();
+  BufferHandle handle = BufferHandle::Adopt(P().DeviceCreateBuffer(device_.get(), &desc));
+  ALKNET_TRY(PopErrorScopes("creating buffer '" + std::string(label) + "'"));
+  return Buffer{std::move(handle), rounded, usage};
+}
+
+Status Context::Write(const Buffer& buffer, uint64_t offset, std::span<const std::byte> data) {
+  ALKNET_TRY(CheckLost());
+  if (offset % 4 != 0 || offset + data.size() > buffer.size) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "write of " + std::to_string(data.size()) + " bytes at offset " +
+                     std::to_string(offset) + " does not fit a " + std::to_string(buffer.size) +
+                     "-byte buffer with 4-byte aligned offset"};
+  }
+  const size_t whole = data.size() & ~size_t{3};
+  if (whole > 0) P().QueueWriteBuffer(queue_.get(), buffer.handle.get(), offset, data.data(), whole);
+  if (whole != data.size()) {
+    // writeBuffer takes multiples of 4 bytes; the tail goes in a zero-padded word.
+    std::byte tail[4] = {};
+    std::memcpy(tail, data.data() + whole, data.size() - whole);
+    P().QueueWriteBuffer(queue_.get(), buffer.handle.get(), offset + whole, tail, 4);
+  }
+  return Ok{};
+}
+
+namespace {
+// Staging buffers are capped so a huge read never doubles device memory.
+constexpr uint64_t kStagingChunk = uint64_t{256} << 20;
+
+struct MapResult {
+  WGPUMapAsyncStatus status = WGPUMapAsyncStatus_Error;
+  std::string message;
+};
+void OnMap(WGPUMapAsyncStatus status, WGPUStringView message, void* u1, void*) {
+  auto* m = static_cast<MapResult*>(u1);
+  m->status = status;
+  m->message = std::string(FromSv(message));
+}
+}  // namespace
+
+Result<Buffer> Context::AcquireStaging(uint64_t min_size) {
+  auto best = staging_free_.end();
+  for (auto it = staging_free_.begin(); it != staging_free_.end(); ++it) {
+    if (it->size >= min_size && (best == staging_free_.end() || it->size < best->size)) best = it;
+  }
+  if (best != staging_free_.end()) {
+    Buffer b = std::move(*best);
+    staging_free_.erase(best);
+    return b;
+  }
+  uint64_t size = uint64_t{1} << 20;
+  while (size < min_size) size <<= 1;
+  size = std::min(size, std::max(min_size, std::min(kStagingChunk, limits_.maxBufferSize)));
+  return CreateBuffer(size, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, "alknet staging");
+}
+
+void Context::ReleaseStaging(Buffer buffer) {
+  constexpr size_t kMaxPooled = 4;
+  staging_free_.push_back(std::move(buffer));
+  if (staging_free_.size() > kMaxPooled) {
+    auto smallest = std::min_element(staging_free_.begin(), staging_free_.end(),
+                                     [](const Buffer& a, const Buffer& b) { return a.size < b.size; });
+    staging_free_.erase(smallest);
+  }
+}
+
+Status Context::Read(const Buffer& buffer, uint64_t offset, std::span<std::byte> out) {
+  ALKNET_TRY(CheckLost());
+  if (offset % 4 != 0 || offset + out.size() > buffer.size) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "read of " + std::to_string(out.size()) + " bytes at offset " +
+                     std::to_string(offset) + " does not fit a " + std::to_string(buffer.size) +
+                     "-byte buffer with 4-byte aligned offset"};
+  }
+  if ((buffer.usage & WGPUBufferUsage_CopySrc) == 0) {
+    return Error{ErrorCode::kInvalidArgument, "buffer was not created with CopySrc usage; it "
+                                              "cannot be read back"};
+  }
+  const uint64_t chunk_cap = std::min(kStagingChunk, limits_.maxBufferSize);
+  uint64_t done = 0;
+  while (done < out.size()) {
+    const uint64_t n = std::min<uint64_t>(out.size() - done, chunk_cap);
+    const uint64_t copy = (n + 3) & ~uint64_t{3};  // buffer sizes are multiples of 4
+    ALKNET_ASSIGN_OR_RETURN(Buffer staging, AcquireStaging(copy));
+    Recorder rec = BeginCommands("alknet readback");
+    rec.Copy(buffer, offset + done, staging, 0, copy);
+    ALKNET_TRY(Submit(std::move(rec)));
+    MapResult mapped;
+    WGPUBufferMapCallbackInfo cb{};
+    cb.mode = WGPUCallbackMode_WaitAnyOnly;
+    cb.callback = &OnMap;
+    cb.userdata1 = &mapped;
+    ALKNET_TRY(Wait(P().BufferMapAsync(staging.handle.get(), WGPUMapMode_Read, 0, copy, cb),
+                    std::chrono::minutes(5)));
+    if (mapped.status != WGPUMapAsyncStatus_Success) {
+      ALKNET_TRY(CheckLost());
+      return Error{ErrorCode::kMapFailed, "mapAsync for readback failed: " + mapped.message};
+    }
+    const void* src = P().BufferGetConstMappedRange(staging.handle.get(), 0, copy);
+    if (src == nullptr) {
+      P().BufferUnmap(staging.handle.get());
+      return Error{ErrorCode::kMapFailed, "getMappedRange returned null after a successful map"};
+    }
+    std::memcpy(out.data() + done, src, n);
+    P().BufferUnmap(staging.handle.get());
+    ReleaseStaging(std::move(staging));
+    done += n;
+  }
+  return Ok{};
+}
+
+// ---- Commands ------------------------------------------------------------------------------
+
+Recorder Context::BeginCommands(std::string_view label) {
+  WGPUCommandEncoderDescriptor desc{};
+  desc.label = Sv(label);
+  return Recorder(this, CommandEncoder::Adopt(P().DeviceCreateCommandEncoder(device_.get(), &desc)));
+}
+
+Status Recorder::Dispatch(const Kernel& kernel, std::span<const BufferBinding> bindings, Grid grid) {
+  const WGPULimits& limits = ctx_->limits();
+  for (uint32_t g : {grid.x, grid.y, grid.z}) {
+    if (g > limits.maxComputeWorkgroupsPerDimension) {
+      return Error{ErrorCode::kInvalidArgument,
+                   "dispatch of kernel '" + kernel.label + "' needs " + std::to_string(g) +
+                       " workgroups in one dimension; the device limit "
+                       "maxComputeWorkgroupsPerDimension is " +
+                       std::to_string(limits.maxComputeWorkgroupsPerDimension) +
+                       " (use Context::GridFor to spread the grid)"};
+    }
+  }
+  std::vector<WGPUBindGroupEntry> entries(bindings.size());
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const BufferBinding& b = bindings[i];
+    if (b.buffer == nullptr) {
+      return Error{ErrorCode::kInvalidArgument,
+                   "binding " + std::to_string(i) + " of kernel '" + kernel.label + "' is null"};
+    }
+    const uint64_t size = b.size == WGPU_WHOLE_SIZE ? b.buffer->size - b.offset : b.size;
+    if (size > limits.maxStorageBufferBindingSize) {
+      return Error{ErrorCode::kInvalidArgument,
+                   "binding " + std::to_string(i) + " of kernel '" + kernel.label + "' spans " +
+                       std::to_string(size) + " bytes; the device limit "
+                       "maxStorageBufferBindingSize is " +
+                       std::to_string(limits.maxStorageBufferBindingSize)};
+    }
+    entries[i].binding = static_cast<uint32_t>(i);
+    entries[i].buffer = b.buffer->handle.get();
+    entries[i].offset = b.offset;
+    entries[i].size = size;
+  }
+  WGPUBindGroupDescriptor desc{};
+  desc.label = Sv(kernel.label);
+  desc.layout = kernel.layout.get();
+  desc.entryCount = entries.size();
+  desc.entries = entries.data();
+  BindGroup group = BindGroup::Adopt(P().DeviceCreateBindGroup(ctx_->device(), &desc));
+
+  WGPUComputePassDescriptor pass_desc{};
+  pass_desc.label = Sv(kernel.label);
+  ComputePassEncoder pass =
+      ComputePassEncoder::Adopt(P().CommandEncoderBeginComputePass(encoder_.get(), &pass_desc));
+  P().ComputePassEncoderSetPipeline(pass.get(), kernel.pipeline.get());
+  P().ComputePassEncoderSetBindGroup(pass.get(), 0, group.get(), 0, nullptr);
+  P().ComputePassEncoderDispatchWorkgroups(pass.get(), grid.x, grid.y, grid.z);
+  P().ComputePassEncoderEnd(pass.get());
+  bind_groups_.push_back(std::move(group));
+  return Ok{};
+}
+
+void Recorder::Copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset,
+                    uint64_t size) {
+  P().CommandEncoderCopyBufferToBuffer(encoder_.get(), src.handle.get(), src_offset,
+                                       dst.handle.get(), dst_offset, size);
+}
+
+void Recorder::Clear(const Buffer& buffer, uint64_t offset, uint64_t size) {
+  P().CommandEncoderClearBuffer(encoder_.get(), buffer.handle.get(), offset, size);
+}
+
+Status Context::Submit(Recorder recorder) {
+  ALKNET_TRY(CheckLost());
+  PushErrorScopes();
+  SubmitUnchecked(std::move(recorder));
+  return PopErrorScopes("submitting commands");
+}
+
+void Context::SubmitUnchecked(Recorder recorder) {
+  WGPUCommandBufferDescriptor desc{};
+  CommandBuffer commands =
+      CommandBuffer::Adopt(P().CommandEncoderFinish(recorder.encoder_.get(), &desc));
+  WGPUCommandBuffer raw = commands.get();
+  P().QueueSubmit(queue_.get(), 1, &raw);
+}
+
+namespace {
+struct WorkDone {
+  WGPUQueueWorkDoneStatus status = WGPUQueueWorkDoneStatus_Error;
+};
+void OnWorkDone(WGPUQueueWorkDoneStatus status, void* u1, void*) {
+  static_cast<WorkDone*>(u1)->status = status;
+}
+}  // namespace
+
+Status Context::WaitIdle(std::chrono::milliseconds timeout) {
+  ALKNET_TRY(CheckLost());
+  WorkDone done;
+  WGPUQueueWorkDoneCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = &OnWorkDone;
+  cb.userdata1 = &done;
+  ALKNET_TRY(Wait(P().QueueOnSubmittedWorkDone(queue_.get(), cb), timeout));
+  ALKNET_TRY(CheckLost());
+  if (done.status != WGPUQueueWorkDoneStatus_Success) {
+    return Error{ErrorCode::kInternal, "queue work did not complete successfully"};
+  }
+  return Ok{};
+}
+
+Result<Grid> Context::GridFor(uint64_t invocations, uint32_t workgroup_size) const {
+  if (workgroup_size == 0) return Error{ErrorCode::kInvalidArgument, "workgroup size is 0"};
+  const uint64_t groups = std::max<uint64_t>(1, (invocations + workgroup_size - 1) / workgroup_size);
+  const uint64_t max_dim = limits_.maxComputeWorkgroupsPerDimension;
+  if (groups <= max_dim) return Grid{static_cast<uint32_t>(groups), 1, 1};
+  const uint64_t y = (groups + max_dim - 1) / max_dim;
+  if (y > max_dim) {
+    return Error{ErrorCode::kInvalidArgument,
+                 std::to_string(invocations) + " invocations exceed maxComputeWorkgroupsPerDimension^2"
+                 " workgroups of " + std::to_string(workgroup_size)};
+  }
+  return Grid{static_cast<uint32_t>(max_dim), static_cast<uint32_t>(y), 1};
+}
+
+}  // namespace alknet::webgpu
