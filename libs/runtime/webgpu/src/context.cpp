@@ -459,9 +459,12 @@ void Context::SubmitUnchecked(Recorder recorder) {
 namespace {
 struct WorkDone {
   WGPUQueueWorkDoneStatus status = WGPUQueueWorkDoneStatus_Error;
+  std::string message;
 };
-void OnWorkDone(WGPUQueueWorkDoneStatus status, void* u1, void*) {
-  static_cast<WorkDone*>(u1)->status = status;
+void OnWorkDone(WGPUQueueWorkDoneStatus status, WGPUStringView message, void* u1, void*) {
+  auto* done = static_cast<WorkDone*>(u1);
+  done->status = status;
+  done->message = std::string(FromSv(message));
 }
 }  // namespace
 
@@ -475,7 +478,7 @@ Status Context::WaitIdle(std::chrono::milliseconds timeout) {
   ALKNET_TRY(Wait(P().QueueOnSubmittedWorkDone(queue_.get(), cb), timeout));
   ALKNET_TRY(CheckLost());
   if (done.status != WGPUQueueWorkDoneStatus_Success) {
-    return Error{ErrorCode::kInternal, "queue work did not complete successfully"};
+    return Error{ErrorCode::kInternal, "queue work did not complete: " + done.message};
   }
   return Ok{};
 }

@@ -219,3 +219,19 @@ TEST(Context, RequestsAdapterMaximumLimits) {
 
 }  // namespace
 }  // namespace alknet::webgpu
+
+namespace alknet::webgpu {
+namespace {
+TEST(Context, WaitIdleAfterWorkAndWhenIdle) {
+  Context& ctx = testing::SharedContext();
+  EXPECT_TRUE(ctx.WaitIdle().ok());  // nothing submitted
+  auto buf = ctx.CreateBuffer(1024, kStorageUsage, "idle");
+  ASSERT_TRUE(buf.ok());
+  Recorder rec = ctx.BeginCommands();
+  rec.Clear(*buf, 0, 1024);
+  ctx.SubmitUnchecked(std::move(rec));
+  auto s = ctx.WaitIdle();
+  EXPECT_TRUE(s.ok()) << s.error().ToString();
+}
+}  // namespace
+}  // namespace alknet::webgpu

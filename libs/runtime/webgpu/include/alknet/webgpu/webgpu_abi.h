@@ -417,8 +417,10 @@ struct WGPUPopErrorScopeCallbackInfo {
   void* userdata2;
 };
 
-using WGPUQueueWorkDoneCallback = void (*)(WGPUQueueWorkDoneStatus status, void* userdata1,
-                                           void* userdata2);
+// This revision passes a message (npm bun-webgpu@0.1.7 still declares the older three-argument
+// form; tests/context_test.cpp WaitIdle checks ours against the library).
+using WGPUQueueWorkDoneCallback = void (*)(WGPUQueueWorkDoneStatus status, WGPUStringView message,
+                                           void* userdata1, void* userdata2);
 struct WGPUQueueWorkDoneCallbackInfo {
   const WGPUChainedStruct* nextInChain;
   WGPUCallbackMode mode;
