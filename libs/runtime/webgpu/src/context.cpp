@@ -18,7 +18,17 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-Result<size_t> ChooseAdapter(const std::vector<AdapterEntry>& adapters, const std::string& selector) {
+int PreferenceRank(WGPUAdapterType t, WGPUPowerPreference power) {
+  switch (t) {
+    case WGPUAdapterType_DiscreteGPU: return power == WGPUPowerPreference_LowPower ? 1 : 0;
+    case WGPUAdapterType_IntegratedGPU: return power == WGPUPowerPreference_LowPower ? 0 : 1;
+    case WGPUAdapterType_CPU: return 2;
+    default: return 3;
+  }
+}
+
+Result<size_t> ChooseAdapter(const std::vector<AdapterEntry>& adapters, const std::string& selector,
+                             WGPUPowerPreference power) {
   if (adapters.empty()) {
     return Error{ErrorCode::kNoAdapter,
                  "the WebGPU implementation offers no adapter. Without a GPU alknet needs Mesa's "
@@ -26,7 +36,16 @@ Result<size_t> ChooseAdapter(const std::vector<AdapterEntry>& adapters, const st
                  "installs it); check `vulkaninfo --summary` and VK_DRIVER_FILES / "
                  "VK_ICD_FILENAMES"};
   }
-  if (selector.empty()) return size_t{0};
+  if (selector.empty()) {
+    size_t best = 0;
+    for (size_t i = 1; i < adapters.size(); ++i) {
+      if (PreferenceRank(adapters[i].description.type, power) <
+          PreferenceRank(adapters[best].description.type, power)) {
+        best = i;
+      }
+    }
+    return best;
+  }
   const bool numeric = std::all_of(selector.begin(), selector.end(),
                                    [](unsigned char c) { return std::isdigit(c) != 0; });
   if (numeric) {
@@ -81,7 +100,12 @@ Result<std::unique_ptr<Context>> Context::Create(const ContextOptions& options) 
   if (selector.empty()) {
     if (const char* env = std::getenv("ALKNET_ADAPTER"); env != nullptr) selector = env;
   }
-  ALKNET_ASSIGN_OR_RETURN(size_t chosen, ChooseAdapter(adapters, selector));
+  WGPUPowerPreference power = options.power_preference;
+  if (power == WGPUPowerPreference_Undefined) {
+    const char* env = std::getenv("ALKNET_POWER_PREFERENCE");
+    if (env != nullptr && std::strcmp(env, "low-power") == 0) power = WGPUPowerPreference_LowPower;
+  }
+  ALKNET_ASSIGN_OR_RETURN(size_t chosen, ChooseAdapter(adapters, selector, power));
 
   std::unique_ptr<Context> ctx(new Context());
   ctx->instance_ = std::move(instance);

@@ -12,6 +12,20 @@ namespace {
 
 const Procs* g_procs = nullptr;
 
+// ASan's runtime refuses RTLD_DEEPBIND (the library would bind malloc to libc's, bypassing
+// the sanitizer); sanitizer builds load without it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kDeepBind = 0;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr int kDeepBind = 0;
+#else
+constexpr int kDeepBind = RTLD_DEEPBIND;
+#endif
+#else
+constexpr int kDeepBind = RTLD_DEEPBIND;
+#endif
+
 const char* kFixHint =
     "Run scripts/setup (it installs the pinned Dawn from npm bun-webgpu-linux-x64@0.1.7), or "
     "point ALKNET_WEBGPU_LIBRARY at a webgpu.h implementation.";
@@ -46,7 +60,7 @@ std::string WebGpuLibraryPath() {
 }
 
 Result<const Procs*> LoadProcsFrom(const std::string& path) {
-  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | kDeepBind);
   if (lib == nullptr) {
     const char* why = dlerror();
     return Error{ErrorCode::kLibraryNotFound,

@@ -75,6 +75,10 @@ struct ContextOptions {
   // Substring of the adapter's name (case-insensitive) or its index in EnumerateAdapters();
   // empty: the ALKNET_ADAPTER environment variable, else the first adapter (a GPU if any).
   std::string adapter;
+  // Without a selector: high-performance prefers discrete GPUs, low-power integrated ones;
+  // CPU adapters (lavapipe) come last either way. ALKNET_POWER_PREFERENCE=low-power|
+  // high-performance overrides Undefined.
+  WGPUPowerPreference power_preference = WGPUPowerPreference_Undefined;
   // Request the adapter's maximum limits rather than the defaults (lavapipe's default storage
   // binding limit is 128 MiB; real GPUs allow GBs).
   bool max_limits = true;
