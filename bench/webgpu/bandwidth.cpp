@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
         "{\"adapter\":\"%s\",\"bytes\":%llu,\"iterations\":%d,\"kernel_gbs\":%.2f,\"per_thread\":%u,"
         "\"d2d_copy_gbs\":%.2f,\"host_memcpy_gbs\":%.2f,\"peer\":\"%s\",\"ratio\":%.3f}\n",
         ctx->adapter().Summary().c_str(), static_cast<unsigned long long>(bytes), iterations,
-        kernel_gbs, best->per_thread, d2d_gbs, memcpy_gbs, cpu ? "host memcpy" : "device copy", kernel_gbs / peer_gbs);
+        kernel_gbs, best->per_thread, d2d_gbs, memcpy_gbs, cpu ? "host memcpy" : "WebGPU copyBufferToBuffer", kernel_gbs / peer_gbs);
   } else {
     std::printf("adapter: %s\n", ctx->adapter().Summary().c_str());
     std::printf("bytes per pass: %llu read + %llu written, %d passes per measurement\n",
@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
     }
     std::printf("  copyBufferToBuffer (d2d) %10.1f GB/s\n", d2d_gbs);
     std::printf("  host memcpy              %10.1f GB/s\n", memcpy_gbs);
-    std::printf("ratio best kernel (%u/thread) / %s: %.3f\n", best->per_thread, cpu ? "host memcpy" : "device copy",
+    std::printf("ratio best kernel (%u/thread) / %s: %.3f\n", best->per_thread, cpu ? "host memcpy" : "WebGPU copyBufferToBuffer",
                 kernel_gbs / peer_gbs);
   }
   return 0;
