@@ -198,14 +198,19 @@ Status Reader::Impl::Validate() {
   if (auto s = ValidatePreamble(&limit); !s) return s;
   const std::string& f = source.label;
   const Preamble& P = preamble;
+  if (P.index_length > options.limits.max_index_bytes) {  // rule 9
+    return Fail(ErrorCode::kIndexTooLarge,
+                f + ": index of " + std::to_string(P.index_length) + " bytes exceeds the limit " +
+                    std::to_string(options.limits.max_index_bytes) + " (ReaderLimits::max_index_bytes)");
+  }
   const uint64_t data_align = std::max<uint64_t>(kDataRegionAlignment, P.alignment);
-  if (P.data_offset % data_align != 0) {  // rule 9
+  if (P.data_offset % data_align != 0) {  // rule 10
     return Fail(ErrorCode::kDataMisaligned, f + ": data offset " + std::to_string(P.data_offset) +
                                                 " is not a multiple of " + std::to_string(data_align));
   }
   uint64_t index_end = 0, data_end = 0;
   if (__builtin_add_overflow(P.index_offset, P.index_length, &index_end) || index_end > limit ||
-      __builtin_add_overflow(P.data_offset, P.data_length, &data_end) || data_end > limit) {  // rule 10
+      __builtin_add_overflow(P.data_offset, P.data_length, &data_end) || data_end > limit) {  // rule 11
     return Fail(ErrorCode::kRegionOutOfFile,
                 f + ": index [" + std::to_string(P.index_offset) + ", +" +
                     std::to_string(P.index_length) + ") or data [" + std::to_string(P.data_offset) +
@@ -213,7 +218,7 @@ Status Reader::Impl::Validate() {
                     std::to_string(limit) + ")");
   }
   if (P.index_offset < kPreambleSize || P.data_offset < kPreambleSize ||
-      (P.index_offset < data_end && P.data_offset < index_end)) {  // rule 11
+      (P.index_offset < data_end && P.data_offset < index_end)) {  // rule 12
     return Fail(ErrorCode::kRegionsOverlap,
                 f + ": the preamble, index and data regions overlap");
   }
@@ -225,16 +230,11 @@ Status Reader::Impl::Validate() {
     covers = P.data_offset == data_align && P.index_offset == wire::AlignUp(data_end, 8) &&
              index_end == limit;
   }
-  if (!covers) {  // rule 12
+  if (!covers) {  // rule 13
     return Fail(ErrorCode::kRegionsNotCovering,
                 f + ": regions do not tile the file exactly (spec 2.2: preamble, index, padding "
                     "to the data boundary, data; or preamble, padding, data, padding to 8, index" +
                     std::string(P.has_trailer ? ", trailer" : "") + ")");
-  }
-  if (P.index_length > options.limits.max_index_bytes) {  // rule 13
-    return Fail(ErrorCode::kIndexTooLarge,
-                f + ": index of " + std::to_string(P.index_length) + " bytes exceeds the limit " +
-                    std::to_string(options.limits.max_index_bytes) + " (ReaderLimits::max_index_bytes)");
   }
   return ValidateIndex();
 }
@@ -321,12 +321,12 @@ Status Reader::Impl::ValidateRecords(uint32_t count, uint64_t records_at, uint64
     if (dt == nullptr) {  // rule 18
       return Fail(ErrorCode::kUnknownDType, where + ": unknown dtype id " + std::to_string(rec.dtype));
     }
-    if (rec.rank > options.limits.max_rank) {  // rule 20
+    if (rec.rank > options.limits.max_rank) {  // rule 19
       return Fail(ErrorCode::kRankLimit, where + ": rank " + std::to_string(rec.rank) +
                                              " exceeds the limit " +
                                              std::to_string(options.limits.max_rank));
     }
-    if (uint64_t{rec.dims_index} + rec.rank > dims_count) {  // rule 19
+    if (uint64_t{rec.dims_index} + rec.rank > dims_count) {  // rule 20
       return Fail(ErrorCode::kDimsOutOfBounds,
                   where + ": dims [" + std::to_string(rec.dims_index) + ", +" +
                       std::to_string(rec.rank) + ") outside the dims array of " +
