@@ -44,7 +44,7 @@ struct Source {
       if (offset > memory.size() || dst.size() > memory.size() - offset) {
         return Fail(ErrorCode::kFileShrank, label + ": read past the end of the buffer");
       }
-      std::memcpy(dst.data(), memory.data() + offset, dst.size());
+      if (!dst.empty()) std::memcpy(dst.data(), memory.data() + offset, dst.size());
       return Status::Ok();
     }
     size_t done = 0;

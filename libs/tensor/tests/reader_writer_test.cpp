@@ -101,7 +101,7 @@ void ExpectSame(const Reader& r, const std::vector<Written>& want) {
     EXPECT_EQ(t->dtype(), w.dtype);
     EXPECT_EQ(std::vector<uint64_t>(t->shape().begin(), t->shape().end()), w.shape);
     ASSERT_EQ(t->data.size(), w.data.size()) << w.name;
-    EXPECT_EQ(std::memcmp(t->data.data(), w.data.data(), w.data.size()), 0) << w.name;
+    EXPECT_TRUE(std::equal(t->data.begin(), t->data.end(), w.data.begin())) << w.name;
   }
 }
 

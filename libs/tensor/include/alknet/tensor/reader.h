@@ -44,6 +44,7 @@ struct ReadOptions {
   bool verify_checksums = false;  // rule 36: check per-tensor CRC32C while opening
 };
 
+// Const member functions may be called from several threads at once. Move-only.
 class Reader {
  public:
   // Opens and validates a file. The file is read with pread for the index (no fault if it

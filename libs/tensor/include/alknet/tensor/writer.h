@@ -122,8 +122,9 @@ class FileWriter {
   static Result<std::unique_ptr<FileWriter>> Create(const std::filesystem::path& path,
                                                     WriteOptions options = {});
   // Opens `path` (validated as by Reader::Open), copies its tensors and metadata into a new
-  // temporary file (copy_file_range: no user-space copy), then accepts more tensors.
-  // Commit replaces the old file. Options other than alignment and checksums are ignored.
+  // temporary file (pread in 8 MiB chunks, so a concurrently shrinking source is an error, not
+  // a fault), then accepts more tensors and metadata. Commit replaces the old file, which stays
+  // valid until then. The index is always written after the data (placement is ignored).
   static Result<std::unique_ptr<FileWriter>> Append(const std::filesystem::path& path,
                                                     WriteOptions options = {});
   ~FileWriter();
