@@ -257,6 +257,12 @@ Status MemorySink::Patch(uint64_t offset, std::span<const std::byte> bytes) {
   return Status::Ok();
 }
 
+Status OstreamSink::Write(std::span<const std::byte> bytes) {
+  out_.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out_) return Error(ErrorCode::kIo, "std::ostream write failed");
+  return Status::Ok();
+}
+
 FdSink::FdSink(int fd) : fd_(fd), seekable_(false), start_(0) {
   const off_t pos = ::lseek(fd, 0, SEEK_CUR);
   struct stat st;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -189,6 +190,20 @@ TEST(Writer, PipeGetsTheTrailerLayout) {
   drain.join();
   ::close(fds[0]);
   auto r = Reader::FromBuffer(std::move(received), Strict());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_TRUE(r->preamble().has_trailer);
+  ExpectSame(*r, want);
+}
+
+TEST(Writer, OstreamGetsTheTrailerLayout) {
+  std::ostringstream out;
+  OstreamSink sink(out);
+  Writer w(sink);
+  const auto want = EveryDType();
+  for (const auto& t : want) ASSERT_TRUE(w.AddTensor(t.name, t.dtype, t.shape, t.data).ok());
+  ASSERT_TRUE(w.Finish().ok());
+  const std::string s = out.str();
+  auto r = Reader::FromMemory(std::as_bytes(std::span(s.data(), s.size())), Strict());
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   EXPECT_TRUE(r->preamble().has_trailer);
   ExpectSame(*r, want);

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,6 +68,16 @@ class FdSink final : public Sink {
   int fd_;
   bool seekable_;
   uint64_t start_;  // file position when the sink was created: patches are relative to it
+};
+
+// Writes to a std::ostream (not owned). Never patches, so files get the trailer layout.
+class OstreamSink final : public Sink {
+ public:
+  explicit OstreamSink(std::ostream& out) : out_(out) {}
+  Status Write(std::span<const std::byte> bytes) override;
+
+ private:
+  std::ostream& out_;
 };
 
 enum class IndexPlacement { kAfterData, kBeforeData };
