@@ -105,14 +105,17 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
     ~Unregister() { token.RemoveCallback(id); }
   } unregister{options.cancel, cancel_id};
 
-  auto stream = impl_->stub->Invoke(&ctx);
   wire::Frame frame;
   std::vector<Tensor> tensors;
   auto* header = frame.mutable_header();
   header->set_call(call);
   for (const auto& a : args) ToWire(a, header->add_args(), tensors);
-  const EncodedPayload payload = EncodePayload(std::move(tensors));
+  auto encoded = EncodePayload(std::move(tensors));
+  if (!encoded) return Error{ErrorCode::kInvalidArgument, call, encoded.error().message};
+  const EncodedPayload& payload = *encoded;
   header->set_payload_bytes(payload.size);
+
+  auto stream = impl_->stub->Invoke(&ctx);
 
   // A failed write means the server already answered (an error) or went away: stop
   // sending and read the status.

@@ -216,7 +216,12 @@ struct CallServer::Impl final : public wire::Calls::Service {
     std::vector<Tensor> out_tensors;
     wire::Frame reply;
     ToWire(*result, reply.mutable_result()->mutable_value(), out_tensors);
-    EncodedPayload payload = EncodePayload(std::move(out_tensors));
+    auto encoded = EncodePayload(std::move(out_tensors));
+    if (!encoded) {
+      return Fail(ctx, ErrorCode::kInternal, name,
+                  "cannot encode the result: " + encoded.error().message);
+    }
+    const EncodedPayload& payload = *encoded;
     reply.mutable_result()->set_payload_bytes(payload.size);
     if (!stream->Write(reply) ||
         !SendPayload(stream, payload, std::min<std::size_t>(options.limits.max_message_bytes / 2,

@@ -1,5 +1,6 @@
-// The tensors of one remote call travel as one payload, behind this interface so the wire
-// protocol does not depend on how the payload is encoded.
+// The tensors of one remote call travel as one payload in the metatensor format (encoded
+// and validated by alknet-tensor), behind this interface so the wire protocol does not
+// depend on how the payload is produced.
 //
 // Encoding yields pieces: small headers it owns plus views of the tensors' own bytes, so a
 // 256 MiB tensor is streamed from where it lies. Decoding validates everything and returns
@@ -23,7 +24,7 @@ struct EncodedPayload {
   std::uint64_t size = 0;
 };
 
-EncodedPayload EncodePayload(std::vector<Tensor> tensors);
+Result<EncodedPayload> EncodePayload(std::vector<Tensor> tensors);
 
 // `buffer` holds `size` bytes; the returned tensors share its ownership.
 Result<std::vector<Tensor>> DecodePayload(std::shared_ptr<const std::byte[]> buffer,

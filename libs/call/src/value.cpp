@@ -3,6 +3,8 @@
 #include <cstring>
 #include <limits>
 
+#include "alknet/tensor/dtype.h"
+
 namespace alknet::call {
 
 std::string_view ValueKindName(ValueKind kind) {
@@ -21,18 +23,9 @@ std::string_view ValueKindName(ValueKind kind) {
 }
 
 std::size_t DTypeSize(std::string_view dtype) {
-  struct Entry {
-    std::string_view name;
-    std::size_t size;
-  };
-  static constexpr Entry kTable[] = {
-      {"bool", 1}, {"u8", 1},  {"i8", 1},  {"u16", 2}, {"i16", 2},  {"f16", 2}, {"bf16", 2},
-      {"u32", 4},  {"i32", 4}, {"f32", 4}, {"u64", 8}, {"i64", 8}, {"f64", 8},
-  };
-  for (const auto& e : kTable) {
-    if (e.name == dtype) return e.size;
-  }
-  return 0;
+  const tensor::DTypeInfo* info = tensor::FindDType(dtype);
+  if (!info || info->block_elements != 1) return 0;
+  return info->block_bytes;
 }
 
 std::int64_t Tensor::ElementCount() const {
@@ -59,27 +52,33 @@ Tensor Tensor::Adopt(std::string dtype, std::vector<std::int64_t> shape,
 }
 
 Result<void> Tensor::Validate() const {
-  const std::size_t elem = DTypeSize(dtype);
-  if (elem == 0) {
-    return MakeError(ErrorCode::kInvalidArgument, "unknown tensor dtype '" + dtype + "'");
+  const tensor::DTypeInfo* info = tensor::FindDType(dtype);
+  if (!info) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "unknown tensor dtype '" + dtype + "' (see the metatensor dtype registry)");
   }
-  // Checked product: a hostile shape must not wrap around to a small byte count.
-  std::uint64_t count = 1;
+  std::vector<std::uint64_t> dims;
+  dims.reserve(shape.size());
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 0) {
       return MakeError(ErrorCode::kInvalidArgument,
                        "tensor dimension " + std::to_string(i) + " is negative");
     }
-    const auto d = static_cast<std::uint64_t>(shape[i]);
-    if (d != 0 && count > std::numeric_limits<std::uint64_t>::max() / d / elem) {
-      return MakeError(ErrorCode::kInvalidArgument, "tensor shape overflows 64-bit size");
-    }
-    count *= d;
+    dims.push_back(static_cast<std::uint64_t>(shape[i]));
   }
-  if (count * elem != data.size()) {
+  // The format's own checked arithmetic: a hostile shape cannot wrap to a small byte count.
+  auto bytes = tensor::ByteLength(info->dtype, dims);
+  if (!bytes) return MakeError(ErrorCode::kInvalidArgument, bytes.error().message());
+  if (*bytes != data.size()) {
     return MakeError(ErrorCode::kInvalidArgument,
-                     "tensor of dtype " + dtype + " and " + std::to_string(count) +
-                         " elements needs " + std::to_string(count * elem) + " bytes, has " +
+                     "tensor of dtype " + dtype + " and shape [" + [&] {
+                       std::string s;
+                       for (std::size_t i = 0; i < shape.size(); ++i) {
+                         if (i) s += ",";
+                         s += std::to_string(shape[i]);
+                       }
+                       return s;
+                     }() + "] needs " + std::to_string(*bytes) + " bytes, has " +
                          std::to_string(data.size()));
   }
   return {};

@@ -70,7 +70,7 @@ TEST_F(RemoteFault, MalformedRequestsGetClearErrors) {
   cases.push_back({"long payload", {Header("test.echo", 10), Chunk(std::string(11, 'x'))},
                    "exceed the declared 10"});
   cases.push_back({"garbage payload", {Header("test.echo", 16), Chunk(std::string(16, 'x'))},
-                   "bad magic"});
+                   "malformed tensor payload"});
   cases.push_back({"header twice", {Header("test.echo", 4), Header("test.echo", 0)},
                    "expected a payload chunk"});
   for (auto& c : cases) {

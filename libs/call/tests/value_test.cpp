@@ -71,7 +71,7 @@ TEST(Signature, CheckNamesCallParameterExpectedAndGiven) {
   std::vector<Value> bad{Value(lying)};
   auto b = CheckArguments("compute.scale", *sig, bad);
   ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.error().message.find("needs 8 bytes, has 4"), std::string::npos)
+  EXPECT_NE(b.error().message.find("] needs 8 bytes, has 4"), std::string::npos)
       << b.error().message;
 }
 

@@ -24,12 +24,14 @@ enum class ValueKind : std::uint8_t {
 
 std::string_view ValueKindName(ValueKind kind);
 
-// Element size in bytes of a dtype name ("f32", "i64", "u8", "bool", "f16", "bf16", ...),
-// or 0 when the name is unknown. Names follow the metatensor format.
+// Element size in bytes of a metatensor dtype name ("f32", "i64", "u8", "bool", "bf16", ...);
+// 0 for an unknown name and for block dtypes (i4, q4_0, ...), which have no per-element size.
 std::size_t DTypeSize(std::string_view dtype);
 
+// The in-process form of a metatensor tensor (alknet/tensor/tensor_view.h): a TensorView's
+// fields copied out, plus the owner that a TensorView leaves to its Reader.
 struct Tensor {
-  std::string dtype;
+  std::string dtype;  // metatensor dtype name, from the registry in docs/metatensor-format.md
   std::vector<std::int64_t> shape;
   std::span<const std::byte> data;
   // Shared, because one received buffer backs several tensors and a value may be handed to
