@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "alknet/call/json.h"
 
@@ -37,6 +38,43 @@ Loader LoaderFor(std::string_view dtype) {
   if (dtype == "u32") return &Load<std::uint32_t>;
   if (dtype == "i64") return &Load<std::int64_t>;
   if (dtype == "u64") return &Load<std::uint64_t>;
+  return nullptr;
+}
+
+// Writes element i of a tensor from a double: integers saturate at their range and NaN
+// becomes 0, so every input has a defined result (numpy leaves those cases undefined).
+template <typename T>
+void Store(std::byte* p, std::size_t i, double v) {
+  T out;
+  if constexpr (std::is_integral_v<T>) {
+    if (std::isnan(v)) {
+      out = 0;
+    } else if (v <= static_cast<double>(std::numeric_limits<T>::min())) {
+      out = std::numeric_limits<T>::min();
+    } else if (v >= static_cast<double>(std::numeric_limits<T>::max())) {
+      out = std::numeric_limits<T>::max();
+    } else {
+      out = static_cast<T>(v);  // truncates toward zero, as numpy's astype
+    }
+  } else {
+    out = static_cast<T>(v);
+  }
+  std::memcpy(p + i * sizeof(T), &out, sizeof(T));
+}
+
+using Storer = void (*)(std::byte*, std::size_t, double);
+
+Storer StorerFor(std::string_view dtype) {
+  if (dtype == "f32") return &Store<float>;
+  if (dtype == "f64") return &Store<double>;
+  if (dtype == "i8") return &Store<std::int8_t>;
+  if (dtype == "u8") return &Store<std::uint8_t>;
+  if (dtype == "i16") return &Store<std::int16_t>;
+  if (dtype == "u16") return &Store<std::uint16_t>;
+  if (dtype == "i32") return &Store<std::int32_t>;
+  if (dtype == "u32") return &Store<std::uint32_t>;
+  if (dtype == "i64") return &Store<std::int64_t>;
+  if (dtype == "u64") return &Store<std::uint64_t>;
   return nullptr;
 }
 
@@ -120,6 +158,27 @@ Component TensorComponent() {
         return Value(std::move(m));
       },
       {}, "min, max, sum and mean (float64) of a numeric tensor, skipping NaN and inf"});
+  c.calls.push_back(CallDecl{
+      "tensor.cast", "(t: tensor, dtype: string) -> tensor",
+      [](CallContext& ctx, std::span<const Value> args) -> Result<Value> {
+        const Tensor& t = args[0].as_tensor();
+        const std::string& to = args[1].as_string();
+        Loader load = LoaderFor(t.dtype);
+        Storer store = StorerFor(to);
+        if (!load || !store || t.dtype == "bool") {
+          return MakeError(ErrorCode::kInvalidArgument,
+                           "tensor.cast converts between f32, f64 and 8..64-bit integer "
+                           "tensors; given " + t.dtype + " -> " + to);
+        }
+        const auto n = static_cast<std::size_t>(t.ElementCount());
+        std::vector<std::byte> out(n * DTypeSize(to));
+        for (std::size_t i = 0; i < n; ++i) {
+          if ((i & 0xFFFFF) == 0 && ctx.ShouldStop()) return ctx.StopError();
+          store(out.data(), i, load(t.data.data(), i));
+        }
+        return Value(Tensor::Adopt(to, t.shape, std::move(out)));
+      },
+      {}, "convert a numeric tensor to another dtype (ints saturate, NaN -> 0)"});
   return c;
 }
 

@@ -2,6 +2,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "alknet/call/remote.h"
@@ -295,5 +298,41 @@ void CallServer::Shutdown() {
 }
 
 std::uint64_t CallServer::refused_calls() const { return impl_->refused.load(); }
+
+}  // namespace alknet::call
+
+namespace alknet::call {
+
+Result<std::string> ReadTextFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    return MakeError(ErrorCode::kNotFound,
+                     "cannot open " + path + ": " + std::strerror(errno));
+  }
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  const bool failed = std::ferror(f);
+  std::fclose(f);
+  if (failed) return MakeError(ErrorCode::kNotFound, "cannot read " + path);
+  return out;
+}
+
+Result<std::string> LoadToken(const std::string& token_file) {
+  std::string token;
+  if (!token_file.empty()) {
+    auto text = ReadTextFile(token_file);
+    if (!text) return text;
+    token = text->substr(0, text->find_first_of("\r\n"));
+    if (token.empty()) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "token file " + token_file + " is empty (its first line is the token)");
+    }
+    return token;
+  }
+  if (const char* env = std::getenv("ALKNET_TOKEN")) token = env;
+  return token;
+}
 
 }  // namespace alknet::call

@@ -131,10 +131,10 @@ TEST(Registry, ListsEveryCallWithSignatureAndOwner) {
   ASSERT_TRUE(calls.ok());
   std::vector<std::string> names;
   for (const auto& c : *calls) names.push_back(c.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"call.describe", "call.list", "tensor.info",
-                                             "tensor.stats"}));
-  EXPECT_EQ((*calls)[2].signature, "(t: tensor) -> map");
-  EXPECT_EQ((*calls)[2].owner, "tensor");
+  EXPECT_EQ(names, (std::vector<std::string>{"call.describe", "call.list", "tensor.cast",
+                                             "tensor.info", "tensor.stats"}));
+  EXPECT_EQ((*calls)[3].signature, "(t: tensor) -> map");
+  EXPECT_EQ((*calls)[3].owner, "tensor");
 }
 
 }  // namespace

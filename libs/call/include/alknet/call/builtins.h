@@ -7,7 +7,7 @@
 namespace alknet::call {
 
 Component CallComponent();    // call.list, call.describe
-Component TensorComponent();  // tensor.info, tensor.stats
+Component TensorComponent();  // tensor.info, tensor.stats, tensor.cast
 
 // Both components, in dependency order.
 Result<void> RegisterBuiltins(CallRegistry& registry);

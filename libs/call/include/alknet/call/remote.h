@@ -85,6 +85,13 @@ class RemoteRegistry final : public CallTarget {
   std::unique_ptr<Impl> impl_;
 };
 
+// The bearer token: the first line of `token_file` when given, else the environment variable
+// ALKNET_TOKEN, else empty. An unreadable or empty file is an error.
+Result<std::string> LoadToken(const std::string& token_file);
+
+// Reads a whole file (PEM certificates and keys); the error names the file and errno.
+Result<std::string> ReadTextFile(const std::string& path);
+
 // "127.0.0.1:N", "[::1]:N", "localhost:N" (any 127/8 address counts).
 bool IsLoopbackAddress(std::string_view host_port);
 
