@@ -71,9 +71,11 @@ double RawTcpSeconds(std::span<const std::byte> src, std::span<std::byte> dst) {
 
 int main(int argc, char** argv) {
   std::size_t mib = 256;
+  std::size_t chunk_kib = 4096;
   int reps = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--mib")) mib = std::strtoul(argv[i + 1], nullptr, 10);
+    if (!std::strcmp(argv[i], "--chunk-kib")) chunk_kib = std::strtoul(argv[i + 1], nullptr, 10);
     if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
   }
   const std::size_t bytes = mib << 20;
@@ -109,6 +111,7 @@ int main(int argc, char** argv) {
   so.listen = "127.0.0.1:0";
   so.token = "bench";
   so.limits.max_tensor_bytes = bytes + (1 << 20);
+  so.limits.max_message_bytes = std::max<std::size_t>(so.limits.max_message_bytes, 4 * (chunk_kib << 10));
   auto server = ac::CallServer::Start(registry, so);
   if (!server) {
     std::fprintf(stderr, "%s\n", server.error().ToString().c_str());
@@ -117,6 +120,8 @@ int main(int argc, char** argv) {
   ac::RemoteOptions ro;
   ro.address = (*server)->address();
   ro.token = "bench";
+  ro.chunk_bytes = chunk_kib << 10;
+  ro.max_message_bytes = std::max<std::size_t>(ro.max_message_bytes, 4 * ro.chunk_bytes);
   auto client = std::move(ac::RemoteRegistry::Connect(ro)).value();
 
   std::vector<std::byte> tcp_dst(bytes);

@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "alknet/call/remote.h"
-#include "calls.grpc.pb.h"
 #include "tensor_payload.h"
 #include "wire.h"
 #include "worker_pool.h"
@@ -14,7 +13,6 @@ namespace alknet::call {
 struct RemoteRegistry::Impl {
   RemoteOptions options;
   std::shared_ptr<grpc::Channel> channel;
-  std::unique_ptr<wire::Calls::Stub> stub;
   std::once_flag workers_once;
   std::unique_ptr<WorkerPool> workers;
 
@@ -57,6 +55,7 @@ Result<std::unique_ptr<RemoteRegistry>> RemoteRegistry::Connect(RemoteOptions op
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(static_cast<int>(impl->options.max_message_bytes));
   args.SetMaxSendMessageSize(static_cast<int>(impl->options.max_message_bytes));
+  ApplyTransportTuning([&](const char* key, int v) { args.SetInt(key, v); });
   if (impl->options.tls) {
     grpc::SslCredentialsOptions ssl;
     ssl.pem_root_certs = impl->options.tls_root_pem;
@@ -68,7 +67,6 @@ Result<std::unique_ptr<RemoteRegistry>> RemoteRegistry::Connect(RemoteOptions op
     creds = grpc::InsecureChannelCredentials();
   }
   impl->channel = grpc::CreateCustomChannel(impl->options.address, creds, args);
-  impl->stub = wire::Calls::NewStub(impl->channel);
   return std::unique_ptr<RemoteRegistry>(new RemoteRegistry(std::move(impl)));
 }
 
@@ -77,7 +75,7 @@ Result<std::vector<CallInfo>> RemoteRegistry::List() {
   impl_->Prepare(ctx, CallOptions::WithTimeout(std::chrono::seconds(30)));
   wire::ListRequest request;
   wire::ListReply reply;
-  const grpc::Status status = impl_->stub->List(&ctx, request, &reply);
+  const grpc::Status status = CallList(impl_->channel.get(), &ctx, request, &reply);
   if (!status.ok()) return impl_->Transport(status, ctx, "call.list");
   std::vector<CallInfo> out;
   for (const auto& c : reply.calls()) {
@@ -105,65 +103,70 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
     ~Unregister() { token.RemoveCallback(id); }
   } unregister{options.cancel, cancel_id};
 
-  wire::Frame frame;
+  StreamFrame frame;
   std::vector<Tensor> tensors;
-  auto* header = frame.mutable_header();
+  auto* header = frame.control.mutable_header();
   header->set_call(call);
   for (const auto& a : args) ToWire(a, header->add_args(), tensors);
   auto encoded = EncodePayload(std::move(tensors));
   if (!encoded) return Error{ErrorCode::kInvalidArgument, call, encoded.error().message};
-  const EncodedPayload& payload = *encoded;
-  header->set_payload_bytes(payload.size);
+  auto payload = std::make_shared<const EncodedPayload>(std::move(*encoded));
+  header->set_payload_bytes(payload->size);
 
-  auto stream = impl_->stub->Invoke(&ctx);
-
+  auto stream = OpenInvoke(impl_->channel.get(), &ctx);
   // A failed write means the server already answered (an error) or went away: stop
   // sending and read the status.
   bool sending = stream->Write(frame);
-  for (auto piece : payload.pieces) {
+  StreamFrame chunk;
+  chunk.is_chunk = true;
+  chunk.keep = payload;
+  for (auto piece : payload->pieces) {
     while (sending && !piece.empty()) {
       const std::size_t n = std::min(impl_->options.chunk_bytes, piece.size());
-      frame.set_chunk(piece.data(), n);
-      sending = stream->Write(frame);
+      chunk.out_chunk = piece.first(n);
+      sending = stream->Write(chunk);
       piece = piece.subspan(n);
     }
   }
   if (sending) stream->WritesDone();
 
-  wire::Frame reply;
-  bool have_result = stream->Read(&reply) && reply.body_case() == wire::Frame::kResult;
+  StreamFrame reply;
+  const bool have_result = stream->Read(&reply) && !reply.is_chunk &&
+                           reply.control.body_case() == wire::Frame::kResult;
   std::shared_ptr<std::byte[]> buffer;
   std::uint64_t payload_bytes = 0;
   std::string protocol_error;
   wire::Value result_value;
   if (have_result) {
-    result_value = std::move(*reply.mutable_result()->mutable_value());
-    payload_bytes = reply.result().payload_bytes();
+    result_value = std::move(*reply.control.mutable_result()->mutable_value());
+    payload_bytes = reply.control.result().payload_bytes();
     if (payload_bytes > impl_->options.max_result_tensor_bytes) {
       protocol_error = "the result's tensors take " + std::to_string(payload_bytes) +
                        " bytes, over this client's limit of " +
                        std::to_string(impl_->options.max_result_tensor_bytes);
       ctx.TryCancel();
     } else if (payload_bytes) {
-      buffer = std::make_shared_for_overwrite<std::byte[]>(payload_bytes);
+      buffer = AllocatePayload(payload_bytes);
     }
     std::uint64_t received = 0;
     while (protocol_error.empty() && received < payload_bytes) {
       if (!stream->Read(&reply)) break;
-      const std::string& chunk = reply.chunk();
-      if (reply.body_case() != wire::Frame::kChunk || chunk.size() > payload_bytes - received) {
+      if (!reply.is_chunk || reply.in_size > payload_bytes - received) {
         protocol_error = "the server sent a malformed result stream";
         ctx.TryCancel();
         break;
       }
-      std::memcpy(buffer.get() + received, chunk.data(), chunk.size());
-      received += chunk.size();
+      reply.CopyChunkTo(buffer.get() + received);
+      received += reply.in_size;
     }
     if (protocol_error.empty() && received < payload_bytes) {
       protocol_error = "the result stream ended early";
     }
   }
   const grpc::Status status = stream->Finish();
+  // When we cancelled (a bad result stream), our reason beats the CANCELLED status.
+  const bool we_cancelled = protocol_error.size() && protocol_error != "the result stream ended early";
+  if (we_cancelled) return Error{ErrorCode::kInternal, call, protocol_error};
   if (!status.ok()) return impl_->Transport(status, ctx, call);
   if (!protocol_error.empty()) return Error{ErrorCode::kInternal, call, protocol_error};
   if (!have_result) return Error{ErrorCode::kInternal, call, "the server sent no result"};

@@ -8,7 +8,6 @@
 #include <cstring>
 
 #include "alknet/call/remote.h"
-#include "calls.grpc.pb.h"
 #include "tensor_payload.h"
 #include "wire.h"
 
@@ -48,7 +47,7 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 
 namespace {
 
-using Stream = grpc::ServerReaderWriter<wire::Frame, wire::Frame>;
+using Stream = ServerStream;
 
 grpc::Status Fail(grpc::ServerContext* ctx, ErrorCode code, std::string_view call,
                   std::string message) {
@@ -56,13 +55,16 @@ grpc::Status Fail(grpc::ServerContext* ctx, ErrorCode code, std::string_view cal
   return grpc::Status(static_cast<grpc::StatusCode>(code), std::move(message));
 }
 
-// Sends a payload as chunk frames of at most `chunk` bytes.
-bool SendPayload(Stream* stream, const EncodedPayload& payload, std::size_t chunk) {
-  wire::Frame frame;
-  for (auto piece : payload.pieces) {
+// Sends a payload as chunks of at most `chunk` bytes, each a view of the payload's memory.
+bool SendPayload(Stream* stream, const std::shared_ptr<const EncodedPayload>& payload,
+                 std::size_t chunk) {
+  StreamFrame frame;
+  frame.is_chunk = true;
+  frame.keep = payload;
+  for (auto piece : payload->pieces) {
     while (!piece.empty()) {
       const std::size_t n = std::min(chunk, piece.size());
-      frame.set_chunk(piece.data(), n);
+      frame.out_chunk = piece.first(n);
       if (!stream->Write(frame)) return false;
       piece = piece.subspan(n);
     }
@@ -72,7 +74,8 @@ bool SendPayload(Stream* stream, const EncodedPayload& payload, std::size_t chun
 
 }  // namespace
 
-struct CallServer::Impl final : public wire::Calls::Service {
+struct CallServer::Impl {
+  CallsService<Impl> service{this};
   CallRegistry* registry = nullptr;
   ServerOptions options;
   std::unique_ptr<grpc::Server> server;
@@ -95,7 +98,7 @@ struct CallServer::Impl final : public wire::Calls::Service {
   }
 
   grpc::Status List(grpc::ServerContext* ctx, const wire::ListRequest*,
-                    wire::ListReply* reply) override {
+                    wire::ListReply* reply) {
     if (auto s = CheckToken(ctx); !s.ok()) return s;
     for (const auto& info : registry->Infos()) {
       auto* c = reply->add_calls();
@@ -109,7 +112,7 @@ struct CallServer::Impl final : public wire::Calls::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status Invoke(grpc::ServerContext* ctx, Stream* stream) override {
+  grpc::Status Invoke(grpc::ServerContext* ctx, Stream* stream) {
     if (auto s = CheckToken(ctx); !s.ok()) return s;
     // The slot is taken before anything is read, so a flood of calls costs the server
     // nothing beyond this counter.
@@ -125,15 +128,15 @@ struct CallServer::Impl final : public wire::Calls::Service {
                       " concurrent calls (--max-concurrent); retry later");
     }
 
-    wire::Frame frame;
+    StreamFrame frame;
     if (!stream->Read(&frame)) {
       return Fail(ctx, ErrorCode::kCancelled, {}, "the client closed the stream before the header");
     }
-    if (frame.body_case() != wire::Frame::kHeader) {
+    if (frame.is_chunk || frame.control.body_case() != wire::Frame::kHeader) {
       return Fail(ctx, ErrorCode::kInvalidArgument, {},
                   "malformed request: the first frame must be a header");
     }
-    wire::Header header = std::move(*frame.mutable_header());
+    wire::Header header = std::move(*frame.control.mutable_header());
     const std::string& name = header.call();
     const CallRecord* record = registry->Find(name);
     if (!record) {
@@ -151,7 +154,7 @@ struct CallServer::Impl final : public wire::Calls::Service {
 
     // Reassemble the payload; a hostile sender can neither overrun it nor make it grow.
     std::shared_ptr<std::byte[]> buffer;
-    if (payload_bytes) buffer = std::make_shared_for_overwrite<std::byte[]>(payload_bytes);
+    if (payload_bytes) buffer = AllocatePayload(payload_bytes);
     std::uint64_t received = 0;
     while (received < payload_bytes) {
       if (!stream->Read(&frame)) {
@@ -162,18 +165,17 @@ struct CallServer::Impl final : public wire::Calls::Service {
                     "malformed request: the stream ended after " + std::to_string(received) +
                         " of " + std::to_string(payload_bytes) + " payload bytes");
       }
-      if (frame.body_case() != wire::Frame::kChunk) {
+      if (!frame.is_chunk) {
         return Fail(ctx, ErrorCode::kInvalidArgument, name,
                     "malformed request: expected a payload chunk after the header");
       }
-      const std::string& chunk = frame.chunk();
-      if (chunk.size() > payload_bytes - received) {
+      if (frame.in_size > payload_bytes - received) {
         return Fail(ctx, ErrorCode::kInvalidArgument, name,
                     "malformed request: payload chunks exceed the declared " +
                         std::to_string(payload_bytes) + " bytes");
       }
-      std::memcpy(buffer.get() + received, chunk.data(), chunk.size());
-      received += chunk.size();
+      frame.CopyChunkTo(buffer.get() + received);
+      received += frame.in_size;
     }
 
     std::vector<Tensor> tensors;
@@ -217,15 +219,15 @@ struct CallServer::Impl final : public wire::Calls::Service {
     }
 
     std::vector<Tensor> out_tensors;
-    wire::Frame reply;
-    ToWire(*result, reply.mutable_result()->mutable_value(), out_tensors);
+    StreamFrame reply;
+    ToWire(*result, reply.control.mutable_result()->mutable_value(), out_tensors);
     auto encoded = EncodePayload(std::move(out_tensors));
     if (!encoded) {
       return Fail(ctx, ErrorCode::kInternal, name,
                   "cannot encode the result: " + encoded.error().message);
     }
-    const EncodedPayload& payload = *encoded;
-    reply.mutable_result()->set_payload_bytes(payload.size);
+    auto payload = std::make_shared<const EncodedPayload>(std::move(*encoded));
+    reply.control.mutable_result()->set_payload_bytes(payload->size);
     if (!stream->Write(reply) ||
         !SendPayload(stream, payload, std::min<std::size_t>(options.limits.max_message_bytes / 2,
                                                             4u << 20))) {
@@ -270,9 +272,10 @@ Result<std::unique_ptr<CallServer>> CallServer::Start(CallRegistry& registry,
   }
   grpc::ServerBuilder builder;
   builder.AddListeningPort(impl->options.listen, creds, &impl->port);
-  builder.RegisterService(impl.get());
+  builder.RegisterService(&impl->service);
   builder.SetMaxReceiveMessageSize(static_cast<int>(impl->options.limits.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(impl->options.limits.max_message_bytes));
+  ApplyTransportTuning([&](const char* key, int v) { builder.AddChannelArgument(key, v); });
   impl->server = builder.BuildAndStart();
   if (!impl->server || impl->port == 0) {
     return MakeError(ErrorCode::kUnavailable,

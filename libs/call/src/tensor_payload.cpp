@@ -3,6 +3,9 @@
 // before the bytes arrive. Tensor i is named "i"; values refer to tensors by that index.
 #include "tensor_payload.h"
 
+#include <sys/mman.h>
+
+#include <cstdlib>
 #include <string>
 
 #include "alknet/tensor/reader.h"
@@ -66,6 +69,16 @@ std::vector<std::uint64_t> Dims(const Tensor& t) {
 }
 
 }  // namespace
+
+std::shared_ptr<std::byte[]> AllocatePayload(std::size_t size) {
+  constexpr std::size_t kHuge = 2u << 20;
+  if (size < 2 * kHuge) return std::make_shared_for_overwrite<std::byte[]>(size);
+  const std::size_t rounded = (size + kHuge - 1) / kHuge * kHuge;
+  void* p = std::aligned_alloc(kHuge, rounded);
+  if (!p) throw std::bad_alloc();
+  madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure just means small pages
+  return std::shared_ptr<std::byte[]>(static_cast<std::byte*>(p), [](std::byte* b) { std::free(b); });
+}
 
 Result<EncodedPayload> EncodePayload(std::vector<Tensor> tensors) {
   EncodedPayload out;

@@ -4,7 +4,7 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "calls.grpc.pb.h"
+#include "wire.h"
 #include "remote_fixture.h"
 
 namespace alknet::call {
@@ -19,32 +19,34 @@ class RemoteFault : public RemoteFixture {
   // A raw gRPC stream, for requests the well-behaved client never sends.
   struct RawCall {
     grpc::ClientContext ctx;
-    std::unique_ptr<wire::Calls::Stub> stub;
-    std::unique_ptr<grpc::ClientReaderWriter<wire::Frame, wire::Frame>> stream;
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<ClientStream> stream;
   };
   std::unique_ptr<RawCall> Raw() {
     auto raw = std::make_unique<RawCall>();
-    raw->stub = wire::Calls::NewStub(
-        grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+    raw->channel = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
     raw->ctx.AddMetadata("authorization", std::string("Bearer ") + testing::kToken);
     raw->ctx.set_deadline(std::chrono::system_clock::now() + 20s);
-    raw->stream = raw->stub->Invoke(&raw->ctx);
+    raw->stream = OpenInvoke(raw->channel.get(), &raw->ctx);
     return raw;
   }
-  static wire::Frame Header(std::string call, std::uint64_t payload_bytes) {
-    wire::Frame f;
-    f.mutable_header()->set_call(std::move(call));
-    f.mutable_header()->set_payload_bytes(payload_bytes);
+  static StreamFrame Header(std::string call, std::uint64_t payload_bytes) {
+    StreamFrame f;
+    f.control.mutable_header()->set_call(std::move(call));
+    f.control.mutable_header()->set_payload_bytes(payload_bytes);
     return f;
   }
-  static wire::Frame Chunk(std::string bytes) {
-    wire::Frame f;
-    f.set_chunk(std::move(bytes));
+  static StreamFrame Chunk(std::string bytes) {
+    auto owned = std::make_shared<std::string>(std::move(bytes));
+    StreamFrame f;
+    f.is_chunk = true;
+    f.out_chunk = std::as_bytes(std::span(owned->data(), owned->size()));
+    f.keep = owned;
     return f;
   }
   static grpc::Status Finish(RawCall& raw) {
     raw.stream->WritesDone();
-    wire::Frame ignored;
+    StreamFrame ignored;
     while (raw.stream->Read(&ignored)) {
     }
     return raw.stream->Finish();
@@ -54,13 +56,13 @@ class RemoteFault : public RemoteFixture {
 TEST_F(RemoteFault, MalformedRequestsGetClearErrors) {
   struct Case {
     const char* what;
-    std::vector<wire::Frame> frames;
+    std::vector<StreamFrame> frames;
     const char* needle;
   };
-  wire::Frame bad_index = Header("test.echo", 0);
-  bad_index.mutable_header()->add_args()->set_tensor(3);
-  wire::Frame bad_map = Header("test.echo", 0);
-  bad_map.mutable_header()->add_args()->mutable_map()->add_keys("only a key");
+  StreamFrame bad_index = Header("test.echo", 0);
+  bad_index.control.mutable_header()->add_args()->set_tensor(3);
+  StreamFrame bad_map = Header("test.echo", 0);
+  bad_map.control.mutable_header()->add_args()->mutable_map()->add_keys("only a key");
   std::vector<Case> cases;
   cases.push_back({"chunk first", {Chunk("xx")}, "first frame must be a header"});
   cases.push_back({"tensor index", {bad_index}, "refers to tensor 3"});
