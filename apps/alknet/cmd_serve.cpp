@@ -127,6 +127,12 @@ int RunServe(std::span<const std::string_view> args) {
   }
   const bool tls = !options.tls_cert_pem.empty();
   const bool auth = !options.token.empty();
+  if (!tls && !ac::IsLoopbackAddress(options.listen)) {
+    std::fprintf(stderr,
+                 "alknet serve: warning: without TLS the bearer token and every tensor cross the "
+                 "network in clear text; use --tls-cert/--tls-key, or listen on 127.0.0.1 and "
+                 "reach it through an SSH tunnel (docs/remote.md)\n");
+  }
   if (json) {
     std::printf("{\"listening\":\"%s\",\"port\":%d,\"tls\":%s,\"token\":%s}\n",
                 (*server)->address().c_str(), (*server)->port(), tls ? "true" : "false",
@@ -144,7 +150,7 @@ int RunServe(std::span<const std::string_view> args) {
   });
   (*server)->Wait();
   waiter.join();
-  std::fprintf(stderr, "alknet serve: stopped (%llu calls refused at a limit)\n",
+  std::fprintf(stderr, "alknet serve: stopped (%llu calls refused: bad token or over a limit)\n",
                static_cast<unsigned long long>((*server)->refused_calls()));
   return kExitOk;
 }

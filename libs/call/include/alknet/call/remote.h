@@ -43,7 +43,7 @@ class CallServer {
   // Blocks until Shutdown() is called from another thread.
   void Wait();
   void Shutdown();
-  // Calls refused so far because a limit was hit (for tests and `alknet serve` logs).
+  // Calls refused so far for a bad token or a limit (for tests and `alknet serve` logs).
   std::uint64_t refused_calls() const;
 
   struct Impl;
