@@ -155,7 +155,7 @@ class RemoteLimits : public RemoteFixture {
     limits.max_tensor_bytes = 1 << 20;
     limits.max_message_bytes = 256 << 10;
     limits.max_concurrent_calls = 4;
-    limits.max_call_time = 150ms;
+    limits.max_call_time = 500ms;
     StartServer(limits);
   }
 };

@@ -38,7 +38,8 @@ inline Component TestComponent() {
   c.calls.push_back(CallDecl{
       "test.sleep", "(ms: int) -> int",
       [](CallContext& ctx, std::span<const Value> args) -> Result<Value> {
-        for (std::int64_t i = 0; i < args[0].as_int(); ++i) {
+        const auto until = Clock::now() + std::chrono::milliseconds(args[0].as_int());
+        while (Clock::now() < until) {
           if (ctx.ShouldStop()) return ctx.StopError();
           std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
