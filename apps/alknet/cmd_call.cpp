@@ -13,6 +13,7 @@
 #include "alknet/tensor/reader.h"
 #include "alknet/tensor/writer.h"
 #include "command.h"
+#include "npy.h"
 
 namespace alknet::cli {
 namespace {
@@ -50,36 +51,7 @@ int BadArgument(const std::string& why) {
   return kExitUsage;
 }
 
-// ---- .npy (NumPy format 1.0-3.0, little-endian, C order) ----
-
-struct NpyType {
-  const char* descr;
-  const char* dtype;
-};
-constexpr NpyType kNpyTypes[] = {
-    {"|b1", "bool"}, {"|u1", "u8"},  {"|i1", "i8"},  {"<u2", "u16"}, {"<i2", "i16"},
-    {"<f2", "f16"},  {"<u4", "u32"}, {"<i4", "i32"}, {"<f4", "f32"}, {"<u8", "u64"},
-    {"<i8", "i64"},  {"<f8", "f64"},
-};
-
-// The value of 'key': in the header dict, as raw text up to the next top-level comma.
-std::string DictField(const std::string& header, const std::string& key) {
-  const auto at_key = header.find("'" + key + "'");
-  if (at_key == std::string::npos) return {};
-  auto p = header.find(':', at_key);
-  if (p == std::string::npos) return {};
-  ++p;
-  while (p < header.size() && header[p] == ' ') ++p;
-  int depth = 0;
-  std::size_t end = p;
-  for (; end < header.size(); ++end) {
-    const char c = header[end];
-    if (c == '(' || c == '[') ++depth;
-    if (c == ')' || c == ']') --depth;
-    if ((c == ',' || c == '}') && depth == 0) break;
-  }
-  return header.substr(p, end - p);
-}
+// ---- .npy (the shared parser in npy.h) ----
 
 ac::Result<ac::Tensor> ReadNpy(const std::string& path) {
   auto fail = [&](const std::string& what) {
@@ -88,81 +60,29 @@ ac::Result<ac::Tensor> ReadNpy(const std::string& path) {
   auto text = ac::ReadTextFile(path);
   if (!text) return text.error();
   const std::string& f = *text;
-  if (f.size() < 10 || std::memcmp(f.data(), "\x93NUMPY", 6) != 0) {
-    return fail("not a .npy file (bad magic)");
-  }
-  const int major = static_cast<unsigned char>(f[6]);
-  std::size_t header_len = 0, header_at = 0;
-  if (major == 1) {
-    header_len = static_cast<unsigned char>(f[8]) | static_cast<unsigned char>(f[9]) << 8;
-    header_at = 10;
-  } else if (major == 2 || major == 3) {
-    if (f.size() < 12) return fail("truncated header");
-    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<unsigned char>(f[8 + i]);
-    header_at = 12;
-  } else {
-    return fail("unsupported .npy version " + std::to_string(major));
-  }
-  if (header_len > f.size() - header_at) return fail("truncated header");
-  const std::string header = f.substr(header_at, header_len);
-  std::string descr = DictField(header, "descr");
-  if (descr.size() < 2) return fail("no 'descr' in the header");
-  descr = descr.substr(1, descr.size() - 2);
-  if (descr == "<u1" || descr == "<i1" || descr == "<b1") descr[0] = '|';
-  const char* dtype = nullptr;
-  for (const auto& t : kNpyTypes) {
-    if (descr == t.descr) dtype = t.dtype;
-  }
-  if (!dtype) return fail("dtype '" + descr + "' is not supported (little-endian numeric only)");
-  if (DictField(header, "fortran_order") != "False") {
-    return fail("Fortran-order arrays are not supported; save with np.ascontiguousarray");
-  }
-  const std::string shape_text = DictField(header, "shape");
-  std::vector<std::int64_t> shape;
-  for (std::size_t i = 0; i < shape_text.size();) {
-    if (shape_text[i] >= '0' && shape_text[i] <= '9') {
-      std::int64_t v = 0;
-      while (i < shape_text.size() && shape_text[i] >= '0' && shape_text[i] <= '9') {
-        if (v > (INT64_MAX - 9) / 10) return fail("dimension too large");
-        v = v * 10 + (shape_text[i++] - '0');
-      }
-      shape.push_back(v);
-    } else {
-      ++i;
-    }
-  }
-  const std::size_t data_at = header_at + header_len;
-  auto t = ac::Tensor::Copy(dtype, shape,
-                            std::as_bytes(std::span(f.data() + data_at, f.size() - data_at)));
+  auto read = [&](uint64_t offset, uint64_t n) -> std::optional<std::string> {
+    if (offset > f.size() || n > f.size() - offset) return std::nullopt;
+    return f.substr(offset, n);
+  };
+  auto parsed = npy::ParseHeader(read, f.size());
+  if (auto* error = std::get_if<std::string>(&parsed)) return fail(*error);
+  const auto& h = std::get<npy::Header>(parsed);
+  std::vector<std::int64_t> shape(h.shape.begin(), h.shape.end());
+  auto t = ac::Tensor::Copy(std::string(at::Info(h.dtype).name), std::move(shape),
+                            std::as_bytes(std::span(f.data() + h.data_offset, h.data_bytes)));
   if (auto v = t.Validate(); !v) return fail(v.error().message);
   return t;
 }
 
 ac::Result<void> WriteNpy(const fs::path& path, const ac::Tensor& t) {
-  const char* descr = nullptr;
-  for (const auto& n : kNpyTypes) {
-    if (t.dtype == n.dtype) descr = n.descr;
-  }
+  const at::DTypeInfo* info = at::FindDType(t.dtype);
+  const auto descr = info ? npy::Descr(info->dtype) : std::nullopt;
   if (!descr) {
     return ac::MakeError(ac::ErrorCode::kInvalidArgument,
                          "dtype " + t.dtype + " has no .npy equivalent; use --format mtf");
   }
-  std::string shape = "(";
-  for (std::size_t i = 0; i < t.shape.size(); ++i) shape += std::to_string(t.shape[i]) + ",";
-  if (t.shape.size() > 1) shape.pop_back();
-  shape += ")";
-  std::string header =
-      std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-  // Version 1.0: the header, padded with spaces and ended by \n, makes data 64-byte aligned.
-  const std::size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
-  header.append(total - 10 - header.size() - 1, ' ');
-  header += '\n';
-  std::string out = "\x93NUMPY";
-  out += '\x01';
-  out += '\x00';
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>(header.size() >> 8);
-  out += header;
+  const std::vector<uint64_t> shape(t.shape.begin(), t.shape.end());
+  const std::string out = npy::MakePreamble(*descr, shape);
   std::FILE* f = std::fopen(path.c_str(), "wb");
   bool ok = f && std::fwrite(out.data(), 1, out.size(), f) == out.size() &&
             std::fwrite(t.data.data(), 1, t.data.size(), f) == t.data.size();

@@ -20,6 +20,7 @@
 
 #include "alknet/tensor/tensor.h"
 #include "command.h"
+#include "npy.h"
 
 namespace alknet::cli {
 namespace {
@@ -213,93 +214,16 @@ uint64_t Le(const std::string& s, size_t at, size_t n) {
   return v;
 }
 
-std::optional<at::DType> NumpyDType(std::string_view descr) {
-  static const std::map<std::string_view, at::DType> kMap = {
-      {"|b1", at::DType::kBool},  {"|i1", at::DType::kI8},   {"<i2", at::DType::kI16},
-      {"<i4", at::DType::kI32},   {"<i8", at::DType::kI64},  {"|u1", at::DType::kU8},
-      {"<u2", at::DType::kU16},   {"<u4", at::DType::kU32},  {"<u8", at::DType::kU64},
-      {"<f2", at::DType::kF16},   {"<f4", at::DType::kF32},  {"<f8", at::DType::kF64},
-      {"<c8", at::DType::kComplex64}, {"<c16", at::DType::kComplex128}};
-  auto it = kMap.find(descr);
-  if (it == kMap.end()) return std::nullopt;
-  return it->second;
-}
-
-// The .npy header (numpy's format.py, versions 1-3): a Python dict literal with 'descr',
-// 'fortran_order' and 'shape'. Only those three keys, in the form numpy writes them.
 InputTensor ParseNpy(const InputFile& in, uint64_t base, uint64_t limit, std::string name) {
   const std::string where = in.path() + (name.empty() ? "" : " member '" + name + ".npy'");
-  if (limit - base < 10) throw ConvertError{where + ": too short for a .npy header"};
-  const std::string head = in.Read(base, 10);
-  if (head.compare(0, 6, "\x93NUMPY") != 0) throw ConvertError{where + ": not a .npy file (bad magic)"};
-  const int major = static_cast<uint8_t>(head[6]);
-  uint64_t hlen, hstart;
-  if (major == 1) {
-    hlen = Le(head, 8, 2);
-    hstart = 10;
-  } else if (major == 2 || major == 3) {
-    hlen = Le(in.Read(base + 8, 4), 0, 4);
-    hstart = 12;
-  } else {
-    throw ConvertError{where + ": .npy version " + std::to_string(major) + " is not supported"};
-  }
-  if (hlen > limit - base - hstart || hlen > (1u << 20)) throw ConvertError{where + ": header runs past the data"};
-  const std::string h = in.Read(base + hstart, hlen);
-  auto value_of = [&](const std::string& key) -> std::string {
-    const auto k = h.find("'" + key + "'");
-    if (k == std::string::npos) throw ConvertError{where + ": header lacks '" + key + "'"};
-    auto colon = h.find(':', k);
-    if (colon == std::string::npos) throw ConvertError{where + ": malformed header"};
-    size_t v = h.find_first_not_of(' ', colon + 1);
-    if (v == std::string::npos) throw ConvertError{where + ": malformed header"};
-    size_t end;
-    if (h[v] == '\'') {
-      end = h.find('\'', v + 1);
-      if (end == std::string::npos) throw ConvertError{where + ": malformed header"};
-      return h.substr(v + 1, end - v - 1);
-    }
-    if (h[v] == '(') {
-      end = h.find(')', v);
-      if (end == std::string::npos) throw ConvertError{where + ": malformed header"};
-      return h.substr(v + 1, end - v - 1);
-    }
-    end = h.find_first_of(",}", v);
-    return h.substr(v, end - v);
+  auto read = [&](uint64_t offset, uint64_t n) -> std::optional<std::string> {
+    if (offset > limit - base || n > limit - base - offset) return std::nullopt;
+    return in.Read(base + offset, n);
   };
-  const std::string descr = value_of("descr");
-  if (value_of("fortran_order") != "False") {
-    throw ConvertError{where + ": Fortran-ordered arrays are not supported (save with np.ascontiguousarray)"};
-  }
-  auto dtype = NumpyDType(descr);
-  if (!dtype) {
-    throw ConvertError{where + ": numpy dtype '" + descr +
-                       "' has no metatensor equivalent (big-endian, object or structured arrays are not supported)"};
-  }
-  InputTensor t{std::move(name), *dtype, {}, 0, 0};
-  std::string shape = value_of("shape");
-  size_t pos = 0;
-  while (pos < shape.size()) {
-    const size_t comma = shape.find(',', pos);
-    std::string item = shape.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
-    if (!item.empty()) {
-      if (item.find_first_not_of("0123456789") != std::string::npos || item.size() > 19) {
-        throw ConvertError{where + ": bad shape entry '" + item + "'"};
-      }
-      t.shape.push_back(std::stoull(item));
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  auto bytes = at::ByteLength(t.dtype, t.shape);
-  if (!bytes) throw ConvertError{where + ": " + bytes.error().message()};
-  t.offset = base + hstart + hlen;
-  t.length = *bytes;
-  if (t.length != limit - t.offset) {
-    throw ConvertError{where + ": data is " + std::to_string(limit - t.offset) + " bytes, shape " +
-                       ShapeString(t.shape) + " of " + descr + " needs " + std::to_string(t.length)};
-  }
-  return t;
+  auto parsed = npy::ParseHeader(read, limit - base);
+  if (auto* error = std::get_if<std::string>(&parsed)) throw ConvertError{where + ": " + *error};
+  auto& h = std::get<npy::Header>(parsed);
+  return InputTensor{std::move(name), h.dtype, std::move(h.shape), base + h.data_offset, h.data_bytes};
 }
 
 // ZIP (APPNOTE 4.3.16 end of central directory, 4.3.12 central directory headers, 4.5.3 the
