@@ -122,7 +122,20 @@ class Parser {
            t == Tok::kEof || t == Tok::kEndRawBlock;
   }
 
+  // Recursion guard: blocks and subexpressions nest at most kMaxNesting deep, so hostile input
+  // cannot overflow the stack here, in the later passes or in the AST's destructors.
+  static constexpr int kMaxNesting = 200;
+  struct NestGuard {
+    NestGuard(Parser& p, Loc loc) : p_(p) {
+      if (++p_.nesting_ > kMaxNesting)
+        p_.fail(loc, "blocks and subexpressions nest deeper than " + std::to_string(kMaxNesting));
+    }
+    ~NestGuard() { --p_.nesting_; }
+    Parser& p_;
+  };
+
   Program parse_program() {
+    NestGuard guard(*this, peek().loc);
     Program p;
     while (!ends_program(peek().type)) p.body.push_back(parse_statement());
     return p;
@@ -255,6 +268,7 @@ class Parser {
   }
 
   ExprPtr parse_sexpr() {
+    NestGuard guard(*this, peek().loc);
     Loc loc = expect(Tok::kOpenSexpr, "'('").loc;
     auto e = std::make_unique<Expr>();
     e->type = Expr::Type::kSubExpr;
@@ -505,6 +519,7 @@ class Parser {
   std::string name_;
   std::vector<Token> toks_;
   std::size_t i_ = 0;
+  int nesting_ = 0;
 };
 
 // ---- WhitespaceControl (compiler/whitespace-control.js) ----
