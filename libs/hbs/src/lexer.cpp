@@ -92,7 +92,8 @@ enum class State { kInitial, kMu, kEmu, kCom, kRaw };
 
 class Lexer {
  public:
-  Lexer(std::string_view src, const std::string& name) : s_(src), name_(name) {}
+  Lexer(std::string_view src, const std::string& name)
+      : s_(src), name_(name), nul_(src.find('\0')) {}
 
   std::vector<Token> run() {
     std::vector<Token> out;
@@ -148,7 +149,8 @@ class Lexer {
           if (pos_ >= s_.size()) return make(Tok::kEof, pos_, pos_, "");
           // Rule 0: text (no NUL) up to the next "{{".
           std::size_t open = s_.find("{{", pos_);
-          std::size_t nul = s_.find('\0', pos_);
+          if (nul_ != std::string_view::npos && nul_ < pos_) nul_ = s_.find('\0', pos_);
+          std::size_t nul = nul_;
           if (open != std::string_view::npos && (nul == std::string_view::npos || nul > open)) {
             std::size_t start = pos_;
             std::string text(s_.substr(start, open - start));
@@ -457,6 +459,7 @@ class Lexer {
   std::vector<State> stack_{State::kInitial};
   std::size_t loc_pos_ = 0;
   Loc loc_;
+  std::size_t nul_;  // the next NUL byte at or after pos_ (cached: scanning each time is O(n^2))
 };
 
 }  // namespace
