@@ -36,11 +36,16 @@ enum class CallKind {
   kHelper,     // has params or hash, or is a subexpression: must be a helper
 };
 
+struct HelperEntry;
+
 struct Call {
   ExprPtr path;  // kPath, or kLiteral (partial names), or kSubExpr (dynamic partials)
   std::vector<ExprPtr> params;
   std::vector<HashPair> hash;
   CallKind kind = CallKind::kSimple;
+  // The registered helper this call names, bound when the template or a helper is registered
+  // (bind_helpers) so rendering never hashes a name.
+  const HelperEntry* helper = nullptr;
 };
 
 struct Expr {

@@ -6,6 +6,49 @@
 
 namespace alknet::hbs {
 
+namespace detail {
+namespace {
+
+class HelperBinder {
+ public:
+  explicit HelperBinder(const StringMap<HelperEntry>& helpers) : helpers_(helpers) {}
+
+  void program(Program& p) {
+    for (Statement& s : p.body) {
+      call(s.call);
+      if (s.program) program(*s.program);
+      if (s.inverse) program(*s.inverse);
+    }
+  }
+
+ private:
+  void expr(Expr* e) {
+    if (e && e->type == Expr::Type::kSubExpr) call(*e->call);
+  }
+  void call(Call& c) {
+    if (!c.path) return;
+    expr(c.path.get());
+    for (auto& p : c.params) expr(p.get());
+    for (auto& h : c.hash) expr(h.value.get());
+    c.helper = nullptr;
+    const Expr& p = *c.path;
+    if (c.kind == CallKind::kSimple || p.type != Expr::Type::kPath || p.parts.size() != 1 ||
+        p.depth != 0 || p.scoped)
+      return;
+    auto it = helpers_.find(p.parts[0]);
+    if (it != helpers_.end()) c.helper = &it->second;
+  }
+  const StringMap<HelperEntry>& helpers_;
+};
+
+}  // namespace
+
+void bind_helpers(Template& tpl, const StringMap<HelperEntry>& helpers) {
+  HelperBinder(helpers).program(tpl.root);
+}
+
+}  // namespace detail
+
 Error::Error(std::string message, std::string template_name, int line, int column)
     : std::runtime_error(message + " at " + template_name + ":" + std::to_string(line) + ":" +
                          std::to_string(column)),
@@ -42,6 +85,7 @@ void Registry::register_template_string(std::string name, std::string_view sourc
                                         std::string source_name) {
   if (source_name.empty()) source_name = name;
   auto tpl = detail::parse_template(source, std::move(source_name));
+  detail::bind_helpers(*tpl, impl_->helpers);
   impl_->templates.insert_or_assign(std::move(name), std::move(tpl));
 }
 
@@ -53,7 +97,12 @@ void Registry::register_helper(std::string name, Helper helper, bool lenient_arg
   detail::HelperEntry e;
   e.fn = std::move(helper);
   e.lenient_args = lenient_args;
+  bool is_new = impl_->helpers.find(name) == impl_->helpers.end();
   impl_->helpers.insert_or_assign(std::move(name), std::move(e));
+  // A new name may turn `{{name}}` in an existing template from a lookup into a helper call.
+  if (is_new) {
+    for (auto& entry : impl_->templates) detail::bind_helpers(*entry.second, impl_->helpers);
+  }
 }
 
 void Registry::render_to(std::string& out, std::string_view name, const Value& context) const {
@@ -72,6 +121,7 @@ std::string Registry::render(std::string_view name, const Value& context) const 
 
 std::string Registry::render_template(std::string_view source, const Value& context) const {
   auto tpl = detail::parse_template(source, "<inline>");
+  detail::bind_helpers(*tpl, impl_->helpers);
   std::string out;
   detail::render_template(*impl_, *tpl, context, out);
   return out;

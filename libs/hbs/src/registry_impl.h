@@ -42,6 +42,9 @@ using StringMap = std::unordered_map<std::string, T, StringHash, std::equal_to<>
 
 void register_builtin_helpers(Registry::Impl& impl);
 
+// Points every call site of tpl at the helper of its name (or nullptr).
+void bind_helpers(Template& tpl, const StringMap<HelperEntry>& helpers);
+
 }  // namespace detail
 
 struct Registry::Impl {

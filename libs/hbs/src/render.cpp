@@ -421,13 +421,7 @@ class Renderer {
     return kUndefined;
   }
 
-  const HelperEntry* find_helper(const Call& c) const {
-    const Expr& p = *c.path;
-    if (c.kind == CallKind::kSimple || p.parts.size() != 1 || p.depth != 0 || p.scoped)
-      return nullptr;
-    auto it = impl_.helpers.find(p.parts[0]);
-    return it == impl_.helpers.end() ? nullptr : &it->second;
-  }
+  static const HelperEntry* find_helper(const Call& c) { return c.helper; }
 
   [[noreturn]] void missing_helper(const Call& c, const Scope& s, Loc loc) const {
     fail(s, loc, "helper '" + c.path->original + "' not found (register it with register_helper)");
