@@ -1,11 +1,13 @@
 // The handlebars.js side of hbs_bench: precompiles the same templates (Handlebars.precompile, as
 // a build step would), renders them with the same context in a timed loop and prints
 // {"renders_per_sec": N, "output": "..."} so the caller can check both engines agree.
-// usage: node bench_js.js REPO_ROOT TEMPLATE_DIR MAIN_NAME CONTEXT.json SECONDS
+// usage: node bench_js.js REPO_ROOT TEMPLATE_DIR MAIN_NAME CONTEXT.json
+// Protocol on stdin/stdout, one line each: it first prints {"output": ...}; then for every line
+// "SECONDS" it reads, it renders for that long and prints {"renders_per_sec": N}.
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const [root, dir, mainName, contextFile, seconds] = process.argv.slice(2);
+const [root, dir, mainName, contextFile] = process.argv.slice(2);
 const Handlebars = require(path.join(root, 'node_modules', 'handlebars'));
 const hb = Handlebars.create();
 
@@ -48,13 +50,22 @@ const templates = {};
 walk(dir, '');
 const context = JSON.parse(fs.readFileSync(contextFile, 'utf8'));
 const output = templates.main(context);
-let n = 0, sink = 0;
-const budget = Number(seconds) * 1e9;
-const t0 = process.hrtime.bigint();
-let elapsed = 0n;
-while (Number(elapsed) < budget) {
-  for (let i = 0; i < 100; i++) sink += templates.main(context).length;
-  n += 100;
-  elapsed = process.hrtime.bigint() - t0;
+process.stdout.write(JSON.stringify({ output }) + '\n');
+
+let sink = 0;
+function measure(seconds) {
+  let n = 0;
+  const budget = seconds * 1e9;
+  const t0 = process.hrtime.bigint();
+  let elapsed = 0n;
+  while (Number(elapsed) < budget) {
+    for (let i = 0; i < 50; i++) sink += templates.main(context).length;
+    n += 50;
+    elapsed = process.hrtime.bigint() - t0;
+  }
+  return n / (Number(elapsed) / 1e9);
 }
-process.stdout.write(JSON.stringify({ renders_per_sec: n / (Number(elapsed) / 1e9), output, sink }));
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const rate = measure(Number(line));
+  process.stdout.write(JSON.stringify({ renders_per_sec: rate, sink }) + '\n');
+});

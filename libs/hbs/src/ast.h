@@ -50,17 +50,17 @@ struct Call {
 
 struct Expr {
   enum class Type { kPath, kLiteral, kSubExpr };
+  // Fields the renderer reads on every lookup come first (one cache line).
   Type type = Type::kPath;
-  Loc loc;
-
-  // kPath
-  bool data = false;    // `@name`
-  bool scoped = false;  // starts with `this` or `.`: never a helper
-  int depth = 0;        // number of `../`
-  std::vector<std::string> parts;
-  std::string original;  // the path as written, for messages and block-close matching
+  bool data = false;    // kPath: `@name`
+  bool scoped = false;  // kPath: starts with `this` or `.`: never a helper
+  int depth = 0;        // kPath: number of `../`
   int block_param_level = -1;  // >= 0: parts[0] names a block param this many scopes out
   int block_param_index = -1;
+  std::vector<std::string> parts;
+  Loc loc;
+
+  std::string original;  // the path as written, for messages and block-close matching
 
   // kLiteral: the value, and `original` holds its JavaScript string form.
   Value literal;
@@ -83,21 +83,21 @@ struct Statement {
     kDecorator,
     kDecoratorBlock,
   };
+  // Fields the renderer reads on every statement come first.
   Type type = Type::kContent;
+  bool escaped = true;  // kMustache: `{{x}}` (not `{{{x}}}` / `{{& x}}`)
   Loc loc;
+  std::string value;    // kContent: the text after whitespace control
+  // kMustache, kBlock, kDecorator*, kPartial* (path = partial name)
+  Call call;
 
   // kContent
   std::string original;
-  std::string value;
   bool left_stripped = false;
   bool right_stripped = false;
 
   // kComment, kMustache, kDecorator, kPartial
   StripFlags strip;
-
-  // kMustache, kBlock, kDecorator*, kPartial* (path = partial name)
-  Call call;
-  bool escaped = true;
 
   // kBlock, kDecoratorBlock, kPartialBlock
   std::unique_ptr<Program> program;

@@ -726,6 +726,10 @@ class Resolver {
   explicit Resolver(const std::string& name) : name_(name) {}
 
   void program(Program& p) {
+    // Whitespace control is done: text it emptied is dead weight in every render.
+    std::erase_if(p.body, [](const Statement& s) {
+      return s.type == Statement::Type::kContent && s.value.empty();
+    });
     bool pushed = !p.block_params.empty();
     if (pushed) scopes_.push_back(&p.block_params);
     for (auto& s : p.body) statement(s, p);

@@ -35,7 +35,11 @@ struct DataFrame {
   const DataFrame* parent = nullptr;
   const Value* root = nullptr;
   bool has_iteration = false;
-  Value index, key, first, last;
+  // Kept as plain fields (Values are built only when a template reads them): an iteration
+  // step then costs a few stores.
+  std::int64_t index = 0;
+  std::int64_t count = 0;
+  const std::string* key_name = nullptr;  // object iteration: the key; else @key == @index
   bool has_partial_block = false;
   const PartialBlockClosure* partial_block = nullptr;
 };
@@ -280,6 +284,10 @@ class Renderer {
     if (!p.inline_partials.empty()) s.inlines = &inl;
     if (data) s.data = data;
     for (const Statement& st : p.body) statement(st, s);
+    // Checked per program rather than per statement: one body adds a bounded amount of text.
+    if (out_->size() > impl_.limits.max_output)
+      fail(s, p.body.empty() ? Loc{} : p.body.back().loc,
+           "output exceeded " + std::to_string(impl_.limits.max_output) + " bytes");
   }
 
   void branch(const Program* p, const Value& ctx, const Scope& s) {
@@ -308,21 +316,23 @@ class Renderer {
         partial(st, s);
         break;
     }
-    if (out_->size() > impl_.limits.max_output)
-      fail(s, st.loc, "output exceeded " + std::to_string(impl_.limits.max_output) + " bytes");
   }
 
   // ---- lookups ----
 
-  static const Value* lookup_data(const DataFrame* f, std::string_view name) {
+  static const Value* lookup_data(const DataFrame* f, std::string_view name, Value& scratch) {
     for (; f; f = f->parent) {
       if (name == "root") {
         if (f->root) return f->root;
       } else if (f->has_iteration) {
-        if (name == "index") return &f->index;
-        if (name == "key") return &f->key;
-        if (name == "first") return &f->first;
-        if (name == "last") return &f->last;
+        Value v;
+        if (name == "index") v = Value(f->index);
+        else if (name == "key") v = f->key_name ? Value(*f->key_name) : Value(f->index);
+        else if (name == "first") v = Value(f->index == 0);
+        else if (name == "last") v = Value(f->index + 1 == f->count);
+        else continue;
+        scratch = std::move(v);
+        return &scratch;
       }
     }
     return nullptr;
@@ -369,7 +379,7 @@ class Renderer {
     } else if (e.data) {
       const DataFrame* f = s.data;
       for (int i = 0; i < e.depth && f; ++i) f = f->parent;
-      cur = e.parts.empty() ? nullptr : lookup_data(f, e.parts[0]);
+      cur = e.parts.empty() ? nullptr : lookup_data(f, e.parts[0], scratch);
       if (!cur) {
         if (strict) missing(e, s, 0);
         return kUndefined;
@@ -430,6 +440,15 @@ class Renderer {
   // ---- statements ----
 
   void append_value(const Value& v, bool escape, const Scope& s, Loc loc) {
+    // The common cases of generated code first: a string, or a small integer.
+    if (v.is_string() && !(escape && impl_.escape_html)) {
+      out_->append(v.as_string());
+      return;
+    }
+    if (v.is_int() && static_cast<std::uint64_t>(v.as_int()) < 10) {
+      out_->push_back(static_cast<char>('0' + v.as_int()));
+      return;
+    }
     if (impl_.strict && v.is_object())
       fail(s, loc, "cannot insert an object into the text (pick one of its keys)");
     if (!escape || !impl_.escape_html) {
@@ -443,16 +462,15 @@ class Renderer {
 
   void mustache(const Statement& st, const Scope& s) {
     const Call& c = st.call;
-    Value scratch;
-    const Value* v;
     if (const HelperEntry* h = find_helper(c)) {
-      v = &invoke(*h, c, s, nullptr, st.loc, scratch);
+      Value scratch;
+      append_value(invoke(*h, c, s, nullptr, st.loc, scratch), st.escaped, s, st.loc);
     } else if (c.kind == CallKind::kHelper) {
       missing_helper(c, s, st.loc);
     } else {
-      v = &eval_path(*c.path, s, scratch, false);
+      // A plain lookup renders nothing in between, so one scratch value serves every call.
+      append_value(eval_path(*c.path, s, lookup_scratch_, false), st.escaped, s, st.loc);
     }
-    append_value(*v, st.escaped, s, st.loc);
   }
 
   void block(const Statement& st, const Scope& s) {
@@ -491,12 +509,13 @@ class Renderer {
     const Program* body = st.program.get();
     if (v.is_array()) {
       const Array& a = v.as_array();
+      frame.count = static_cast<std::int64_t>(a.size());
+      const bool wants_key = body && body->block_params.size() >= 2;
+      Value key;
       for (std::size_t i = 0; i < a.size(); ++i, ++count) {
-        frame.index = Value(static_cast<std::int64_t>(i));
-        frame.key = frame.index;
-        frame.first = Value(i == 0);
-        frame.last = Value(i + 1 == a.size());
-        const Value* bp[2] = {&a[i], &frame.key};
+        frame.index = static_cast<std::int64_t>(i);
+        if (wants_key) key = Value(frame.index);
+        const Value* bp[2] = {&a[i], &key};
         if (body) program(*body, a[i], s, bp, 2, &frame);
       }
     } else if (v.is_object()) {
@@ -516,13 +535,15 @@ class Renderer {
           if (!array_index(entries[i].first, n)) order.push_back(i);
         }
       }
+      frame.count = static_cast<std::int64_t>(entries.size());
+      const bool wants_key = body && body->block_params.size() >= 2;
+      Value key;
       for (std::size_t k = 0; k < entries.size(); ++k, ++count) {
         std::size_t i = order.empty() ? k : order[k];
-        frame.index = Value(static_cast<std::int64_t>(k));
-        frame.key = Value(entries[i].first);
-        frame.first = Value(k == 0);
-        frame.last = Value(k + 1 == entries.size());
-        const Value* bp[2] = {&entries[i].second, &frame.key};
+        frame.index = static_cast<std::int64_t>(k);
+        frame.key_name = &entries[i].first;
+        if (wants_key) key = Value(entries[i].first);
+        const Value* bp[2] = {&entries[i].second, &key};
         if (body) program(*body, entries[i].second, s, bp, 2, &frame);
       }
     }
@@ -595,12 +616,13 @@ class Renderer {
         DataFrame frame;
         frame.parent = s.data;
         frame.has_iteration = true;
+        frame.count = n;
+        const bool wants_index = blk->program && !blk->program->block_params.empty();
+        Value index;
         for (std::int64_t i = 0; i < n; ++i) {
-          frame.index = Value(i);
-          frame.key = frame.index;
-          frame.first = Value(i == 0);
-          frame.last = Value(i + 1 == n);
-          const Value* bp[1] = {&frame.index};
+          frame.index = i;
+          if (wants_index) index = Value(i);
+          const Value* bp[1] = {&index};
           if (blk->program) program(*blk->program, *s.self, s, bp, 1, &frame);
         }
         if (n == 0) branch(blk->inverse.get(), *s.self, s);
@@ -813,6 +835,7 @@ class Renderer {
   std::string* out_;
   int depth_ = 0;
   std::uint64_t steps_ = 0;
+  Value lookup_scratch_;
 };
 
 void render_template(const Registry::Impl& impl, const Template& tpl, const Value& context,

@@ -20,16 +20,21 @@ void Object::set(std::string key, Value value) {
   entries_.emplace_back(std::move(key), std::move(value));
 }
 
+// Lookups run once per mustache: compare length and first byte before calling memcmp.
+static bool same_key(const std::string& a, std::string_view b) {
+  return a.size() == b.size() && (b.empty() || (a[0] == b[0] && std::memcmp(a.data(), b.data(), b.size()) == 0));
+}
+
 const Value* Object::find(std::string_view key) const {
   for (const auto& e : entries_) {
-    if (e.first == key) return &e.second;
+    if (same_key(e.first, key)) return &e.second;
   }
   return nullptr;
 }
 
 Value* Object::find(std::string_view key) {
   for (auto& e : entries_) {
-    if (e.first == key) return &e.second;
+    if (same_key(e.first, key)) return &e.second;
   }
   return nullptr;
 }
@@ -128,7 +133,7 @@ void Value::append_js_string(std::string& out) const {
     case Kind::kInt: {
       char buf[24];
       auto res = std::to_chars(buf, buf + sizeof buf, as_int());
-      out.append(buf, res.ptr);
+      out.append(buf, static_cast<std::size_t>(res.ptr - buf));
       return;
     }
     case Kind::kDouble:
@@ -163,7 +168,34 @@ bool Value::operator==(const Value& other) const {
     if (is_int() && other.is_int()) return as_int() == other.as_int();
     return as_number() == other.as_number();
   }
-  return data_ == other.data_;
+  if (kind() != other.kind()) return false;
+  switch (kind()) {
+    case Kind::kUndefined:
+    case Kind::kNull:
+      return true;
+    case Kind::kBool:
+      return as_bool() == other.as_bool();
+    case Kind::kString:
+      return as_string() == other.as_string();
+    case Kind::kArray:
+      return as_array() == other.as_array();
+    case Kind::kObject:
+      return as_object() == other.as_object();
+    default:
+      return false;
+  }
+}
+
+Array& Value::as_array() {
+  auto& p = std::get<std::shared_ptr<Array>>(data_);
+  if (p.use_count() > 1) p = std::make_shared<Array>(*p);
+  return *p;
+}
+
+Object& Value::as_object() {
+  auto& p = std::get<std::shared_ptr<Object>>(data_);
+  if (p.use_count() > 1) p = std::make_shared<Object>(*p);
+  return *p;
 }
 
 std::string_view Value::kind_name(Kind kind) {
