@@ -37,6 +37,7 @@ enum class CallKind {
 };
 
 struct HelperEntry;
+struct Template;
 
 struct Call {
   ExprPtr path;  // kPath, or kLiteral (partial names), or kSubExpr (dynamic partials)
@@ -46,6 +47,8 @@ struct Call {
   // The registered helper this call names, bound when the template or a helper is registered
   // (bind_helpers) so rendering never hashes a name.
   const HelperEntry* helper = nullptr;
+  // For a partial with a static name: the registered template of that name, bound likewise.
+  const Template* partial = nullptr;
 };
 
 struct Expr {

@@ -11,10 +11,17 @@ namespace {
 
 class HelperBinder {
  public:
-  explicit HelperBinder(const StringMap<HelperEntry>& helpers) : helpers_(helpers) {}
+  HelperBinder(const StringMap<HelperEntry>& helpers,
+               const StringMap<std::unique_ptr<Template>>& templates)
+      : helpers_(helpers), templates_(templates) {}
 
   void program(Program& p) {
     for (Statement& s : p.body) {
+      if (s.type == Statement::Type::kPartial || s.type == Statement::Type::kPartialBlock) {
+        partial(s.call);
+        if (s.program) program(*s.program);
+        continue;
+      }
       call(s.call);
       if (s.program) program(*s.program);
       if (s.inverse) program(*s.inverse);
@@ -24,6 +31,15 @@ class HelperBinder {
  private:
   void expr(Expr* e) {
     if (e && e->type == Expr::Type::kSubExpr) call(*e->call);
+  }
+  void partial(Call& c) {
+    expr(c.path.get());
+    for (auto& p : c.params) expr(p.get());
+    for (auto& h : c.hash) expr(h.value.get());
+    c.partial = nullptr;
+    if (c.path->type == Expr::Type::kSubExpr) return;
+    auto it = templates_.find(c.path->original);
+    if (it != templates_.end()) c.partial = it->second.get();
   }
   void call(Call& c) {
     if (!c.path) return;
@@ -39,12 +55,14 @@ class HelperBinder {
     if (it != helpers_.end()) c.helper = &it->second;
   }
   const StringMap<HelperEntry>& helpers_;
+  const StringMap<std::unique_ptr<Template>>& templates_;
 };
 
 }  // namespace
 
-void bind_helpers(Template& tpl, const StringMap<HelperEntry>& helpers) {
-  HelperBinder(helpers).program(tpl.root);
+void bind_helpers(Template& tpl, const StringMap<HelperEntry>& helpers,
+                  const StringMap<std::unique_ptr<Template>>& templates) {
+  HelperBinder(helpers, templates).program(tpl.root);
 }
 
 }  // namespace detail
@@ -85,8 +103,14 @@ void Registry::register_template_string(std::string name, std::string_view sourc
                                         std::string source_name) {
   if (source_name.empty()) source_name = name;
   auto tpl = detail::parse_template(source, std::move(source_name));
-  detail::bind_helpers(*tpl, impl_->helpers);
   impl_->templates.insert_or_assign(std::move(name), std::move(tpl));
+  // Partial calls everywhere may now resolve to the new (or replaced) template.
+  rebind();
+}
+
+void Registry::rebind() {
+  for (auto& entry : impl_->templates)
+    detail::bind_helpers(*entry.second, impl_->helpers, impl_->templates);
 }
 
 bool Registry::has_template(std::string_view name) const {
@@ -100,9 +124,7 @@ void Registry::register_helper(std::string name, Helper helper, bool lenient_arg
   bool is_new = impl_->helpers.find(name) == impl_->helpers.end();
   impl_->helpers.insert_or_assign(std::move(name), std::move(e));
   // A new name may turn `{{name}}` in an existing template from a lookup into a helper call.
-  if (is_new) {
-    for (auto& entry : impl_->templates) detail::bind_helpers(*entry.second, impl_->helpers);
-  }
+  if (is_new) rebind();
 }
 
 void Registry::render_to(std::string& out, std::string_view name, const Value& context) const {
@@ -121,7 +143,7 @@ std::string Registry::render(std::string_view name, const Value& context) const 
 
 std::string Registry::render_template(std::string_view source, const Value& context) const {
   auto tpl = detail::parse_template(source, "<inline>");
-  detail::bind_helpers(*tpl, impl_->helpers);
+  detail::bind_helpers(*tpl, impl_->helpers, impl_->templates);
   std::string out;
   detail::render_template(*impl_, *tpl, context, out);
   return out;

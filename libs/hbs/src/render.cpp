@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 
 #include "alknet/hbs/error.h"
 #include "registry_impl.h"
@@ -712,7 +713,7 @@ class Renderer {
     const PartialBlockClosure* closure = nullptr;
   };
 
-  Resolved find_partial(std::string_view name, const Scope& s) const {
+  Resolved find_partial(std::string_view name, const Template* bound, const Scope& s) const {
     Resolved r;
     for (const InlineFrame* f = s.inlines; f; f = f->parent) {
       const auto& list = f->program->inline_partials;
@@ -724,10 +725,13 @@ class Renderer {
         }
       }
     }
-    auto it = impl_.templates.find(name);
-    if (it != impl_.templates.end()) {
-      r.program = &it->second->root;
-      r.tpl = it->second.get();
+    if (!bound) {
+      auto it = impl_.templates.find(name);
+      if (it != impl_.templates.end()) bound = it->second.get();
+    }
+    if (bound) {
+      r.program = &bound->root;
+      r.tpl = bound;
     }
     return r;
   }
@@ -793,7 +797,8 @@ class Renderer {
     if (is_partial_block_ref) {
       target.closure = current_partial_block(s.data);
     } else {
-      target = find_partial(name, Scope{s.self, s.depths, s.params, s.data, inlines, s.tpl});
+      target = find_partial(name, c.partial,
+                            Scope{s.self, s.depths, s.params, s.data, inlines, s.tpl});
     }
     if (!target.program && !target.closure && is_block) target.closure = &closure;
     if (!target.program && !target.closure) {
@@ -803,14 +808,27 @@ class Renderer {
       fail(s, st.loc, "partial '" + std::string(name) + "' not found");
     }
 
-    std::string tmp;
-    std::string* saved = out_;
-    if (!st.indent.empty()) out_ = &tmp;
+    // Indented partials render into a scratch buffer first; buffers are reused per nesting level.
+    std::string* tmp = nullptr;
+    if (!st.indent.empty()) {
+      if (indent_buffers_.size() <= static_cast<std::size_t>(indent_level_))
+        indent_buffers_.emplace_back();
+      tmp = &indent_buffers_[static_cast<std::size_t>(indent_level_)];
+      tmp->clear();
+    }
     struct Restore {
-      std::string*& out;
-      std::string* saved;
-      ~Restore() { out = saved; }
-    } restore{out_, saved};
+      Renderer& r;
+      std::string* saved_out;
+      int saved_level;
+      ~Restore() {
+        r.out_ = saved_out;
+        r.indent_level_ = saved_level;
+      }
+    } restore{*this, out_, indent_level_};
+    if (tmp) {
+      out_ = tmp;
+      ++indent_level_;
+    }
     if (target.closure) {
       // partialBlockWrapper: the block renders in the scope where it was written, with the
       // @partial-block of that place.
@@ -824,9 +842,9 @@ class Renderer {
       Scope ps{ctx, &node, nullptr, data, inlines, target.tpl};
       program(*target.program, *ctx, ps, nullptr, 0, nullptr);
     }
-    if (!st.indent.empty()) {
-      out_ = saved;
-      indent_into(*out_, tmp, st.indent);
+    if (tmp) {
+      out_ = restore.saved_out;
+      indent_into(*out_, *tmp, st.indent);
     }
   }
 
@@ -836,6 +854,8 @@ class Renderer {
   int depth_ = 0;
   std::uint64_t steps_ = 0;
   Value lookup_scratch_;
+  std::deque<std::string> indent_buffers_;  // deque: growing it keeps references valid
+  int indent_level_ = 0;
 };
 
 void render_template(const Registry::Impl& impl, const Template& tpl, const Value& context,
