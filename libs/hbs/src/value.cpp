@@ -20,9 +20,13 @@ void Object::set(std::string key, Value value) {
   entries_.emplace_back(std::move(key), std::move(value));
 }
 
-// Lookups run once per mustache: compare length and first byte before calling memcmp.
+// Lookups run once per mustache: compare length, first and last byte before calling memcmp
+// (keys like tile_m / tile_n / tile_k differ only at the end).
 static bool same_key(const std::string& a, std::string_view b) {
-  return a.size() == b.size() && (b.empty() || (a[0] == b[0] && std::memcmp(a.data(), b.data(), b.size()) == 0));
+  const std::size_t n = b.size();
+  return a.size() == n &&
+         (n == 0 || (a[0] == b[0] && a[n - 1] == b[n - 1] &&
+                     (n <= 2 || std::memcmp(a.data() + 1, b.data() + 1, n - 2) == 0)));
 }
 
 const Value* Object::find(std::string_view key) const {
