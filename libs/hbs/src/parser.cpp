@@ -313,6 +313,10 @@ class Parser {
         }
       }
     }
+    // handlebars.js leaves `key=undefined` (the literal) out of the hash object it builds.
+    std::erase_if(call.hash, [](const HashPair& h) {
+      return h.value->type == Expr::Type::kLiteral && h.value->literal.is_undefined();
+    });
   }
 
   Statement parse_mustache() {

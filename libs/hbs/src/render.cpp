@@ -521,26 +521,11 @@ class Renderer {
       }
     } else if (v.is_object()) {
       const auto& entries = v.as_object().entries();
-      // Object.keys order: array-index keys ascending first, then the others as inserted.
-      std::vector<std::size_t> order;
-      std::vector<std::pair<std::size_t, std::size_t>> numeric;
-      for (std::size_t i = 0; i < entries.size(); ++i) {
-        std::size_t n;
-        if (array_index(entries[i].first, n)) numeric.emplace_back(n, i);
-      }
-      if (!numeric.empty()) {
-        std::sort(numeric.begin(), numeric.end());
-        for (auto& [n, i] : numeric) order.push_back(i);
-        for (std::size_t i = 0; i < entries.size(); ++i) {
-          std::size_t n;
-          if (!array_index(entries[i].first, n)) order.push_back(i);
-        }
-      }
       frame.count = static_cast<std::int64_t>(entries.size());
       const bool wants_key = body && body->block_params.size() >= 2;
       Value key;
       for (std::size_t k = 0; k < entries.size(); ++k, ++count) {
-        std::size_t i = order.empty() ? k : order[k];
+        const std::size_t i = k;  // Object keeps JavaScript's key order
         frame.index = static_cast<std::int64_t>(k);
         frame.key_name = &entries[i].first;
         if (wants_key) key = Value(entries[i].first);

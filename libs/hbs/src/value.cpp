@@ -12,9 +12,33 @@ Object::Object(std::initializer_list<Entry> entries) {
   for (const auto& e : entries) set(e.first, e.second);
 }
 
+namespace {
+// A canonical array index ("0", "17"; not "01" or "-1"), which JavaScript orders first.
+bool index_key(std::string_view key, std::uint64_t& index) {
+  if (key.empty() || key.size() > 10 || (key.size() > 1 && key[0] == '0')) return false;
+  std::uint64_t v = 0;
+  for (char c : key) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (v >= 4294967295ull) return false;
+  index = v;
+  return true;
+}
+}  // namespace
+
 void Object::set(std::string key, Value value) {
   if (Value* existing = find(key)) {
     *existing = std::move(value);
+    return;
+  }
+  // JavaScript property order: integer-like keys ascending, then the others as inserted.
+  std::uint64_t index;
+  if (index_key(key, index)) {
+    auto pos = entries_.begin();
+    std::uint64_t other;
+    while (pos != entries_.end() && index_key(pos->first, other) && other < index) ++pos;
+    entries_.emplace(pos, std::move(key), std::move(value));
     return;
   }
   entries_.emplace_back(std::move(key), std::move(value));

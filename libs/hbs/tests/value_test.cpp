@@ -66,6 +66,13 @@ TEST(Json, ParsesAndKeepsKeyOrder) {
   EXPECT_EQ(v.to_json(), R"({"b":3,"a":[true,null,-25,"x)" "\xc3\xa9" R"(\n"]})");
 }
 
+TEST(Json, IntegerLikeKeysComeFirstAsInJavaScript) {
+  Value v = parse_json(R"({"b": 1, "10": 2, "a": 3, "2": 4, "01": 5, "-1": 6})");
+  std::string order;
+  for (const auto& [k, _] : v.as_object().entries()) order += k + " ";
+  EXPECT_EQ(order, "2 10 b a 01 -1 ");  // Object.keys(JSON.parse(...)) in node
+}
+
 TEST(Json, IntegersStayIntegers) {
   EXPECT_TRUE(parse_json("42").is_int());
   EXPECT_TRUE(parse_json("4.0").is_double());

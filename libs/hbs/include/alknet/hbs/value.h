@@ -14,8 +14,9 @@ namespace alknet::hbs {
 
 class Value;
 
-// Objects keep insertion order (as JSON.parse does for non-index keys), so `{{#each}}` over an
-// object visits keys in the order the data gave them. Lookup is a linear scan: template contexts
+// Objects keep JavaScript's property order: integer-like keys ("0", "42") first in ascending
+// order, then the other keys in insertion order, so `{{#each}}` over an object visits keys as
+// handlebars.js does. Lookup is a linear scan: template contexts
 // are small, and a scan over a few dozen keys beats hashing.
 class Object {
  public:
