@@ -3,7 +3,9 @@
 // the inline partials each program declares).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -111,8 +113,20 @@ struct Statement {
   std::string indent;
 };
 
+// What the renderer executes for one statement: text and plain lookups inline (the common case
+// in generated code), everything else through the statement. Built by bind_helpers, because
+// whether `{{name}}` is a plain lookup depends on the registered helpers.
+struct Op {
+  enum class Kind : std::uint8_t { kText, kLookup, kStatement };
+  Kind kind;
+  bool escaped;
+  std::string_view text;  // kText
+  const Statement* statement;
+};
+
 struct Program {
   std::vector<Statement> body;
+  std::vector<Op> ops;
   std::vector<std::string> block_params;
   bool chained = false;  // the inverse of `{{else if}}`: one block, no scope of its own
   // `{{#*inline "name"}}` blocks directly in this program; active while it renders.

@@ -26,6 +26,20 @@ class HelperBinder {
       if (s.program) program(*s.program);
       if (s.inverse) program(*s.inverse);
     }
+    p.ops.clear();
+    for (const Statement& s : p.body) {
+      Op op{Op::Kind::kStatement, s.escaped, {}, &s};
+      if (s.type == Statement::Type::kContent) {
+        op.kind = Op::Kind::kText;
+        op.text = s.value;
+      } else if (s.type == Statement::Type::kMustache && !s.call.helper &&
+                 s.call.kind != CallKind::kHelper) {
+        op.kind = Op::Kind::kLookup;
+      } else if (s.type == Statement::Type::kComment || s.type == Statement::Type::kDecoratorBlock) {
+        continue;
+      }
+      p.ops.push_back(op);
+    }
   }
 
  private:

@@ -284,7 +284,25 @@ class Renderer {
     InlineFrame inl{&p, outer.tpl, outer.inlines};
     if (!p.inline_partials.empty()) s.inlines = &inl;
     if (data) s.data = data;
-    for (const Statement& st : p.body) statement(st, s);
+    steps_ += p.ops.size();
+    if (steps_ > impl_.limits.max_steps) {
+      fail(s, p.body.empty() ? Loc{} : p.body.front().loc,
+           "render exceeded " + std::to_string(impl_.limits.max_steps) + " steps");
+    }
+    for (const Op& op : p.ops) {
+      switch (op.kind) {
+        case Op::Kind::kText:
+          out_->append(op.text);
+          break;
+        case Op::Kind::kLookup:
+          append_value(eval_path(*op.statement->call.path, s, lookup_scratch_, false), op.escaped,
+                       s, op.statement->loc);
+          break;
+        case Op::Kind::kStatement:
+          statement(*op.statement, s);
+          break;
+      }
+    }
     // Checked per program rather than per statement: one body adds a bounded amount of text.
     if (out_->size() > impl_.limits.max_output)
       fail(s, p.body.empty() ? Loc{} : p.body.back().loc,
@@ -296,8 +314,6 @@ class Renderer {
   }
 
   void statement(const Statement& st, const Scope& s) {
-    if (++steps_ > impl_.limits.max_steps)
-      fail(s, st.loc, "render exceeded " + std::to_string(impl_.limits.max_steps) + " steps");
     switch (st.type) {
       case Statement::Type::kContent:
         out_->append(st.value);
