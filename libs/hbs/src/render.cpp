@@ -49,6 +49,9 @@ struct InlineFrame {
   const Program* program;
   const Template* tpl;
   const InlineFrame* parent;
+  // An inline partial keeps the depth stack of the place that declared it (handlebars.js runs
+  // the inline decorator with the enclosing program's depths), so its `../` reaches there.
+  const DepthNode* depths;
 };
 
 struct Scope {
@@ -235,7 +238,7 @@ class Renderer {
     root.root = &ctx;
     DepthNode node{&ctx, nullptr};
     Scope base{&ctx, &node, nullptr, &root, nullptr, &tpl};
-    program(tpl.root, ctx, base, nullptr, 0, nullptr);
+    program(tpl.root, ctx, base, nullptr, 0, nullptr, /*root=*/true);
   }
 
   std::string branch_to_string(const Program* p, const Value& ctx, const Scope& s) {
@@ -267,8 +270,10 @@ class Renderer {
 
   // wrapProgram's prog(context, options): a new depth when the context changed, the block's
   // params, the program's inline partials, and the data frame the caller chose.
+  // root: the top program of a template; its inline partials see no depths beyond their own
+  // context (handlebars.js passes [] there).
   void program(const Program& p, const Value& ctx, const Scope& outer, const Value* const* bp,
-               std::size_t nbp, const DataFrame* data) {
+               std::size_t nbp, const DataFrame* data, bool root = false) {
     DepthGuard guard(depth_);
     if (depth_ > impl_.limits.max_depth) {
       Loc loc = p.body.empty() ? Loc{} : p.body.front().loc;
@@ -281,7 +286,7 @@ class Renderer {
     if (!outer.depths || !loosely_equal(ctx, *outer.depths->ctx)) s.depths = &node;
     ParamFrame pf{bp, nbp, outer.params};
     if (!p.block_params.empty()) s.params = &pf;
-    InlineFrame inl{&p, outer.tpl, outer.inlines};
+    InlineFrame inl{&p, outer.tpl, outer.inlines, root ? nullptr : outer.depths};
     if (!p.inline_partials.empty()) s.inlines = &inl;
     if (data) s.data = data;
     steps_ += p.ops.size();
@@ -711,6 +716,8 @@ class Renderer {
   struct Resolved {
     const Program* program = nullptr;
     const Template* tpl = nullptr;
+    bool is_inline = false;
+    const DepthNode* depths = nullptr;  // inline partials: the declaring place's depths
     const PartialBlockClosure* closure = nullptr;
   };
 
@@ -722,6 +729,8 @@ class Renderer {
         if (it->first == name) {
           r.program = it->second;
           r.tpl = f->tpl;
+          r.is_inline = true;
+          r.depths = f->depths;
           return r;
         }
       }
@@ -780,7 +789,7 @@ class Renderer {
     const InlineFrame* inlines = s.inlines;
     PartialBlockClosure closure{nullptr, s, nullptr};
     DataFrame block_frame;
-    InlineFrame block_inlines{nullptr, s.tpl, nullptr};
+    InlineFrame block_inlines{nullptr, s.tpl, nullptr, nullptr};
     if (is_block) {
       closure.program = st.program.get();
       closure.outer = current_partial_block(s.data);
@@ -789,7 +798,7 @@ class Renderer {
       block_frame.partial_block = &closure;
       data = &block_frame;
       if (!st.program->inline_partials.empty()) {
-        block_inlines = InlineFrame{st.program.get(), s.tpl, inlines};
+        block_inlines = InlineFrame{st.program.get(), s.tpl, inlines, s.depths};
         inlines = &block_inlines;
       }
     }
@@ -840,8 +849,8 @@ class Renderer {
       program(*target.closure->program, *ctx, target.closure->captured, nullptr, 0, &f);
     } else {
       DepthNode node{ctx, nullptr};
-      Scope ps{ctx, &node, nullptr, data, inlines, target.tpl};
-      program(*target.program, *ctx, ps, nullptr, 0, nullptr);
+      Scope ps{ctx, target.is_inline ? target.depths : &node, nullptr, data, inlines, target.tpl};
+      program(*target.program, *ctx, ps, nullptr, 0, nullptr, /*root=*/!target.is_inline);
     }
     if (tmp) {
       out_ = restore.saved_out;

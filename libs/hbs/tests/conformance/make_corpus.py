@@ -262,6 +262,9 @@ group("extra", "recursion and data", [
     "{{#with deep}}{{> leaf ..}}{{/with}}", "{{> leaf deep}}", "{{#each children}}{{@first}}{{@last}}{{/each}}",
     "\\\\\\\\{{name}}", "{{#times n}}{{#each ../children}}{{name}}{{/each}}{{/times}}",
     "{{#each children}}{{#times 2}}{{name}}{{@index}}{{/times}}{{/each}}",
+    "{{#with deep}}{{#*inline 'q'}}[{{../name}}|{{x}}]{{/inline}}{{> q x=1}}{{/with}}",
+    "{{#each children}}{{#*inline 'q'}}{{../name}}/{{name}};{{/inline}}{{> q}}{{/each}}",
+    "{{#*inline 'q'}}[{{../name}}]{{/inline}}{{#with deep}}{{> q}}{{/with}}",
 ], data=tree, partials={"node": "{{name}}({{#each children}}{{> node}}{{/each}})", "leaf": "<{{name}}|{{a.b.c.d}}>"})
 group("extra", "nested layouts", [
     "{{#> outer}}X{{/outer}}", "{{#> outer}}{{#> inner}}Y{{/inner}}{{/outer}}", "{{#> wrap2}}Z{{/wrap2}}",
