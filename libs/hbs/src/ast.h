@@ -118,15 +118,23 @@ struct Statement {
 // whether `{{name}}` is a plain lookup depends on the registered helpers.
 struct Op {
   enum class Kind : std::uint8_t { kText, kLookup, kStatement };
-  Kind kind;
-  bool escaped;
+  Kind kind = Kind::kStatement;
+  bool escaped = true;
+  // Compat mode replays how handlebars.js joins a program's output with JavaScript `+` (see
+  // JsValue in render.cpp): a run of text pieces between two blocks is summed on its own first.
+  bool js_group_open = false;   // this op starts such a run
+  bool js_group_close = false;  // this op ends it
   std::string_view text;  // kText
-  const Statement* statement;
+  const Statement* statement = nullptr;
 };
 
 struct Program {
   std::vector<Statement> body;
   std::vector<Op> ops;
+  // handlebars.js compiles a one-statement program to `return <value>` and otherwise starts
+  // from "" unless the first piece is text (compat-mode output joining, see render.cpp).
+  bool js_simple = false;
+  bool js_starts_with_block = false;
   std::vector<std::string> block_params;
   bool chained = false;  // the inverse of `{{else if}}`: one block, no scope of its own
   // `{{#*inline "name"}}` blocks directly in this program; active while it renders.

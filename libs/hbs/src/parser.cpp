@@ -730,6 +730,7 @@ class Resolver {
   explicit Resolver(const std::string& name) : name_(name) {}
 
   void program(Program& p) {
+    p.js_simple = p.body.size() == 1;
     // Whitespace control is done: text it emptied is dead weight in every render.
     std::erase_if(p.body, [](const Statement& s) {
       return s.type == Statement::Type::kContent && s.value.empty();

@@ -28,7 +28,10 @@ class HelperBinder {
     }
     p.ops.clear();
     for (const Statement& s : p.body) {
-      Op op{Op::Kind::kStatement, s.escaped, {}, &s};
+      Op op;
+      op.kind = Op::Kind::kStatement;
+      op.escaped = s.escaped;
+      op.statement = &s;
       if (s.type == Statement::Type::kContent) {
         op.kind = Op::Kind::kText;
         op.text = s.value;
@@ -39,6 +42,27 @@ class HelperBinder {
         continue;
       }
       p.ops.push_back(op);
+    }
+    // Runs of pieces joined by `+`; the ones between two statements are grouped (see Op).
+    // handlebars.js compiles every piece to an inline expression except a block whose name could
+    // be a helper or a value (`{{#name}}`, no arguments): that one becomes statements.
+    auto is_block = [](const Op& op) {
+      return op.kind == Op::Kind::kStatement && op.statement->type == Statement::Type::kBlock &&
+             op.statement->call.kind == CallKind::kAmbiguous;
+    };
+    p.js_starts_with_block = !p.ops.empty() && is_block(p.ops.front());
+    for (std::size_t i = 0; i < p.ops.size();) {
+      if (is_block(p.ops[i])) {
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j < p.ops.size() && !is_block(p.ops[j])) ++j;
+      if (i > 0 && j < p.ops.size()) {
+        p.ops[i].js_group_open = true;
+        p.ops[j - 1].js_group_close = true;
+      }
+      i = j;
     }
   }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <deque>
+#include <optional>
 
 #include "alknet/hbs/error.h"
 #include "registry_impl.h"
@@ -15,6 +16,8 @@ namespace alknet::hbs::detail {
 
 namespace {
 const Value kUndefined;
+// Returned (by address) by the built-in block helpers that wrote their output themselves.
+const Value kRendered;
 }  // namespace
 
 struct DepthNode {
@@ -67,6 +70,20 @@ struct PartialBlockClosure {
   const Program* program;
   Scope captured;
   const PartialBlockClosure* outer;  // the @partial-block visible where the block was written
+};
+
+// Compat mode only. handlebars.js joins a program's pieces with JavaScript `+`, and a program
+// whose first piece is `{{{x}}}` yields x's raw value, not a string. So when a number or a
+// boolean meets another one, they are *added*: `{{{a}}}{{{a}}}` with a = 1 renders "2", and
+// `{{{f}}}{{{f}}}` with f = false renders "0". To stay byte-identical we track, per program, the
+// JavaScript value being built: empty, a string (already written to the output), or a pending
+// number/boolean (not written yet). Any text written flushes the pending values of the
+// enclosing programs first, outermost first, because a string absorbs them in order.
+struct JsValue {
+  enum class State : std::uint8_t { kEmpty, kString, kPrim };
+  JsValue* parent = nullptr;
+  State state = State::kEmpty;
+  Value prim;  // kPrim: a number or boolean
 };
 
 namespace {
@@ -238,12 +255,16 @@ class Renderer {
     root.root = &ctx;
     DepthNode node{&ctx, nullptr};
     Scope base{&ctx, &node, nullptr, &root, nullptr, &tpl};
+    JsValue top{nullptr, JsValue::State::kString, {}};  // '' + main(...)
+    JsScope js(*this, impl_.strict ? nullptr : &top);
     program(tpl.root, ctx, base, nullptr, 0, nullptr, /*root=*/true);
   }
 
   std::string branch_to_string(const Program* p, const Value& ctx, const Scope& s) {
     std::string tmp;
     OutputSwap swap(*this, tmp);
+    JsValue top{nullptr, JsValue::State::kString, {}};
+    JsScope js(*this, js_ ? &top : nullptr);
     if (p) program(*p, ctx, s, nullptr, 0, nullptr);
     return tmp;
   }
@@ -267,6 +288,48 @@ class Renderer {
     ~DepthGuard() { --d_; }
     int& d_;
   };
+
+  // Makes `v` the current JavaScript value for the scope's lifetime.
+  struct JsScope {
+    JsScope(Renderer& r, JsValue* v) : r_(r), saved_(r.js_) { r.js_ = v; }
+    ~JsScope() { r_.js_ = saved_; }
+    Renderer& r_;
+    JsValue* saved_;
+  };
+
+  // Text is about to be written: every enclosing value becomes a string, outermost first.
+  void js_flush(JsValue* v) {
+    if (!v || v->state == JsValue::State::kString) return;
+    js_flush(v->parent);
+    if (v->state == JsValue::State::kPrim) v->prim.append_js_string(*out_);
+    v->state = JsValue::State::kString;
+  }
+
+  // v + p in JavaScript, for p a number or boolean.
+  void js_add_prim(JsValue* v, const Value& p) {
+    switch (v->state) {
+      case JsValue::State::kEmpty:
+        v->prim = p;
+        v->state = JsValue::State::kPrim;
+        break;
+      case JsValue::State::kPrim: {
+        auto num = [](const Value& x) { return x.is_bool() ? (x.as_bool() ? 1.0 : 0.0) : x.as_number(); };
+        v->prim = Value(num(v->prim) + num(p));
+        break;
+      }
+      case JsValue::State::kString:
+        p.append_js_string(*out_);
+        break;
+    }
+  }
+
+  // A finished inner value joins the enclosing one (`buffer += inner`).
+  void js_join(JsValue& inner) {
+    if (inner.state == JsValue::State::kEmpty) js_flush(&inner);  // the program returned ""
+    if (inner.state == JsValue::State::kPrim) js_add_prim(inner.parent, inner.prim);
+  }
+
+  static bool js_prim(const Value& v) { return v.is_bool() || v.is_number(); }
 
   // wrapProgram's prog(context, options): a new depth when the context changed, the block's
   // params, the program's inline partials, and the data frame the caller chose.
@@ -294,19 +357,10 @@ class Renderer {
       fail(s, p.body.empty() ? Loc{} : p.body.front().loc,
            "render exceeded " + std::to_string(impl_.limits.max_steps) + " steps");
     }
-    for (const Op& op : p.ops) {
-      switch (op.kind) {
-        case Op::Kind::kText:
-          out_->append(op.text);
-          break;
-        case Op::Kind::kLookup:
-          append_value(eval_path(*op.statement->call.path, s, lookup_scratch_, false), op.escaped,
-                       s, op.statement->loc);
-          break;
-        case Op::Kind::kStatement:
-          statement(*op.statement, s);
-          break;
-      }
+    if (js_) {
+      js_program(p, s);
+    } else {
+      for (const Op& op : p.ops) run_op(op, s);
     }
     // Checked per program rather than per statement: one body adds a bounded amount of text.
     if (out_->size() > impl_.limits.max_output)
@@ -314,8 +368,48 @@ class Renderer {
            "output exceeded " + std::to_string(impl_.limits.max_output) + " bytes");
   }
 
+  void run_op(const Op& op, const Scope& s) {
+    switch (op.kind) {
+      case Op::Kind::kText:
+        if (js_) js_flush(js_);
+        out_->append(op.text);
+        break;
+      case Op::Kind::kLookup:
+        append_value(eval_path(*op.statement->call.path, s, lookup_scratch_, false), op.escaped, s,
+                     op.statement->loc);
+        break;
+      case Op::Kind::kStatement:
+        statement(*op.statement, s);
+        break;
+    }
+  }
+
+  // The program's ops with handlebars.js's value joining (see JsValue).
+  void js_program(const Program& p, const Scope& s) {
+    JsValue value{js_, JsValue::State::kEmpty, {}};
+    JsScope scope(*this, &value);
+    if (!p.js_simple && p.js_starts_with_block) js_flush(&value);  // buffer = ""
+    JsValue group;
+    for (const Op& op : p.ops) {
+      if (op.js_group_open) {
+        group = JsValue{&value, JsValue::State::kEmpty, {}};
+        js_ = &group;
+      }
+      run_op(op, s);
+      if (op.js_group_close) {
+        js_ = &value;
+        js_join(group);
+      }
+    }
+    js_join(value);
+  }
+
   void branch(const Program* p, const Value& ctx, const Scope& s) {
-    if (p) program(*p, ctx, s, nullptr, 0, nullptr);
+    if (p) {
+      program(*p, ctx, s, nullptr, 0, nullptr);
+    } else if (js_) {
+      js_flush(js_);  // a missing branch is handlebars.js's noop, which returns ""
+    }
   }
 
   void statement(const Statement& st, const Scope& s) {
@@ -462,6 +556,13 @@ class Renderer {
   // ---- statements ----
 
   void append_value(const Value& v, bool escape, const Scope& s, Loc loc) {
+    if (js_) {
+      if (!(escape && impl_.escape_html) && js_prim(v)) {
+        js_add_prim(js_, v);
+        return;
+      }
+      js_flush(js_);
+    }
     // The common cases of generated code first: a string, or a small integer.
     if (v.is_string() && !(escape && impl_.escape_html)) {
       out_->append(v.as_string());
@@ -500,6 +601,16 @@ class Renderer {
     if (const HelperEntry* h = find_helper(c)) {
       Value scratch;
       const Value& r = invoke(*h, c, s, &st, st.loc, scratch);
+      if (&r == &kRendered) return;
+      // handlebars.js: `{{#name}}` appends with `if (r != null) buffer += r`, other blocks are
+      // an expression `(r != null ? r : "")` inside the running sum.
+      if (js_ && (!r.is_nullish() || c.kind != CallKind::kAmbiguous)) {
+        if (js_prim(r)) {
+          js_add_prim(js_, r);
+          return;
+        }
+        js_flush(js_);
+      }
       r.append_js_string(*out_);
       return;
     }
@@ -524,6 +635,15 @@ class Renderer {
 
   // helpers/each.js
   void each(const Statement& st, const Value& v, const Scope& s) {
+    // ret = '' + fn(item) + ...: a string as soon as there is one item.
+    const bool iterates = (v.is_array() && !v.as_array().empty()) ||
+                          (v.is_object() && !v.as_object().empty());
+    JsValue ret{js_, JsValue::State::kEmpty, {}};
+    std::optional<JsScope> js_scope;
+    if (js_ && iterates) {
+      js_flush(&ret);
+      js_scope.emplace(*this, &ret);
+    }
     DataFrame frame;
     frame.parent = s.data;
     frame.has_iteration = true;
@@ -557,6 +677,7 @@ class Renderer {
     if (count == 0) branch(st.inverse.get(), *s.self, s);
   }
 
+
   // ---- helpers ----
 
   const Value& invoke(const HelperEntry& h, const Call& c, const Scope& s, const Statement* blk,
@@ -588,7 +709,7 @@ class Renderer {
         bool falsy = (!include_zero && !cond.truthy()) || is_empty(cond);
         if (h.native == NativeHelper::kUnless) falsy = !falsy;
         branch(falsy ? blk->inverse.get() : blk->program.get(), *s.self, s);
-        return kUndefined;
+        return kRendered;
       }
       case NativeHelper::kWith: {
         need_block();
@@ -600,8 +721,10 @@ class Renderer {
         } else if (blk->program) {
           const Value* bp[1] = {&v};
           program(*blk->program, v, s, bp, 1, nullptr);
+        } else {
+          branch(nullptr, v, s);
         }
-        return kUndefined;
+        return kRendered;
       }
       case NativeHelper::kEach: {
         need_block();
@@ -610,7 +733,7 @@ class Renderer {
         Value tmp;
         const Value& v = eval(*c.params[0], s, tmp, false);
         each(*blk, v, s);
-        return kUndefined;
+        return kRendered;
       }
       case NativeHelper::kTimes: {
         need_block();
@@ -623,6 +746,12 @@ class Renderer {
         DataFrame frame;
         frame.parent = s.data;
         frame.has_iteration = true;
+        JsValue ret{js_, JsValue::State::kEmpty, {}};
+        std::optional<JsScope> js_scope;
+        if (js_ && n > 0) {
+          js_flush(&ret);
+          js_scope.emplace(*this, &ret);
+        }
         frame.count = n;
         const bool wants_index = blk->program && !blk->program->block_params.empty();
         Value index;
@@ -633,7 +762,7 @@ class Renderer {
           if (blk->program) program(*blk->program, *s.self, s, bp, 1, &frame);
         }
         if (n == 0) branch(blk->inverse.get(), *s.self, s);
-        return kUndefined;
+        return kRendered;
       }
       case NativeHelper::kLookup: {
         if (c.params.size() != 2)
@@ -818,6 +947,10 @@ class Renderer {
       fail(s, st.loc, "partial '" + std::string(name) + "' not found");
     }
 
+    // '' + partial(...): the result is a string, so what precedes it is text now.
+    if (js_) js_flush(js_);
+    JsValue js_top{nullptr, JsValue::State::kString, {}};
+    JsScope js_scope(*this, js_ ? &js_top : nullptr);
     // Indented partials render into a scratch buffer first; buffers are reused per nesting level.
     std::string* tmp = nullptr;
     if (!st.indent.empty()) {
@@ -864,6 +997,7 @@ class Renderer {
   int depth_ = 0;
   std::uint64_t steps_ = 0;
   Value lookup_scratch_;
+  JsValue* js_ = nullptr;  // compat mode: the JavaScript value being built (see JsValue)
   std::deque<std::string> indent_buffers_;  // deque: growing it keeps references valid
   int indent_level_ = 0;
 };

@@ -285,6 +285,16 @@ group("extra", "standalone edge cases", [
     "{{#if t}}\r\n  a\r\n{{else}}\r\n  b\r\n{{/if}}\r\n", "  {{#if t~}}\n  a\n  {{~/if}}  \n", "{{#each items}}{{#if @last}}\n{{/if}}{{/each}}",
     "a{{#if t}}\n{{/if}}\nb", "{{#if f}}\n{{else if t}}\n  mid\n{{/if}}\n", "{{#with o}}\n  {{#each this}}\n  {{@key}}\n  {{/each}}\n{{/with}}\n",
 ], data={"items": ["a", "b"], "none": [], "t": True, "f": False, "o": {"k1": 1, "k2": 2}}, partials={"p": "P1\nP2\n"})
+# handlebars.js joins a program's pieces with JavaScript `+`: raw numbers and booleans add up.
+group("extra", "javascript + joining", [
+    "{{{a}}}{{{a}}}", "{{{a}}}{{{b}}}x", "x{{{a}}}{{{a}}}", "{{{t}}}{{{t}}}", "{{{f}}}{{{a}}}", "{{{a}}}{{a}}{{{a}}}",
+    "{{#if t}}{{{a}}}{{/if}}{{{a}}}", "{{#sec}}{{{a}}}{{/sec}}{{{a}}}", "{{#sec}}x{{/sec}}{{{a}}}{{{a}}}{{#sec}}y{{/sec}}",
+    "{{{a}}}{{#each l}}{{{this}}}{{/each}}", "{{#each l}}{{{this}}}{{{this}}},{{/each}}", "{{{a}}}{{> p}}{{{a}}}",
+    "{{#with o}}{{{n}}}{{{n}}}{{/with}}", "{{{a}}}{{! c }}{{{a}}}", "{{{a}}}\n{{{a}}}", "{{{s}}}{{{a}}}{{{a}}}",
+    "{{#times 2}}{{{../a}}}{{/times}}", "{{{add a a}}}{{{a}}}", "{{#if t}}{{{a}}}{{{b}}}{{/if}}",
+    "{{#sec}}{{/sec}}{{{a}}}{{{b}}}{{#sec}}{{/sec}}", "{{#sec}}{{/sec}}{{{a}}}{{{b}}}",
+], data={"a": 1, "b": 2.5, "t": True, "f": False, "s": "s", "sec": True, "l": [1, 2], "o": {"n": 3}},
+   partials={"p": "{{{a}}}{{{a}}}"})
 
 
 odd = {"s": "h\u00e9llo \U0001F600", "items": ["ab", "cde"], "arr": [[1, 2], [3]], "o": {"length": 7, "0": "zero"},
