@@ -21,7 +21,7 @@ const alknet::hbs::Value& fuzz_context() {
 
 void render(std::string_view src, alknet::hbs::Mode mode) {
   alknet::hbs::Registry hbs(mode);
-  hbs.set_limits(alknet::hbs::RenderLimits{64, 1 << 20, 200000});
+  hbs.set_limits(alknet::hbs::RenderLimits{64, 1 << 20, 20000});
   hbs.set_logger([](int, std::string_view) {});
   try {
     hbs.register_partial("p", "[{{this}}{{> @partial-block}}]");
