@@ -360,7 +360,20 @@ class Renderer {
     if (js_) {
       js_program(p, s);
     } else {
-      for (const Op& op : p.ops) run_op(op, s);
+      for (const Op& op : p.ops) {  // run_op without the compat-mode bookkeeping
+        switch (op.kind) {
+          case Op::Kind::kText:
+            out_->append(op.text);
+            break;
+          case Op::Kind::kLookup:
+            append_value(eval_path(*op.statement->call.path, s, lookup_scratch_, false),
+                         op.escaped, s, op.statement->loc);
+            break;
+          case Op::Kind::kStatement:
+            statement(*op.statement, s);
+            break;
+        }
+      }
     }
     // Checked per program rather than per statement: one body adds a bounded amount of text.
     if (out_->size() > impl_.limits.max_output)
