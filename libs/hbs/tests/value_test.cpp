@@ -40,6 +40,22 @@ TEST(Value, JsStringOfCompoundValues) {
   EXPECT_EQ(Value(2.0).to_js_string(), "2");
 }
 
+TEST(Value, CopiesShareUntilWritten) {
+  Array xs;
+  xs.emplace_back(1);
+  xs.emplace_back(2);
+  Object o;
+  o.set("xs", Value(std::move(xs)));
+  Value a(std::move(o));
+  Value b = a;
+  b.as_object().find("xs")->as_array().emplace_back(3);
+  EXPECT_EQ(a.as_object().find("xs")->as_array().size(), 2u);
+  EXPECT_EQ(b.as_object().find("xs")->as_array().size(), 3u);
+  EXPECT_FALSE(a == b);
+  b.as_object().find("xs")->as_array().pop_back();
+  EXPECT_TRUE(a == b);
+}
+
 TEST(Value, Truthiness) {
   EXPECT_FALSE(Value().truthy());
   EXPECT_FALSE(Value(nullptr).truthy());
