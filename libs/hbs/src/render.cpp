@@ -366,8 +366,7 @@ class Renderer {
             out_->append(op.text);
             break;
           case Op::Kind::kLookup:
-            append_value(eval_path(*op.statement->call.path, s, lookup_scratch_, false),
-                         op.escaped, s, op.statement->loc);
+            append_value(lookup(*op.statement->call.path, s), op.escaped, s, op.statement->loc);
             break;
           case Op::Kind::kStatement:
             statement(*op.statement, s);
@@ -493,6 +492,22 @@ class Renderer {
             (prefix.empty() ? std::string("the context") : "'" + prefix + "'");
     }
     fail(s, e.loc, msg + " (strict mode; use {{default name value}} for an optional value)");
+  }
+
+  // eval_path for `{{name}}`, with the two shapes generated code is made of handled inline: a
+  // block param (`{{i}}`) and a key of the current object (`{{tile_k}}`).
+  const Value& lookup(const Expr& e, const Scope& s) {
+    if (e.parts.size() == 1) {
+      if (e.block_param_level >= 0) {
+        const ParamFrame* f = s.params;
+        for (int i = 0; i < e.block_param_level && f; ++i) f = f->parent;
+        auto idx = static_cast<std::size_t>(e.block_param_index);
+        if (f && idx < f->count && f->values[idx]) return *f->values[idx];
+      } else if (!e.data && e.depth == 0 && s.self->is_object()) {
+        if (const Value* v = s.self->as_object().find(e.parts[0])) return *v;
+      }
+    }
+    return eval_path(e, s, lookup_scratch_, false);
   }
 
   const Value& eval_path(const Expr& e, const Scope& s, Value& scratch, bool lenient) {
