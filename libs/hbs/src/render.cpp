@@ -584,21 +584,27 @@ class Renderer {
   // ---- statements ----
 
   void append_value(const Value& v, bool escape, const Scope& s, Loc loc) {
+    // The common cases of generated code inline: a string, or a small integer.
+    if (!js_) {
+      if (v.is_string() && !(escape && impl_.escape_html)) {
+        out_->append(v.as_string());
+        return;
+      }
+      if (v.is_int() && static_cast<std::uint64_t>(v.as_int()) < 10) {
+        out_->push_back(static_cast<char>('0' + v.as_int()));
+        return;
+      }
+    }
+    append_value_slow(v, escape, s, loc);
+  }
+
+  [[gnu::noinline]] void append_value_slow(const Value& v, bool escape, const Scope& s, Loc loc) {
     if (js_) {
       if (!(escape && impl_.escape_html) && js_prim(v)) {
         js_add_prim(js_, v);
         return;
       }
       js_flush(js_);
-    }
-    // The common cases of generated code first: a string, or a small integer.
-    if (v.is_string() && !(escape && impl_.escape_html)) {
-      out_->append(v.as_string());
-      return;
-    }
-    if (v.is_int() && static_cast<std::uint64_t>(v.as_int()) < 10) {
-      out_->push_back(static_cast<char>('0' + v.as_int()));
-      return;
     }
     if (impl_.strict && v.is_object())
       fail(s, loc, "cannot insert an object into the text (pick one of its keys)");
