@@ -47,7 +47,7 @@ struct Call {
   std::vector<HashPair> hash;
   CallKind kind = CallKind::kSimple;
   // The registered helper this call names, bound when the template or a helper is registered
-  // (bind_helpers) so rendering never hashes a name.
+  // (bind_template) so rendering never hashes a name.
   const HelperEntry* helper = nullptr;
   // For a partial with a static name: the registered template of that name, bound likewise.
   const Template* partial = nullptr;
@@ -114,7 +114,7 @@ struct Statement {
 };
 
 // What the renderer executes for one statement: text and plain lookups inline (the common case
-// in generated code), everything else through the statement. Built by bind_helpers, because
+// in generated code), everything else through the statement. Built by bind_template, because
 // whether `{{name}}` is a plain lookup depends on the registered helpers.
 struct Op {
   enum class Kind : std::uint8_t { kText, kLookup, kStatement };

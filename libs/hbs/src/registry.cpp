@@ -9,9 +9,9 @@ namespace alknet::hbs {
 namespace detail {
 namespace {
 
-class HelperBinder {
+class TemplateBinder {
  public:
-  HelperBinder(const StringMap<HelperEntry>& helpers,
+  TemplateBinder(const StringMap<HelperEntry>& helpers,
                const StringMap<std::unique_ptr<Template>>& templates)
       : helpers_(helpers), templates_(templates) {}
 
@@ -98,9 +98,9 @@ class HelperBinder {
 
 }  // namespace
 
-void bind_helpers(Template& tpl, const StringMap<HelperEntry>& helpers,
+void bind_template(Template& tpl, const StringMap<HelperEntry>& helpers,
                   const StringMap<std::unique_ptr<Template>>& templates) {
-  HelperBinder(helpers, templates).program(tpl.root);
+  TemplateBinder(helpers, templates).program(tpl.root);
 }
 
 }  // namespace detail
@@ -148,7 +148,7 @@ void Registry::register_template_string(std::string name, std::string_view sourc
 
 void Registry::rebind() {
   for (auto& entry : impl_->templates)
-    detail::bind_helpers(*entry.second, impl_->helpers, impl_->templates);
+    detail::bind_template(*entry.second, impl_->helpers, impl_->templates);
 }
 
 bool Registry::has_template(std::string_view name) const {
@@ -181,7 +181,7 @@ std::string Registry::render(std::string_view name, const Value& context) const 
 
 std::string Registry::render_template(std::string_view source, const Value& context) const {
   auto tpl = detail::parse_template(source, "<inline>");
-  detail::bind_helpers(*tpl, impl_->helpers, impl_->templates);
+  detail::bind_template(*tpl, impl_->helpers, impl_->templates);
   std::string out;
   detail::render_template(*impl_, *tpl, context, out);
   return out;
