@@ -117,7 +117,8 @@ struct Statement {
 // in generated code), everything else through the statement. Built by bind_template, because
 // whether `{{name}}` is a plain lookup depends on the registered helpers.
 struct Op {
-  enum class Kind : std::uint8_t { kText, kLookup, kStatement };
+  // kTextLookup: text then a lookup, the most common pair (`acc_{{i}}`): one dispatch for two.
+  enum class Kind : std::uint8_t { kText, kLookup, kTextLookup, kStatement };
   Kind kind = Kind::kStatement;
   bool escaped = true;
   // Compat mode replays how handlebars.js joins a program's output with JavaScript `+` (see

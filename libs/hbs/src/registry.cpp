@@ -43,6 +43,21 @@ class TemplateBinder {
       }
       p.ops.push_back(op);
     }
+    // Fuse text + lookup pairs.
+    std::vector<Op> fused;
+    for (std::size_t i = 0; i < p.ops.size(); ++i) {
+      if (p.ops[i].kind == Op::Kind::kText && i + 1 < p.ops.size() &&
+          p.ops[i + 1].kind == Op::Kind::kLookup) {
+        Op op = p.ops[i + 1];
+        op.kind = Op::Kind::kTextLookup;
+        op.text = p.ops[i].text;
+        fused.push_back(op);
+        ++i;
+      } else {
+        fused.push_back(p.ops[i]);
+      }
+    }
+    p.ops = std::move(fused);
     // Runs of pieces joined by `+`; the ones between two statements are grouped (see Op).
     // handlebars.js compiles every piece to an inline expression except a block whose name could
     // be a helper or a value (`{{#name}}`, no arguments): that one becomes statements.

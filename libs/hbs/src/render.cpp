@@ -365,6 +365,9 @@ class Renderer {
           case Op::Kind::kText:
             out_->append(op.text);
             break;
+          case Op::Kind::kTextLookup:
+            out_->append(op.text);
+            [[fallthrough]];
           case Op::Kind::kLookup:
             append_value(lookup(*op.statement->call.path, s), op.escaped, s, op.statement->loc);
             break;
@@ -386,6 +389,10 @@ class Renderer {
         if (js_) js_flush(js_);
         out_->append(op.text);
         break;
+      case Op::Kind::kTextLookup:
+        if (js_) js_flush(js_);
+        out_->append(op.text);
+        [[fallthrough]];
       case Op::Kind::kLookup:
         append_value(eval_path(*op.statement->call.path, s, lookup_scratch_, false), op.escaped, s,
                      op.statement->loc);
