@@ -3,6 +3,9 @@
 // handlebars.js has no equivalent for.
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 #include "alknet/hbs/hbs.h"
 
 namespace alknet::hbs {
@@ -132,6 +135,25 @@ TEST(Registry, TemplatesArePartialsAndRenderManyTimes) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(hbs.render("main", ctx), first);
   EXPECT_TRUE(hbs.has_template("binding"));
   EXPECT_THROW(hbs.render("nope", ctx), RenderError);
+}
+
+TEST(Registry, RenderIsSafeFromSeveralThreads) {
+  Registry hbs;
+  hbs.register_partial("row", "{{#times n as |i|}}{{name}}{{i}} {{/times}}");
+  hbs.register_template_string("t", "{{#each rows}}{{> row}}\n{{/each}}");
+  Array rows;
+  for (int i = 0; i < 20; ++i) rows.push_back(Value::object({{"name", "r" + std::to_string(i)}, {"n", i}}));
+  Value ctx = Value::object({{"rows", Value(std::move(rows))}});
+  const std::string expected = hbs.render("t", ctx);
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) mismatches[t] += hbs.render("t", ctx) != expected;
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int m : mismatches) EXPECT_EQ(m, 0);
 }
 
 struct FakeEmbeddedFile {
