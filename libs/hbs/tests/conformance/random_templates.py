@@ -44,5 +44,8 @@ def gen(d=0):
 ctx = {"a": 1, "b": "<b>", "s": "str", "t": True, "f": False, "n": None, "z": 0, "arr": [1, "two", {"k": 3}], "ea": [], "eo": {},
        "o": {"k": "v", "o": {"k": 2}}}
 parts = {"p1": "P1{{a}}\n", "p2": "  {{#each arr}}\n  - {{this}}\n  {{/each}}\n", "p3": "[{{> @partial-block}}]", "lay": "<{{> @partial-block}}>\n"}
-tpls = list(set(gen() for _ in range(int(sys.argv[2]))))
-json.dump({"groups": [{"name": "random", "data": ctx, "partials": parts, "templates": tpls}]}, open(sys.argv[3], "w"))
+tpls = sorted(set(gen() for _ in range(int(sys.argv[2]))))
+name = "random (random_templates.py %s %s)" % (sys.argv[1], sys.argv[2])
+with open(sys.argv[3], "w") as fh:
+    json.dump({"groups": [{"name": name, "data": ctx, "partials": parts, "templates": tpls}]}, fh,
+              indent=0, ensure_ascii=False)
