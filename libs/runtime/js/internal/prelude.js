@@ -78,7 +78,7 @@
       case "function": {
         const isClass = Function.prototype.toString.call(v).startsWith("class");
         if (isClass) return `[class ${v.name || "(anonymous)"}]`;
-        return `[Function: ${v.name || "(anonymous)"}]`;
+        return v.name ? `[Function: ${v.name}]` : "[Function (anonymous)]";
       }
     }
     if (v === null) return "null";
@@ -221,7 +221,7 @@
   const counts = new Map();
   const formatTime = (ms) => ms >= 1000 ? `${(ms / 1000).toFixed(3)}s` : `${ms.toFixed(3)}ms`;
 
-  // console.table, laid out as Node's lib/internal/cli_table.js does.
+  // console.table, laid out as Node 20's lib/internal/cli_table.js does (cells left-aligned).
   function renderTable(head, columns) {
     const width = (s) => [...s].length;
     const widths = head.map(width);
@@ -234,10 +234,7 @@
         widths[i] = Math.max(widths[i] || 0, width(value));
       }
     }
-    const row = (cells) => "│ " + cells.map((c, i) => {
-      const needed = (widths[i] - width(c)) / 2;
-      return " ".repeat(needed) + c + " ".repeat(Math.ceil(needed));
-    }).join(" │ ") + " │";
+    const row = (cells) => "│ " + cells.map((c, i) => c + " ".repeat(widths[i] - width(c))).join(" │ ") + " │";
     const divider = widths.map((w) => "─".repeat(w + 2));
     let out = `┌${divider.join("┬")}┐\n${row(head)}\n├${divider.join("┼")}┤\n`;
     for (const r of rows) out += row(r) + "\n";

@@ -48,7 +48,10 @@ std::string FormatStack(std::string_view stack) {
     size_t nl = stack.find('\n');
     std::string_view line = stack.substr(0, nl);
     stack = nl == std::string_view::npos ? std::string_view() : stack.substr(nl + 1);
-    if (line.empty()) continue;
+    // Frames without a source (":0:2", native hooks such as module resolution) say nothing.
+    if (line.empty() || line.find("@:0:") != std::string_view::npos || line.rfind(":0:", 0) == 0) {
+      continue;
+    }
     size_t at = line.find('@');
     std::string_view fn = at == std::string_view::npos ? std::string_view() : line.substr(0, at);
     std::string_view where = at == std::string_view::npos ? line : line.substr(at + 1);
@@ -151,7 +154,10 @@ SmEngine::~SmEngine() {
 }
 
 std::string SmEngine::name() const {
-  return std::string("SpiderMonkey ") + JS_GetImplementationVersion();
+  // "JavaScript-C102.15.1" -> "SpiderMonkey 102.15.1"
+  std::string version = JS_GetImplementationVersion();
+  if (auto c = version.find('C'); c != std::string::npos) version = version.substr(c + 1);
+  return "SpiderMonkey " + version;
 }
 
 Status SmEngine::Init() {

@@ -1,6 +1,8 @@
 // Strings, errors and bytes between SpiderMonkey and C++.
 #include <cstring>
 
+#include <js/CallAndConstruct.h>
+
 #include "text_codec.h"
 #include "spidermonkey/sm.h"
 
@@ -29,33 +31,35 @@ JSString* NewString16(JSContext* cx, std::u16string_view s) {
   return JS_NewUCStringCopyN(cx, s.data(), s.size());
 }
 
-bool ThrowError(JSContext* cx, std::string_view message, std::string_view name) {
-  JS::RootedString msg(cx, NewString(cx, message));
-  if (!msg) return false;
-  JS::RootedValue error(cx);
-  if (!JS::CreateError(cx, JSEXN_ERR, nullptr, nullptr, 0, 0, nullptr, msg,
-                       JS::NothingHandleValue, &error)) {
-    return false;
-  }
-  if (name != "Error") {
-    JS::RootedObject obj(cx, &error.toObject());
+namespace {
+// `new <ctor>(message)` through the realm's own constructor, so the error has a stack.
+bool Throw(JSContext* cx, const char* ctor, std::string_view message, std::string_view name) {
+  JS::RootedObject global(cx, JS::CurrentGlobalOrNull(cx));
+  JS::RootedValue ctor_value(cx);
+  if (!global || !JS_GetProperty(cx, global, ctor, &ctor_value)) return false;
+  JS::RootedValue msg(cx);
+  JSString* str = NewString(cx, message);
+  if (!str) return false;
+  msg.setString(str);
+  JS::RootedObject error(cx);
+  if (!JS::Construct(cx, ctor_value, JS::HandleValueArray(msg), &error)) return false;
+  if (!name.empty()) {
     JS::RootedString n(cx, NewString(cx, name));
-    if (!n || !JS_DefineProperty(cx, obj, "name", n, 0)) return false;
+    if (!n || !JS_DefineProperty(cx, error, "name", n, 0)) return false;
   }
-  JS_SetPendingException(cx, error);
+  JS::RootedValue error_value(cx, JS::ObjectValue(*error));
+  JS_SetPendingException(cx, error_value);
   return false;
+}
+}  // namespace
+
+bool ThrowError(JSContext* cx, std::string_view message, std::string_view name) {
+  if (name == "TypeError") return Throw(cx, "TypeError", message, {});
+  return Throw(cx, "Error", message, name == "Error" ? std::string_view() : name);
 }
 
 bool ThrowTypeError(JSContext* cx, std::string_view message) {
-  JS::RootedString msg(cx, NewString(cx, message));
-  if (!msg) return false;
-  JS::RootedValue error(cx);
-  if (!JS::CreateError(cx, JSEXN_TYPEERR, nullptr, nullptr, 0, 0, nullptr, msg,
-                       JS::NothingHandleValue, &error)) {
-    return false;
-  }
-  JS_SetPendingException(cx, error);
-  return false;
+  return Throw(cx, "TypeError", message, {});
 }
 
 bool ThrowStatus(JSContext* cx, const Error& error, std::string_view name) {
