@@ -482,5 +482,30 @@
   };
   defineGlobal("crypto", crypto);
 
+  // ---- WebGPU: flag namespaces and error classes (the interfaces are native, src/spidermonkey/webgpu)
+  const frozen = (o) => Object.freeze(Object.assign(Object.create(null), o));
+  defineGlobal("GPUBufferUsage", frozen({
+    MAP_READ: 0x0001, MAP_WRITE: 0x0002, COPY_SRC: 0x0004, COPY_DST: 0x0008, INDEX: 0x0010,
+    VERTEX: 0x0020, UNIFORM: 0x0040, STORAGE: 0x0080, INDIRECT: 0x0100, QUERY_RESOLVE: 0x0200,
+  }));
+  defineGlobal("GPUMapMode", frozen({ READ: 0x0001, WRITE: 0x0002 }));
+  defineGlobal("GPUShaderStage", frozen({ VERTEX: 0x1, FRAGMENT: 0x2, COMPUTE: 0x4 }));
+  defineGlobal("GPUTextureUsage", frozen({
+    COPY_SRC: 0x01, COPY_DST: 0x02, TEXTURE_BINDING: 0x04, STORAGE_BINDING: 0x08, RENDER_ATTACHMENT: 0x10,
+  }));
+  defineGlobal("GPUColorWrite", frozen({ RED: 0x1, GREEN: 0x2, BLUE: 0x4, ALPHA: 0x8, ALL: 0xF }));
+  class GPUError {
+    #message;
+    constructor(message = "") { this.#message = String(message); }
+    get message() { return this.#message; }
+  }
+  class GPUValidationError extends GPUError {}
+  class GPUOutOfMemoryError extends GPUError {}
+  class GPUInternalError extends GPUError {}
+  defineGlobal("GPUError", GPUError);
+  defineGlobal("GPUValidationError", GPUValidationError);
+  defineGlobal("GPUOutOfMemoryError", GPUOutOfMemoryError);
+  defineGlobal("GPUInternalError", GPUInternalError);
+
   return { inspect: (v) => inspect(v) };
 })

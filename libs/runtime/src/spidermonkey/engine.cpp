@@ -11,6 +11,7 @@
 
 #include "embedded_js.h"
 #include "spidermonkey/sm.h"
+#include "spidermonkey/webgpu/gpu_common.h"
 
 namespace alknet::runtime {
 
@@ -137,7 +138,13 @@ SmEngine::SmEngine(HostServices services) : host_(std::move(services)) {}
 
 SmEngine::~SmEngine() {
   if (cx_ == nullptr) return;
-  // Every root must go before the context does.
+  // Every root must go before the context does. WebGPU first: releasing the instance cancels
+  // pending callbacks, which must not reach into JS any more.
+  if (gpu_) {
+    gpu_->closing = true;
+    gpu_->prototypes.clear();
+    gpu_->instance = {};
+  }
   modules_.clear();
   inspect_fn_.reset();
   timer_handler_.reset();
@@ -151,6 +158,7 @@ SmEngine::~SmEngine() {
   }
   job_queue_.reset();
   JS_DestroyContext(cx_);
+  gpu_.reset();
 }
 
 std::string SmEngine::name() const {
@@ -185,6 +193,7 @@ Status SmEngine::Init() {
   repl_promise_.emplace(cx_);
   repl_value_.emplace(cx_);
   InstallModuleHooks();
+  if (!InstallWebGpu(cx_, global)) return TakeException();
   return RunBootstrap();
 }
 
@@ -306,6 +315,7 @@ Status SmEngine::CheckUnhandledRejections() {
 }
 
 Status SmEngine::RunMicrotasks() {
+  if (gpu_ && !gpu::DeliverUncapturedErrors(cx_)) return TakeException();
   if (!job_queue_->Drain(cx_)) return TakeException();
   if (exit_requested_) return Ok{};
   return CheckUnhandledRejections();

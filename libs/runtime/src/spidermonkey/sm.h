@@ -32,6 +32,10 @@
 
 namespace alknet::runtime::sm {
 
+namespace gpu {
+struct GpuState;
+}
+
 using ObjectVector = JS::GCVector<JSObject*, 0, js::SystemAllocPolicy>;
 
 // ---- strings and errors ----------------------------------------------------------------------
@@ -62,6 +66,8 @@ bool DefineWebCore(JSContext* cx, JS::HandleObject core);
 // alknet:fs, alknet:process. builtin_fs.cpp, builtin_process.cpp.
 bool DefineFsCore(JSContext* cx, JS::HandleObject core);
 bool DefineProcessCore(JSContext* cx, JS::HandleObject core);
+// The WebGPU interfaces and navigator.gpu (webgpu/gpu.cpp).
+bool InstallWebGpu(JSContext* cx, JS::HandleObject global);
 
 // ---- the engine --------------------------------------------------------------------------------
 
@@ -130,6 +136,9 @@ class SmEngine final : public Engine {
   JSObject* ResolveImport(JS::HandleValue referencing_private, JS::HandleObject module_request);
   void InstallModuleHooks();
 
+  // The WebGPU binding's state, created on first use (webgpu/gpu_common.cpp).
+  gpu::GpuState& gpu_state();
+
   // Renders a value as console.log does (the bootstrap's inspect).
   std::string Inspect(JS::HandleValue value);
 
@@ -162,6 +171,7 @@ class SmEngine final : public Engine {
   int exit_code_ = 0;
   std::unordered_map<std::string, std::unique_ptr<JS::PersistentRootedObject>> modules_;
   std::vector<std::unique_ptr<ModuleInfo>> module_infos_;
+  std::unique_ptr<gpu::GpuState> gpu_;
 };
 
 }  // namespace alknet::runtime::sm
