@@ -480,6 +480,16 @@
       return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
     },
   };
+  // SubtleCrypto.digest (Web Crypto): SHA-1/256/384/512 through OpenSSL.
+  const kDigests = ["SHA-1", "SHA-256", "SHA-384", "SHA-512"];
+  crypto.subtle = {
+    async digest(algorithm, data) {
+      const name = String(typeof algorithm === "object" && algorithm !== null ? algorithm.name : algorithm);
+      const normalised = kDigests.find((d) => d.toLowerCase() === name.toLowerCase());
+      if (!normalised) throw new DOMException(`Unrecognized algorithm name`, "NotSupportedError");
+      return core.digest(normalised, toBytes(data, "crypto.subtle.digest")).buffer;
+    },
+  };
   defineGlobal("crypto", crypto);
 
   // ---- WebGPU: flag namespaces and error classes (the interfaces are native, src/spidermonkey/webgpu)

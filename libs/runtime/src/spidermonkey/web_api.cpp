@@ -1,6 +1,7 @@
 // The native half of the realm's Web APIs; js/internal/prelude.js builds console, timers,
 // TextEncoder/TextDecoder, atob/btoa, structuredClone, crypto and performance on top of it.
 #include <js/StructuredClone.h>
+#include <openssl/evp.h>
 #include <sys/random.h>
 
 #include <cerrno>
@@ -190,7 +191,35 @@ bool PromiseResult(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
+// digest(name, bytes) -> Uint8Array; name is already normalised ("SHA-256") by the caller.
+bool Digest(JSContext* cx, unsigned argc, JS::Value* vp) {
+  JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  std::string name;
+  if (!ValueToUtf8(cx, args.get(0), &name)) return false;
+  const EVP_MD* md = name == "SHA-1"     ? EVP_sha1()
+                     : name == "SHA-256" ? EVP_sha256()
+                     : name == "SHA-384" ? EVP_sha384()
+                     : name == "SHA-512" ? EVP_sha512()
+                                         : nullptr;
+  if (md == nullptr) return ThrowError(cx, "unsupported digest " + name, "NotSupportedError");
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int out_len = 0;
+  bool ok;
+  {
+    JS::AutoCheckCannotGC nogc;
+    auto bytes = BytesOf(args.get(1), nogc);
+    if (!bytes) return ThrowTypeError(cx, "digest: data must be an ArrayBuffer or ArrayBufferView");
+    ok = EVP_Digest(bytes->data(), bytes->size(), out, &out_len, md, nullptr) == 1;
+  }
+  if (!ok) return ThrowError(cx, "digest failed", "OperationError");
+  JSObject* arr = NewUint8Array(cx, std::span<const uint8_t>(out, out_len));
+  if (!arr) return false;
+  args.rval().setObject(*arr);
+  return true;
+}
+
 const JSFunctionSpec kWebCore[] = {
+    JS_FN("digest", Digest, 2, 0),
     JS_FN("print", Print, 2, 0),
     JS_FN("now", Now, 0, 0),
     JS_FN("timeOrigin", TimeOrigin, 0, 0),

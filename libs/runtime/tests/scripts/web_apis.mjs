@@ -95,6 +95,19 @@ console.log("random bigint", errorOf(() => crypto.getRandomValues(new BigUint64A
 const uuid = crypto.randomUUID();
 console.log("uuid", /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(uuid));
 
+// ---- crypto.subtle.digest ----
+const hex = (buf) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const big = new Uint8Array(1 << 20);
+for (let i = 0; i < big.length; i++) big[i] = (i * 2654435761) >>> 24;
+for (const alg of ["SHA-256", "sha-1", { name: "SHA-384" }, "SHA-512"]) {
+  for (const data of [new Uint8Array(0), enc.encode("abc"), big, new Uint16Array([1, 2, 3]), new DataView(big.buffer, 7, 1000)]) {
+    console.log("digest", JSON.stringify(alg), hex(await crypto.subtle.digest(alg, data)));
+  }
+}
+console.log("digest arraybuffer", hex(await crypto.subtle.digest("SHA-256", enc.encode("abc").buffer)));
+try { await crypto.subtle.digest("MD5", big); } catch (e) { console.log("digest MD5", e.name); }
+try { await crypto.subtle.digest("SHA-256", "text"); } catch (e) { console.log("digest string", e.name); }
+
 // ---- performance ----
 const t0 = performance.now();
 let spins = 0;
