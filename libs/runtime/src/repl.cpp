@@ -40,11 +40,15 @@ int RunRepl(Runtime& runtime, const ReplOptions& options) {
       std::printf("alknet repl (%s). .exit or Ctrl-D to leave.\n", runtime.engine().name().c_str());
     }
   }
-  std::string line;
-  while (ReadLine(interactive, "> ", &line)) {
-    if (line == ".exit") break;
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    auto result = runtime.EvalRepl(line);
+  std::string line, input;
+  while (ReadLine(interactive, input.empty() ? "> " : "... ", &line)) {
+    if (input.empty() && line == ".exit") break;
+    if (input.empty() && line.find_first_not_of(" \t") == std::string::npos) continue;
+    input += line;
+    input += '\n';
+    if (!runtime.engine().IsCompilableUnit(input)) continue;  // e.g. an open `{`: read on
+    auto result = runtime.EvalRepl(input);
+    input.clear();
     if (runtime.exit_requested()) break;
     if (result) {
       std::printf("%s\n", result->c_str());

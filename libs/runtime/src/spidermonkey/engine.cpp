@@ -311,7 +311,9 @@ Status SmEngine::CheckUnhandledRejections() {
   JS::RootedValue reason(cx_, JS::GetPromiseResult(promise));
   // The main module's evaluation promise carries the module's own uncaught error.
   std::string_view prefix = promise == main_promise_->get() ? "Uncaught " : "Uncaught (in promise) ";
-  return MakeError(Describe(reason, nullptr, prefix));
+  // Where the promise was rejected: the location of a thrown non-Error value (`throw 42`).
+  JS::RootedObject site(cx_, JS::GetPromiseResolutionSite(promise));
+  return MakeError(Describe(reason, site, prefix));
 }
 
 Status SmEngine::RunMicrotasks() {
@@ -410,6 +412,13 @@ Status SmEngine::EvalRepl(std::string_view code) {
   }
   repl_value_->set(result);
   return Ok{};
+}
+
+bool SmEngine::IsCompilableUnit(std::string_view code) {
+  JS::RootedObject global(cx_, *global_);
+  bool unit = JS_Utf8BufferIsCompilableUnit(cx_, global, code.data(), code.size());
+  JS_ClearPendingException(cx_);
+  return unit;
 }
 
 bool SmEngine::ReplResultPending() const {

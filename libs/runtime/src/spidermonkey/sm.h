@@ -111,6 +111,7 @@ class SmEngine final : public Engine {
   Status CheckMainSettled() override;
   Status EvalRepl(std::string_view code) override;
   bool ReplResultPending() const override;
+  bool IsCompilableUnit(std::string_view code) override;
   Result<std::string> TakeReplResult() override;
   int exit_code() const override { return exit_code_; }
   std::string name() const override;

@@ -43,6 +43,9 @@ class Engine : public LoopClient {
   // ReplResultPending() stays true until the loop settles it.
   virtual Status EvalRepl(std::string_view code) = 0;
   virtual bool ReplResultPending() const = 0;
+  // False while `code` is an unfinished statement (an open brace, an unterminated template):
+  // the REPL then reads another line before evaluating.
+  virtual bool IsCompilableUnit(std::string_view code) = 0;
   // The value (or the awaited value) rendered as console.log would; an Error if it threw.
   virtual Result<std::string> TakeReplResult() = 0;
 
