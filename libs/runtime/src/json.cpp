@@ -87,7 +87,12 @@ class Parser {
       while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_, ++n;
       return n;
     };
-    if (digits() == 0) return Failed("expected a digit");
+    // JSON integers have no leading zeros: "0" stands alone ("01" is "0" then junk).
+    if (pos_ < s_.size() && s_[pos_] == '0') {
+      ++pos_;
+    } else if (digits() == 0) {
+      return Failed("expected a digit");
+    }
     if (pos_ < s_.size() && s_[pos_] == '.') {
       ++pos_;
       if (digits() == 0) return Failed("expected a digit after '.'");
