@@ -306,6 +306,100 @@
   };
   defineGlobal("console", console);
 
+
+  // ---- Event / EventTarget (DOM Standard, without the tree: no capture/bubble path) ----------
+  // Listener lists live in a WeakMap, not private fields, so native classes (GPUDevice) can
+  // inherit EventTarget.prototype without having been built by its constructor.
+  const listenersOf = new WeakMap();
+  const eventState = new WeakMap();
+  class Event {
+    constructor(type, init = {}) {
+      if (arguments.length === 0) throw new TypeError("Event: 1 argument required, but only 0 present");
+      eventState.set(this, {
+        type: String(type), bubbles: Boolean(init?.bubbles), cancelable: Boolean(init?.cancelable),
+        composed: Boolean(init?.composed), defaultPrevented: false, stop: false, stopImmediate: false,
+        target: null, currentTarget: null, phase: 0, timeStamp: core.now(),
+      });
+    }
+    get type() { return eventState.get(this).type; }
+    get bubbles() { return eventState.get(this).bubbles; }
+    get cancelable() { return eventState.get(this).cancelable; }
+    get composed() { return eventState.get(this).composed; }
+    get defaultPrevented() { return eventState.get(this).defaultPrevented; }
+    get target() { return eventState.get(this).target; }
+    get currentTarget() { return eventState.get(this).currentTarget; }
+    get eventPhase() { return eventState.get(this).phase; }
+    get timeStamp() { return eventState.get(this).timeStamp; }
+    get isTrusted() { return false; }
+    preventDefault() { const s = eventState.get(this); if (s.cancelable) s.defaultPrevented = true; }
+    stopPropagation() { eventState.get(this).stop = true; }
+    stopImmediatePropagation() { const s = eventState.get(this); s.stop = s.stopImmediate = true; }
+    composedPath() { const t = eventState.get(this).currentTarget; return t ? [t] : []; }
+  }
+  Object.assign(Event, { NONE: 0, CAPTURING_PHASE: 1, AT_TARGET: 2, BUBBLING_PHASE: 3 });
+  class CustomEvent extends Event {
+    #detail;
+    constructor(type, init = {}) { super(type, init); this.#detail = init?.detail ?? null; }
+    get detail() { return this.#detail; }
+  }
+  const flattenCapture = (options) => typeof options === "boolean" ? options : Boolean(options?.capture);
+  class EventTarget {
+    addEventListener(type, callback, options = {}) {
+      if (callback === null || callback === undefined) return;
+      if (typeof callback !== "function" && typeof callback !== "object") {
+        throw new TypeError("EventTarget.addEventListener: the listener must be a function or an object");
+      }
+      const capture = flattenCapture(options);
+      const once = typeof options === "object" && Boolean(options?.once);
+      const signal = typeof options === "object" ? options?.signal : undefined;
+      if (signal?.aborted) return;
+      let map = listenersOf.get(this);
+      if (!map) listenersOf.set(this, map = new Map());
+      const list = map.get(String(type)) ?? [];
+      map.set(String(type), list);
+      if (list.some((l) => l.callback === callback && l.capture === capture)) return;
+      const entry = { callback, capture, once, removed: false };
+      list.push(entry);
+      signal?.addEventListener?.("abort", () => this.removeEventListener(type, callback, options));
+    }
+    removeEventListener(type, callback, options = {}) {
+      const list = listenersOf.get(this)?.get(String(type));
+      if (!list) return;
+      const capture = flattenCapture(options);
+      const i = list.findIndex((l) => l.callback === callback && l.capture === capture);
+      if (i >= 0) { list[i].removed = true; list.splice(i, 1); }
+    }
+    dispatchEvent(event) {
+      if (!(event instanceof Event)) throw new TypeError("EventTarget.dispatchEvent: the argument must be an Event");
+      const s = eventState.get(event);
+      if (s.phase !== 0) throw new DOMException("The event is already being dispatched", "InvalidStateError");
+      s.target = s.currentTarget = this;
+      s.phase = 2;
+      s.stop = s.stopImmediate = false;
+      const list = [...(listenersOf.get(this)?.get(s.type) ?? [])];
+      for (const l of list) {
+        if (l.removed) continue;
+        if (l.once) this.removeEventListener(s.type, l.callback, { capture: l.capture });
+        try {
+          if (typeof l.callback === "function") l.callback.call(this, event);
+          else if (typeof l.callback?.handleEvent === "function") l.callback.handleEvent(event);
+        } catch (e) {
+          // As in browsers, a throwing listener does not stop the dispatch; the error is
+          // reported as uncaught (here: it ends the script, as in Deno).
+          queueMicrotask(() => { throw e; });
+        }
+        if (s.stopImmediate) break;
+      }
+      s.phase = 0;
+      s.currentTarget = null;
+      return !s.defaultPrevented;
+    }
+  }
+  const listenerCount = (target, type) => listenersOf.get(target)?.get(type)?.length ?? 0;
+  defineGlobal("Event", Event);
+  defineGlobal("CustomEvent", CustomEvent);
+  defineGlobal("EventTarget", EventTarget);
+
   // ---- timers and microtasks (HTML: timers; the loop is src/event_loop.cpp) -------------------
   const timerCallbacks = new Map();
   core.setTimerHandler((id) => {
@@ -517,5 +611,32 @@
   defineGlobal("GPUOutOfMemoryError", GPUOutOfMemoryError);
   defineGlobal("GPUInternalError", GPUInternalError);
 
-  return { inspect: (v) => inspect(v) };
+  class GPUUncapturedErrorEvent extends Event {
+    #error;
+    constructor(type, init) {
+      super(type, init);
+      if (!(init?.error instanceof GPUError)) throw new TypeError("GPUUncapturedErrorEvent: init.error must be a GPUError");
+      this.#error = init.error;
+    }
+    get error() { return this.#error; }
+  }
+  defineGlobal("GPUUncapturedErrorEvent", GPUUncapturedErrorEvent);
+  // GPUDevice is an EventTarget (its native prototype gets EventTarget.prototype above it).
+  Object.setPrototypeOf(global.GPUDevice.prototype, EventTarget.prototype);
+
+  // The engine's entry points into this file.
+  return {
+    inspect: (v) => inspect(v),
+    // An error no error scope caught: onuncapturederror, then the listeners; with neither,
+    // the console (WebGPU spec: "uncapturederror" is reported to the developer console).
+    gpuUncapturedError(device, error) {
+      const event = new GPUUncapturedErrorEvent("uncapturederror", { error, cancelable: true });
+      const handler = device.onuncapturederror;
+      if (typeof handler === "function") handler.call(device, event);
+      device.dispatchEvent(event);
+      if (typeof handler !== "function" && listenerCount(device, "uncapturederror") === 0) {
+        core.print(2, `WebGPU uncaptured ${error.constructor.name}: ${error.message}\n`);
+      }
+    },
+  };
 })

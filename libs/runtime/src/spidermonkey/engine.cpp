@@ -147,6 +147,7 @@ SmEngine::~SmEngine() {
   }
   modules_.clear();
   inspect_fn_.reset();
+  gpu_error_hook_.reset();
   timer_handler_.reset();
   main_promise_.reset();
   repl_promise_.reset();
@@ -189,6 +190,7 @@ Status SmEngine::Init() {
   if (!JS::InitRealmStandardClasses(cx_)) return TakeException();
   timer_handler_.emplace(cx_);
   inspect_fn_.emplace(cx_);
+  gpu_error_hook_.emplace(cx_);
   main_promise_.emplace(cx_);
   repl_promise_.emplace(cx_);
   repl_value_.emplace(cx_);
@@ -223,6 +225,11 @@ Status SmEngine::RunBootstrap() {
     return MakeError("the bootstrap has no inspect hook");
   }
   inspect_fn_->set(&inspect.toObject());
+  JS::RootedValue gpu_hook(cx_);
+  if (!JS_GetProperty(cx_, hooks_obj, "gpuUncapturedError", &gpu_hook) || !gpu_hook.isObject()) {
+    return MakeError("the bootstrap has no gpuUncapturedError hook");
+  }
+  gpu_error_hook_->set(&gpu_hook.toObject());
   if (!timer_handler_->get()) return MakeError("the bootstrap did not install a timer handler");
   return Ok{};
 }

@@ -140,6 +140,9 @@ class SmEngine final : public Engine {
   // The WebGPU binding's state, created on first use (webgpu/gpu_common.cpp).
   gpu::GpuState& gpu_state();
 
+  // The bootstrap's gpuUncapturedError(device, error) hook.
+  JSObject* gpu_error_hook() const { return gpu_error_hook_->get(); }
+
   // Renders a value as console.log does (the bootstrap's inspect).
   std::string Inspect(JS::HandleValue value);
 
@@ -161,6 +164,7 @@ class SmEngine final : public Engine {
   std::optional<JS::PersistentRootedObject> global_;
   std::optional<JS::PersistentRootedObject> timer_handler_;
   std::optional<JS::PersistentRootedObject> inspect_fn_;
+  std::optional<JS::PersistentRootedObject> gpu_error_hook_;
   std::optional<JS::PersistentRootedObject> main_promise_;
   std::optional<JS::PersistentRootedObject> repl_promise_;
   std::optional<JS::PersistentRootedValue> repl_value_;

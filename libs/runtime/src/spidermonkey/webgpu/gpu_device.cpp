@@ -571,24 +571,11 @@ bool DeliverUncapturedErrors(JSContext* cx) {
     for (const auto& [type, message] : errors) {
       JS::RootedObject error(cx, NewNamedError(cx, ErrorClass(type), message));
       if (!error) return false;
-      JS::RootedValue handler(cx);
-      if (!JS_GetProperty(cx, device, "onuncapturederror", &handler)) return false;
-      if (handler.isObject() && JS::IsCallable(&handler.toObject())) {
-        // A GPUUncapturedErrorEvent-shaped object.
-        JS::RootedObject event(cx, JS_NewPlainObject(cx));
-        JS::RootedString type_name(cx, NewString(cx, "uncapturederror"));
-        if (!event || !type_name || !JS_DefineProperty(cx, event, "type", type_name, JSPROP_ENUMERATE) ||
-            !JS_DefineProperty(cx, event, "error", error, JSPROP_ENUMERATE)) {
-          return false;
-        }
-        JS::RootedValue arg(cx, JS::ObjectValue(*event)), rval(cx);
-        if (!JS_CallFunctionValue(cx, device, handler, JS::HandleValueArray(arg), &rval)) return false;
-      } else {
-        // No handler: report and carry on, as browsers log uncaptured errors to the console.
-        SmEngine::From(cx)->host().write(
-            OutputStream::kStderr,
-            std::string("WebGPU uncaptured ") + ErrorClass(type) + ": " + message + "\n");
-      }
+      JS::RootedValueArray<2> args(cx);
+      args[0].setObject(*device);
+      args[1].setObject(*error);
+      JS::RootedValue hook(cx, JS::ObjectValue(*SmEngine::From(cx)->gpu_error_hook())), rval(cx);
+      if (!JS_CallFunctionValue(cx, nullptr, hook, args, &rval)) return false;
     }
   }
   return true;

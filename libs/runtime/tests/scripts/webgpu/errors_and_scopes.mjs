@@ -28,4 +28,11 @@ device.onuncapturederror = (event) => seen.push(event.error);
 device.createBuffer({ size: 4, usage: 0 });
 await new Promise((resolve) => setTimeout(resolve, 0));
 check("uncapturederror delivered", seen.length === 1 && seen[0] instanceof GPUValidationError);
+check("GPUDevice is an EventTarget", device instanceof EventTarget);
+const events = [];
+device.addEventListener("uncapturederror", (event) => events.push(event));
+device.createBuffer({ size: 4, usage: 0 });
+await new Promise((resolve) => setTimeout(resolve, 0));
+check("listeners get a GPUUncapturedErrorEvent", events.length === 1 && events[0] instanceof GPUUncapturedErrorEvent &&
+      events[0].type === "uncapturederror" && events[0].error instanceof GPUValidationError && seen.length === 2);
 done();
