@@ -29,6 +29,7 @@ namespace {
 struct DeviceRequest : PendingPromise {
   using PendingPromise::PendingPromise;
   std::shared_ptr<DeviceShared> shared;
+  std::string label;
 };
 
 void OnDevice(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message,
@@ -42,7 +43,7 @@ void OnDevice(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView 
     return;
   }
   JS::RootedValue v(cx);
-  JSObject* obj = NewDevice(cx, std::move(owned), req->shared);
+  JSObject* obj = NewDevice(cx, std::move(owned), req->shared, req->label);
   if (!obj) {
     JS_GetPendingException(cx, &v);
     JS_ClearPendingException(cx);
@@ -118,6 +119,7 @@ bool RequestDevice(JSContext* cx, unsigned argc, JS::Value* vp) {
   std::string label = Label(cx, desc_obj);
 
   req->shared = NewDeviceShared(cx);
+  req->label = label;
   WGPUDeviceDescriptor desc{};
   desc.label = wg::Sv(label);
   desc.requiredFeatureCount = features.size();

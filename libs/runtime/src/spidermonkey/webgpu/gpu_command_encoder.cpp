@@ -17,7 +17,7 @@ bool BeginComputePass(JSContext* cx, unsigned argc, JS::Value* vp) {
   desc.label = wg::Sv(label);
   auto owner = std::make_unique<GPUComputePassEncoder>();
   owner->pass = wg::ComputePassEncoder::Adopt(wg::P().CommandEncoderBeginComputePass(self->encoder.get(), &desc));
-  JSObject* obj = Wrap(cx, &GPUComputePassEncoder::kClass, std::move(owner));
+  JSObject* obj = WrapLabelled(cx, &GPUComputePassEncoder::kClass, std::move(owner), label);
   if (!obj) return false;
   args.rval().setObject(*obj);
   return true;
@@ -71,7 +71,7 @@ bool Finish(JSContext* cx, unsigned argc, JS::Value* vp) {
   desc.label = wg::Sv(label);
   auto owner = std::make_unique<GPUCommandBuffer>();
   owner->buffer = wg::CommandBuffer::Adopt(wg::P().CommandEncoderFinish(self->encoder.get(), &desc));
-  JSObject* obj = Wrap(cx, &GPUCommandBuffer::kClass, std::move(owner));
+  JSObject* obj = WrapLabelled(cx, &GPUCommandBuffer::kClass, std::move(owner), label);
   if (!obj) return false;
   args.rval().setObject(*obj);
   return true;

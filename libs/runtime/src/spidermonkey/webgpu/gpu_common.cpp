@@ -69,6 +69,15 @@ JSObject* Wrap(JSContext* cx, const JSClass* cls, std::unique_ptr<GpuObject> own
   return obj;
 }
 
+JSObject* WrapLabelled(JSContext* cx, const JSClass* cls, std::unique_ptr<GpuObject> owner,
+                       std::string_view label) {
+  JS::RootedObject obj(cx, Wrap(cx, cls, std::move(owner)));
+  if (!obj) return nullptr;
+  JS::RootedString s(cx, NewString(cx, label));
+  if (!s || !JS_DefineProperty(cx, obj, "label", s, JSPROP_ENUMERATE)) return nullptr;
+  return obj;
+}
+
 bool Member(JSContext* cx, JS::HandleObject dict, const char* name, JS::MutableHandleValue out,
             bool* present) {
   if (!JS_GetProperty(cx, dict, name, out)) return false;

@@ -55,6 +55,10 @@ struct InterfaceSpec {
 bool DefineInterface(JSContext* cx, JS::HandleObject global, const InterfaceSpec& spec);
 // A new JS object of `cls` owning `owner`.
 JSObject* Wrap(JSContext* cx, const JSClass* cls, std::unique_ptr<GpuObject> owner);
+// The same for GPUObjectBase interfaces, whose `label` starts as the descriptor's (a writable
+// data property here).
+JSObject* WrapLabelled(JSContext* cx, const JSClass* cls, std::unique_ptr<GpuObject> owner,
+                       std::string_view label);
 
 template <typename T>
 T* UnwrapValue(JSContext* cx, JS::HandleValue v, std::string_view what) {
@@ -192,7 +196,8 @@ struct GPUCommandBuffer : GpuObject {
 };
 
 // Creates the JS GPUDevice for a new device (gpu_device.cpp).
-JSObject* NewDevice(JSContext* cx, wg::DeviceHandle device, std::shared_ptr<DeviceShared> shared);
+JSObject* NewDevice(JSContext* cx, wg::DeviceHandle device, std::shared_ptr<DeviceShared> shared,
+                    std::string_view label);
 std::shared_ptr<DeviceShared> NewDeviceShared(JSContext* cx);
 // The callbacks a device descriptor needs for loss and uncaptured errors (gpu_device.cpp).
 void SetDeviceCallbacks(WGPUDeviceDescriptor& desc, DeviceShared* shared);

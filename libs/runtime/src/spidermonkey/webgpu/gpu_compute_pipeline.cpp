@@ -14,7 +14,7 @@ bool GetBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUBindGroupLayout>();
   owner->layout = wg::BindGroupLayout::Adopt(
       wg::P().ComputePipelineGetBindGroupLayout(self->pipeline.get(), index));
-  JSObject* obj = Wrap(cx, &GPUBindGroupLayout::kClass, std::move(owner));
+  JSObject* obj = WrapLabelled(cx, &GPUBindGroupLayout::kClass, std::move(owner), "");
   if (!obj) return false;
   args.rval().setObject(*obj);
   return true;

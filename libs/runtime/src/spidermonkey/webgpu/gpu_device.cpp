@@ -83,14 +83,14 @@ void OnPopErrorScope(WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStr
 }
 
 JSObject* WrapNew(JSContext* cx, const JSClass* cls, std::unique_ptr<GpuObject> owner, bool ok,
-                  std::string_view what) {
+                  std::string_view what, std::string_view label) {
   if (!ok) {
     // A null handle means the call itself failed (not a validation error, which Dawn reports
     // through the error scopes and still returns an "error object").
     ThrowError(cx, std::string(what) + " failed", "OperationError");
     return nullptr;
   }
-  return Wrap(cx, cls, std::move(owner));
+  return WrapLabelled(cx, cls, std::move(owner), label);
 }
 
 bool Return(JS::CallArgs& args, JSObject* obj) {
@@ -140,7 +140,7 @@ bool CreateBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
     owner->map_size = size;
   }
   bool ok = static_cast<bool>(owner->buffer);
-  return Return(args, WrapNew(cx, &GPUBuffer::kClass, std::move(owner), ok, "createBuffer"));
+  return Return(args, WrapNew(cx, &GPUBuffer::kClass, std::move(owner), ok, "createBuffer", label));
 }
 
 // createShaderModule({code, label}); compilation errors go to the error scopes / uncapturederror.
@@ -163,7 +163,7 @@ bool CreateShaderModule(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUShaderModule>();
   owner->module = wg::ShaderModule::Adopt(wg::P().DeviceCreateShaderModule(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->module);
-  return Return(args, WrapNew(cx, &GPUShaderModule::kClass, std::move(owner), ok, "createShaderModule"));
+  return Return(args, WrapNew(cx, &GPUShaderModule::kClass, std::move(owner), ok, "createShaderModule", label));
 }
 
 bool BuildComputePipeline(JSContext* cx, GPUDevice* self, JS::HandleValue arg, std::string_view what,
@@ -224,7 +224,7 @@ bool BuildComputePipeline(JSContext* cx, GPUDevice* self, JS::HandleValue arg, s
   auto owner = std::make_unique<GPUComputePipeline>();
   owner->pipeline = wg::ComputePipeline::Adopt(wg::P().DeviceCreateComputePipeline(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->pipeline);
-  out.set(WrapNew(cx, &GPUComputePipeline::kClass, std::move(owner), ok, what));
+  out.set(WrapNew(cx, &GPUComputePipeline::kClass, std::move(owner), ok, what, label));
   return out != nullptr;
 }
 
@@ -312,7 +312,7 @@ bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUBindGroupLayout>();
   owner->layout = wg::BindGroupLayout::Adopt(wg::P().DeviceCreateBindGroupLayout(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->layout);
-  return Return(args, WrapNew(cx, &GPUBindGroupLayout::kClass, std::move(owner), ok, "createBindGroupLayout"));
+  return Return(args, WrapNew(cx, &GPUBindGroupLayout::kClass, std::move(owner), ok, "createBindGroupLayout", label));
 }
 
 bool CreatePipelineLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
@@ -343,7 +343,7 @@ bool CreatePipelineLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUPipelineLayout>();
   owner->layout = wg::PipelineLayout::Adopt(wg::P().DeviceCreatePipelineLayout(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->layout);
-  return Return(args, WrapNew(cx, &GPUPipelineLayout::kClass, std::move(owner), ok, "createPipelineLayout"));
+  return Return(args, WrapNew(cx, &GPUPipelineLayout::kClass, std::move(owner), ok, "createPipelineLayout", label));
 }
 
 // createBindGroup({layout, entries: [{binding, resource: GPUBuffer | {buffer, offset, size}}]})
@@ -401,7 +401,7 @@ bool CreateBindGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUBindGroup>();
   owner->group = wg::BindGroup::Adopt(wg::P().DeviceCreateBindGroup(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->group);
-  return Return(args, WrapNew(cx, &GPUBindGroup::kClass, std::move(owner), ok, "createBindGroup"));
+  return Return(args, WrapNew(cx, &GPUBindGroup::kClass, std::move(owner), ok, "createBindGroup", label));
 }
 
 bool CreateCommandEncoder(JSContext* cx, unsigned argc, JS::Value* vp) {
@@ -414,7 +414,7 @@ bool CreateCommandEncoder(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUCommandEncoder>();
   owner->encoder = wg::CommandEncoder::Adopt(wg::P().DeviceCreateCommandEncoder(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->encoder);
-  return Return(args, WrapNew(cx, &GPUCommandEncoder::kClass, std::move(owner), ok, "createCommandEncoder"));
+  return Return(args, WrapNew(cx, &GPUCommandEncoder::kClass, std::move(owner), ok, "createCommandEncoder", label));
 }
 
 bool PushErrorScope(JSContext* cx, unsigned argc, JS::Value* vp) {
@@ -541,16 +541,17 @@ void SetDeviceCallbacks(WGPUDeviceDescriptor& desc, DeviceShared* shared) {
   desc.uncapturedErrorCallbackInfo.userdata1 = shared;
 }
 
-JSObject* NewDevice(JSContext* cx, wg::DeviceHandle device, std::shared_ptr<DeviceShared> shared) {
+JSObject* NewDevice(JSContext* cx, wg::DeviceHandle device, std::shared_ptr<DeviceShared> shared,
+                    std::string_view label) {
   auto queue_owner = std::make_unique<GPUQueue>();
   queue_owner->queue = wg::Queue::Adopt(wg::P().DeviceGetQueue(device.get()));
-  JS::RootedObject queue(cx, Wrap(cx, &GPUQueue::kClass, std::move(queue_owner)));
+  JS::RootedObject queue(cx, WrapLabelled(cx, &GPUQueue::kClass, std::move(queue_owner), ""));
   JS::RootedObject lost(cx, JS::NewPromiseObject(cx, nullptr));
   if (!queue || !lost) return nullptr;
   auto owner = std::make_unique<GPUDevice>();
   owner->device = std::move(device);
   owner->shared = shared;
-  JS::RootedObject obj(cx, Wrap(cx, &GPUDevice::kClass, std::move(owner)));
+  JS::RootedObject obj(cx, WrapLabelled(cx, &GPUDevice::kClass, std::move(owner), label));
   if (!obj) return nullptr;
   JS::SetReservedSlot(obj, GPUDevice::kQueue, JS::ObjectValue(*queue));
   JS::SetReservedSlot(obj, GPUDevice::kLost, JS::ObjectValue(*lost));

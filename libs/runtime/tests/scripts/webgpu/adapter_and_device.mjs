@@ -25,5 +25,9 @@ const pipeline = await device.createComputePipelineAsync({
   compute: { module: device.createShaderModule({ code: "@compute @workgroup_size(1) fn main() {}" }), entryPoint: "main" },
 });
 check("createComputePipelineAsync", pipeline instanceof GPUComputePipeline);
+const labelled = device.createBuffer({ size: 4, usage: GPUBufferUsage.COPY_DST, label: "my buffer" });
+check("labels come from descriptors", labelled.label === "my buffer" && device.createCommandEncoder().label === "");
+labelled.label = "renamed";
+check("labels are writable", labelled.label === "renamed");
 check("flag constants", GPUBufferUsage.STORAGE === 0x80 && GPUMapMode.READ === 1 && GPUShaderStage.COMPUTE === 4);
 done();
