@@ -5,9 +5,9 @@
 #include <js/Realm.h>
 #include <js/Stack.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
-#include <sstream>
 
 #include "embedded_js.h"
 #include "spidermonkey/sm.h"

@@ -1,5 +1,6 @@
 // ES modules on SpiderMonkey: the resolve, import.meta and dynamic-import hooks. Resolution
 // itself is the engine-independent ModuleResolver; this file compiles and links.
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 

@@ -147,9 +147,10 @@ class SmEngine final : public Engine {
   std::string Inspect(JS::HandleValue value);
 
  private:
-  // Turns the pending exception (or an uncatchable stop) into a Status. `uncaught_prefix`
-  // is "Uncaught " or "Uncaught (in promise) ".
+  // Turns the pending exception into an "Uncaught ..." Error; an uncatchable stop requested by
+  // exit() is Ok.
   Status TakeException();
+  // `prefix` + the error (or the inspected value) + its frames as "    at fn (file:line:col)".
   std::string Describe(JS::HandleValue exception, JS::HandleObject stack, std::string_view prefix);
   Status CheckUnhandledRejections();
   static void OnRejectionTracked(JSContext* cx, bool muted, JS::HandleObject promise,
