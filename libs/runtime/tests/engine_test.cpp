@@ -44,6 +44,14 @@ TEST(Engine, RuntimesComeAndGoOnOneThread) {
   }
 }
 
+TEST(Engine, EmptySourceIsAnEmptyModule) {
+  Captured c;
+  auto rt = MakeRuntime(c);
+  ASSERT_TRUE(rt);
+  EXPECT_EQ(rt->RunSource(""), 0) << c.err;
+  EXPECT_EQ(c.err, "");
+}
+
 TEST(Engine, ConsoleStreams) {
   Captured c;
   auto rt = MakeRuntime(c);

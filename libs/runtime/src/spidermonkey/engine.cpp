@@ -355,7 +355,7 @@ Status SmEngine::LoadMainModule(const ModuleLocation& main) {
 }
 
 Status SmEngine::LoadMainModuleSource(std::string_view source, const ModuleLocation& as) {
-  JS::RootedObject module(cx_, GetOrCompileModule(as, source));
+  JS::RootedObject module(cx_, GetOrCompileModule(as, std::optional<std::string_view>(source)));
   if (!module) return TakeException();
   return Evaluate(module);
 }

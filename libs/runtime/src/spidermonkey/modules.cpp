@@ -118,13 +118,13 @@ JSObject* SmEngine::ResolveImport(JS::HandleValue referencing_private,
 }
 
 JSObject* SmEngine::GetOrCompileModule(const ModuleLocation& location,
-                                       std::string_view source_override) {
+                                       std::optional<std::string_view> source_override) {
   std::string url = location.Url();
   if (auto it = modules_.find(url); it != modules_.end()) return it->second->get();
 
   std::string source;
-  if (!source_override.empty()) {
-    source = std::string(source_override);
+  if (source_override) {
+    source = std::string(*source_override);
   } else if (location.kind == ModuleLocation::Kind::kBuiltin) {
     const auto* file = embedded::FindEmbeddedFile(location.builtin + ".js");
     if (file == nullptr) {

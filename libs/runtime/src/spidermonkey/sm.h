@@ -133,7 +133,8 @@ class SmEngine final : public Engine {
   void SetTimerHandler(JSObject* fn) { timer_handler_->set(fn); }
 
   // Modules (modules.cpp). Return nullptr with an exception pending on failure.
-  JSObject* GetOrCompileModule(const ModuleLocation& location, std::string_view source_override = {});
+  JSObject* GetOrCompileModule(const ModuleLocation& location,
+                               std::optional<std::string_view> source = std::nullopt);
   JSObject* ResolveImport(JS::HandleValue referencing_private, JS::HandleObject module_request);
   void InstallModuleHooks();
 
