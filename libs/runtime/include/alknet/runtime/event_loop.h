@@ -1,0 +1,97 @@
+// The one event loop of a runtime: the job queue (microtasks), timers and GPU futures.
+//
+// Each turn runs the microtask queue to empty, then one due timer (a task, as in HTML's event
+// loop) followed by another microtask checkpoint. WebGPU is polled only while a GPU promise is
+// pending (GpuWorkToken counts them); with none pending the loop sleeps until the next timer,
+// and it ends when no timer, no GPU work and no job is left.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+#include "alknet/runtime/result.h"
+
+namespace alknet::runtime {
+
+// What the loop drives; the engine implements it.
+class LoopClient {
+ public:
+  virtual ~LoopClient() = default;
+  // Runs every queued job (promise reactions, queueMicrotask) until the queue is empty.
+  // An uncaught exception or an unhandled rejection comes back as the Error.
+  virtual Status RunMicrotasks() = 0;
+  // Calls the callback of timer `id`.
+  virtual Status FireTimer(uint64_t id) = 0;
+  // True once the script asked to stop (process exit).
+  virtual bool StopRequested() const = 0;
+};
+
+class EventLoop {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Counts one pending GPU operation (a mapAsync, requestDevice, ...) for as long as it
+  // lives; the loop polls the GPU while any token is alive.
+  class GpuWorkToken {
+   public:
+    GpuWorkToken() = default;
+    GpuWorkToken(GpuWorkToken&& other) noexcept : loop_(std::exchange(other.loop_, nullptr)) {}
+    GpuWorkToken& operator=(GpuWorkToken&& other) noexcept;
+    GpuWorkToken(const GpuWorkToken&) = delete;
+    GpuWorkToken& operator=(const GpuWorkToken&) = delete;
+    ~GpuWorkToken();
+
+   private:
+    friend class EventLoop;
+    explicit GpuWorkToken(EventLoop* loop) : loop_(loop) {}
+    EventLoop* loop_ = nullptr;
+  };
+
+  // Timers. Delays below 1 ms count as 1 ms (as in Node), so setTimeout(f, 0) and
+  // setTimeout(g, 1) run in the order they were created.
+  uint64_t AddTimer(std::chrono::milliseconds delay, bool repeat);
+  void ClearTimer(uint64_t id);
+  size_t timer_count() const { return timers_.size(); }
+  // The earliest timer due at `now` (ties: creation order). An interval is re-armed before it
+  // is returned, so its callback may clear it.
+  std::optional<uint64_t> PopDueTimer(Clock::time_point now);
+  std::optional<Clock::time_point> NextDue() const;
+
+  GpuWorkToken BeginGpuWork() {
+    ++pending_gpu_work_;
+    return GpuWorkToken(this);
+  }
+  size_t pending_gpu_work() const { return pending_gpu_work_; }
+  // Called repeatedly while GPU work is pending (e.g. wgpuInstanceProcessEvents).
+  void SetGpuPoller(std::function<void()> poll) { gpu_poller_ = std::move(poll); }
+
+  // Runs until nothing is left to do, the client asks to stop, or an error escapes.
+  Status Run(LoopClient& client);
+  // Runs until `done()` is true or nothing is left (for awaiting one promise in the REPL).
+  Status RunUntil(LoopClient& client, const std::function<bool()>& done);
+
+ private:
+  struct Timer {
+    Clock::time_point due;
+    std::chrono::milliseconds interval{0};
+    bool repeat = false;
+  };
+  // (due, sequence) -> id: ordered by due time, then by arming order.
+  using Schedule = std::map<std::pair<Clock::time_point, uint64_t>, uint64_t>;
+  void Arm(uint64_t id, Clock::time_point due);
+
+  std::unordered_map<uint64_t, Timer> timers_;
+  std::unordered_map<uint64_t, Schedule::iterator> scheduled_;
+  Schedule schedule_;
+  uint64_t next_id_ = 1;
+  uint64_t next_sequence_ = 0;
+  size_t pending_gpu_work_ = 0;
+  std::function<void()> gpu_poller_;
+};
+
+}  // namespace alknet::runtime

@@ -1,0 +1,60 @@
+// Permissions, after Deno: a script may not read or write files, reach the network or read
+// the environment unless the command line grants it. GPU use is always allowed.
+//
+//   --allow-read[=PATH,...]   --allow-write[=PATH,...]   --allow-net[=HOST[:PORT],...]
+//   --allow-env[=NAME,...]    -A / --allow-all
+//
+// A path grant covers the path and everything below it. A denial is an Error whose message
+// names the flag that would grant the access.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "alknet/runtime/result.h"
+
+namespace alknet::runtime {
+
+enum class PermissionKind { kRead, kWrite, kNet, kEnv };
+
+class Permissions {
+ public:
+  // Consumes one command-line flag. Returns true when `arg` was a permission flag, false when
+  // it is something else, an Error when it is a malformed permission flag.
+  Result<bool> ParseFlag(std::string_view arg);
+
+  void GrantAll(PermissionKind kind);
+  void Grant(PermissionKind kind, std::string_view item);
+  void GrantEverything();
+
+  Status CheckRead(const std::filesystem::path& path) const;
+  Status CheckWrite(const std::filesystem::path& path) const;
+  // `host` is a name or address, `port` 0 for "any".
+  Status CheckNet(std::string_view host, uint16_t port) const;
+  Status CheckEnv(std::string_view name) const;
+
+  // "--allow-read" etc.
+  static std::string_view FlagName(PermissionKind kind);
+
+ private:
+  struct Grant_ {
+    bool all = false;
+    std::vector<std::string> items;  // canonical paths, hosts ("h" or "h:port") or env names
+  };
+  Status CheckPath(PermissionKind kind, const std::filesystem::path& path) const;
+  Grant_& grant(PermissionKind kind) { return grants_[static_cast<int>(kind)]; }
+  const Grant_& grant(PermissionKind kind) const { return grants_[static_cast<int>(kind)]; }
+  Grant_ grants_[4];
+};
+
+// A path made absolute and normalised, with symbolic links resolved as far as the path exists
+// (so a link cannot smuggle a read outside a granted directory).
+std::filesystem::path CanonicalPath(const std::filesystem::path& path);
+// True when `path` is `dir` or lies below it (both canonical).
+bool PathIsWithin(const std::filesystem::path& path, const std::filesystem::path& dir);
+
+}  // namespace alknet::runtime

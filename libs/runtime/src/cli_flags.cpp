@@ -1,0 +1,36 @@
+#include "alknet/runtime/cli_flags.h"
+
+#include <string>
+
+namespace alknet::runtime {
+
+const char kRuntimeFlagsHelp[] =
+    "Permissions (after Deno; nothing is granted by default, the GPU always is):\n"
+    "  --allow-read[=PATH,...]    read files (all, or below the given paths)\n"
+    "  --allow-write[=PATH,...]   write files\n"
+    "  --allow-net[=HOST[:PORT],...]  network access\n"
+    "  --allow-env[=NAME,...]     read environment variables\n"
+    "  -A, --allow-all            all of the above\n"
+    "  Modules under the main script's directory, and in node_modules there or above it,\n"
+    "  load without --allow-read; other module files need it.\n\n"
+    "Modules:\n"
+    "  --import-map FILE          resolve bare specifiers through this import map (JSON)\n";
+
+Result<size_t> ParseRuntimeFlag(std::span<const std::string_view> args, size_t i,
+                                RuntimeOptions& options) {
+  std::string_view arg = args[i];
+  if (arg == "--import-map") {
+    if (i + 1 >= args.size()) return MakeError("--import-map needs a FILE");
+    options.import_map = std::string(args[i + 1]);
+    return size_t{2};
+  }
+  if (arg.substr(0, 13) == "--import-map=") {
+    options.import_map = std::string(arg.substr(13));
+    return size_t{1};
+  }
+  auto permission = options.permissions.ParseFlag(arg);
+  if (!permission) return permission.error();
+  return size_t{*permission ? 1u : 0u};
+}
+
+}  // namespace alknet::runtime

@@ -1,0 +1,114 @@
+#include "alknet/runtime/runtime.h"
+
+#include <cstdio>
+
+#include "embedded_js.h"
+
+namespace alknet::runtime {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> BuiltinModuleNames() {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < embedded::kEmbeddedFileCount; ++i) {
+    std::string_view name = embedded::kEmbeddedFiles[i].name;
+    if (name.find('/') != std::string_view::npos || name.size() < 4 ||
+        name.substr(name.size() - 3) != ".js") {
+      continue;  // internal/*: the bootstrap, not importable
+    }
+    names.emplace_back(name.substr(0, name.size() - 3));
+  }
+  return names;
+}
+
+Result<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
+  std::unique_ptr<Runtime> rt(new Runtime());
+  rt->options_ = std::move(options);
+  if (!rt->options_.write) {
+    rt->options_.write = [](OutputStream stream, std::string_view text) {
+      std::FILE* f = stream == OutputStream::kStderr ? stderr : stdout;
+      std::fwrite(text.data(), 1, text.size(), f);
+    };
+  }
+  std::optional<ImportMap> import_map;
+  if (rt->options_.import_map) {
+    auto map = ImportMap::Load(*rt->options_.import_map);
+    if (!map) return map.error();
+    import_map = std::move(*map);
+  }
+  auto names = BuiltinModuleNames();
+  rt->resolver_ = std::make_unique<ModuleResolver>(std::set<std::string>(names.begin(), names.end()),
+                                                   std::move(import_map));
+  HostServices host;
+  host.loop = &rt->loop_;
+  host.resolver = rt->resolver_.get();
+  host.permissions = &rt->options_.permissions;
+  Runtime* self = rt.get();
+  host.check_module_read = [self](const ModuleLocation& m) { return self->CheckModuleRead(m); };
+  host.write = rt->options_.write;
+  host.args = rt->options_.args;
+  auto engine = CreateSpiderMonkeyEngine(std::move(host));
+  if (!engine) return engine.error();
+  rt->engine_ = std::move(*engine);
+  return rt;
+}
+
+Runtime::~Runtime() = default;
+
+Status Runtime::CheckModuleRead(const ModuleLocation& module) const {
+  if (module.kind == ModuleLocation::Kind::kBuiltin) return Ok{};
+  if (main_dir_) {
+    if (PathIsWithin(module.path, *main_dir_)) return Ok{};
+    for (fs::path dir = *main_dir_;; dir = dir.parent_path()) {
+      if (PathIsWithin(module.path, dir / "node_modules")) return Ok{};
+      if (dir == dir.parent_path()) break;
+    }
+  }
+  auto allowed = options_.permissions.CheckRead(module.path);
+  if (!allowed) {
+    return MakeError(allowed.error().message +
+                     " (importing a module from outside the main script's directory and its "
+                     "node_modules is a file read)");
+  }
+  return Ok{};
+}
+
+int Runtime::Finish(Status status) {
+  if (!status && !engine_->StopRequested()) {
+    options_.write(OutputStream::kStderr, status.error().message + "\n");
+    return 1;
+  }
+  return engine_->exit_code();
+}
+
+int Runtime::RunFile(const fs::path& file) {
+  auto main = resolver_->Resolve(file.string(), nullptr);
+  if (!main) return Finish(main.error());
+  main_dir_ = main->path.parent_path();
+  if (auto s = engine_->LoadMainModule(*main); !s) return Finish(s);
+  if (auto s = loop_.Run(*engine_); !s) return Finish(s);
+  return Finish(engine_->CheckMainSettled());
+}
+
+int Runtime::RunSource(std::string_view source) {
+  ModuleLocation as;
+  as.path = fs::current_path() / "[eval]";
+  main_dir_ = fs::current_path();
+  if (auto s = engine_->LoadMainModuleSource(source, as); !s) return Finish(s);
+  if (auto s = loop_.Run(*engine_); !s) return Finish(s);
+  return Finish(engine_->CheckMainSettled());
+}
+
+Result<std::string> Runtime::EvalRepl(std::string_view code) {
+  if (!main_dir_) main_dir_ = fs::current_path();
+  if (auto s = engine_->EvalRepl(code); !s) return s.error();
+  if (auto s = loop_.RunUntil(*engine_, [this] { return !engine_->ReplResultPending(); }); !s) {
+    return s.error();
+  }
+  return engine_->TakeReplResult();
+}
+
+bool Runtime::exit_requested() const { return engine_->StopRequested(); }
+int Runtime::exit_code() const { return engine_->exit_code(); }
+
+}  // namespace alknet::runtime

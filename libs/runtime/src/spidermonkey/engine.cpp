@@ -1,0 +1,459 @@
+// SpiderMonkey 102 behind the Engine seam: one JSContext and one realm per engine, our own job
+// queue, rejection tracking, and the translation of exceptions into file:line:col reports.
+#include <js/CallAndConstruct.h>
+#include <js/ContextOptions.h>
+#include <js/Realm.h>
+#include <js/Stack.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+
+#include "embedded_js.h"
+#include "spidermonkey/sm.h"
+#include "spidermonkey/webgpu/gpu_common.h"
+
+namespace alknet::runtime {
+
+Result<std::unique_ptr<Engine>> CreateSpiderMonkeyEngine(HostServices services) {
+  auto engine = std::make_unique<sm::SmEngine>(std::move(services));
+  if (auto s = engine->Init(); !s) return s.error();
+  return std::unique_ptr<Engine>(std::move(engine));
+}
+
+}  // namespace alknet::runtime
+
+namespace alknet::runtime::sm {
+
+namespace {
+
+const JSClass kGlobalClass = {"global", JSCLASS_GLOBAL_FLAGS, &JS::DefaultGlobalClassOps};
+
+// JS_Init must run once per process, before any context exists. JS_ShutDown runs at exit,
+// before SpiderMonkey's own static destructors (registered earlier), which would otherwise
+// tear down mutexes its helper threads still hold.
+bool InitOnce() {
+  static std::once_flag once;
+  static bool ok = false;
+  std::call_once(once, [] {
+    ok = JS_Init();
+    if (ok) std::atexit([] { JS_ShutDown(); });
+  });
+  return ok;
+}
+
+// SpiderMonkey stack lines are "fn@file:line:col"; we print "    at fn (file:line:col)".
+std::string FormatStack(std::string_view stack) {
+  std::string out;
+  while (!stack.empty()) {
+    size_t nl = stack.find('\n');
+    std::string_view line = stack.substr(0, nl);
+    stack = nl == std::string_view::npos ? std::string_view() : stack.substr(nl + 1);
+    // Frames without a source (":0:2", native hooks such as module resolution) say nothing.
+    if (line.empty() || line.find("@:0:") != std::string_view::npos || line.rfind(":0:", 0) == 0) {
+      continue;
+    }
+    size_t at = line.find('@');
+    std::string_view fn = at == std::string_view::npos ? std::string_view() : line.substr(0, at);
+    std::string_view where = at == std::string_view::npos ? line : line.substr(at + 1);
+    out += "\n    at ";
+    if (fn.empty()) {
+      out += where;
+    } else {
+      out += std::string(fn) + " (" + std::string(where) + ")";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- job queue ---------------------------------------------------------------------------------
+
+JSObject* JobQueue::getIncumbentGlobal(JSContext* cx) { return JS::CurrentGlobalOrNull(cx); }
+
+bool JobQueue::enqueuePromiseJob(JSContext* cx, JS::HandleObject, JS::HandleObject job,
+                                 JS::HandleObject, JS::HandleObject) {
+  return Enqueue(cx, job);
+}
+
+bool JobQueue::Enqueue(JSContext* cx, JS::HandleObject job) {
+  if (!jobs_.append(job)) {
+    JS_ReportOutOfMemory(cx);
+    return false;
+  }
+  return true;
+}
+
+void JobQueue::runJobs(JSContext* cx) {
+  // Only reached through SpiderMonkey's own drains (debugger); the loop calls Drain.
+  if (!Drain(cx)) JS_ClearPendingException(cx);
+}
+
+bool JobQueue::Drain(JSContext* cx) {
+  JS::RootedObject job(cx);
+  JS::RootedValue rval(cx);
+  while (head_ < jobs_.length()) {
+    job = jobs_[head_];
+    jobs_[head_++].set(nullptr);
+    if (!JS::Call(cx, JS::UndefinedHandleValue, job, JS::HandleValueArray::empty(), &rval)) {
+      return false;
+    }
+  }
+  jobs_.clear();
+  head_ = 0;
+  return true;
+}
+
+// The debugger's "interrupt the queue" protocol: park the pending jobs, restore them after.
+class JobQueue::Saved final : public JS::JobQueue::SavedJobQueue {
+ public:
+  Saved(JSContext* cx, JobQueue* queue) : queue_(queue), parked_(cx) {
+    for (size_t i = queue->head_; i < queue->jobs_.length(); ++i) {
+      if (!parked_.append(queue->jobs_[i])) break;
+    }
+    queue->jobs_.clear();
+    queue->head_ = 0;
+  }
+  ~Saved() override {
+    for (JSObject* job : parked_.get()) {
+      if (!queue_->jobs_.append(job)) break;
+    }
+  }
+
+ private:
+  JobQueue* queue_;
+  JS::PersistentRooted<ObjectVector> parked_;
+};
+
+js::UniquePtr<JS::JobQueue::SavedJobQueue> JobQueue::saveJobQueue(JSContext* cx) {
+  auto saved = js::MakeUnique<Saved>(cx, this);
+  if (!saved) JS_ReportOutOfMemory(cx);
+  return saved;
+}
+
+// ---- engine ------------------------------------------------------------------------------------
+
+SmEngine::SmEngine(HostServices services) : host_(std::move(services)) {}
+
+SmEngine::~SmEngine() {
+  if (cx_ == nullptr) return;
+  // Every root must go before the context does. WebGPU first: releasing the instance cancels
+  // pending callbacks, which must not reach into JS any more.
+  if (gpu_) {
+    gpu_->closing = true;
+    gpu_->prototypes.clear();
+    gpu_->instance = {};
+  }
+  modules_.clear();
+  inspect_fn_.reset();
+  gpu_error_hook_.reset();
+  timer_handler_.reset();
+  main_promise_.reset();
+  repl_promise_.reset();
+  repl_value_.reset();
+  unhandled_.reset();
+  if (global_) {
+    JS::LeaveRealm(cx_, old_realm_);
+    global_.reset();
+  }
+  job_queue_.reset();
+  JS_DestroyContext(cx_);
+  gpu_.reset();
+}
+
+std::string SmEngine::name() const {
+  // "JavaScript-C102.15.1" -> "SpiderMonkey 102.15.1"
+  std::string version = JS_GetImplementationVersion();
+  if (auto c = version.find('C'); c != std::string::npos) version = version.substr(c + 1);
+  return "SpiderMonkey " + version;
+}
+
+Status SmEngine::Init() {
+  if (!InitOnce()) return MakeError("SpiderMonkey's JS_Init failed");
+  cx_ = JS_NewContext(JS::DefaultHeapMaxBytes);
+  if (cx_ == nullptr) return MakeError("SpiderMonkey could not create a context (out of memory?)");
+  JS_SetContextPrivate(cx_, this);
+  JS::ContextOptionsRef(cx_).setImportAssertions(true);
+  if (!JS::InitSelfHostedCode(cx_)) return MakeError("SpiderMonkey's self-hosted code failed to start");
+  job_queue_ = std::make_unique<JobQueue>(cx_);
+  JS::SetJobQueue(cx_, job_queue_.get());
+  unhandled_.emplace(cx_);
+  JS::SetPromiseRejectionTrackerCallback(cx_, &SmEngine::OnRejectionTracked, this);
+
+  JS::RealmOptions options;
+  JS::RootedObject global(cx_, JS_NewGlobalObject(cx_, &kGlobalClass, nullptr,
+                                                   JS::FireOnNewGlobalHook, options));
+  if (!global) return MakeError("SpiderMonkey could not create the global object");
+  global_.emplace(cx_, global);
+  old_realm_ = JS::EnterRealm(cx_, global);
+  if (!JS::InitRealmStandardClasses(cx_)) return TakeException();
+  timer_handler_.emplace(cx_);
+  inspect_fn_.emplace(cx_);
+  gpu_error_hook_.emplace(cx_);
+  main_promise_.emplace(cx_);
+  repl_promise_.emplace(cx_);
+  repl_value_.emplace(cx_);
+  InstallModuleHooks();
+  if (!InstallWebGpu(cx_, global)) return TakeException();
+  return RunBootstrap();
+}
+
+Status SmEngine::RunBootstrap() {
+  const auto* prelude = embedded::FindEmbeddedFile("internal/prelude.js");
+  if (prelude == nullptr) return MakeError("internal/prelude.js is not embedded (build problem)");
+  JS::CompileOptions opts(cx_);
+  opts.setFileAndLine("alknet:internal/prelude.js", 1);
+  JS::SourceText<mozilla::Utf8Unit> src;
+  if (!src.init(cx_, prelude->contents.data(), prelude->contents.size(),
+                JS::SourceOwnership::Borrowed)) {
+    return TakeException();
+  }
+  JS::RootedValue fn(cx_);
+  if (!JS::Evaluate(cx_, opts, src, &fn)) return TakeException();
+  JS::RootedObject core(cx_, JS_NewPlainObject(cx_));
+  if (!core || !DefineWebCore(cx_, core)) return TakeException();
+  JS::RootedValueArray<2> args(cx_);
+  args[0].setObject(*core);
+  args[1].setObject(**global_);
+  JS::RootedValue hooks(cx_);
+  if (!JS_CallFunctionValue(cx_, nullptr, fn, args, &hooks)) return TakeException();
+  if (!hooks.isObject()) return MakeError("the bootstrap did not return its hooks");
+  JS::RootedObject hooks_obj(cx_, &hooks.toObject());
+  JS::RootedValue inspect(cx_);
+  if (!JS_GetProperty(cx_, hooks_obj, "inspect", &inspect) || !inspect.isObject()) {
+    return MakeError("the bootstrap has no inspect hook");
+  }
+  inspect_fn_->set(&inspect.toObject());
+  JS::RootedValue gpu_hook(cx_);
+  if (!JS_GetProperty(cx_, hooks_obj, "gpuUncapturedError", &gpu_hook) || !gpu_hook.isObject()) {
+    return MakeError("the bootstrap has no gpuUncapturedError hook");
+  }
+  gpu_error_hook_->set(&gpu_hook.toObject());
+  if (!timer_handler_->get()) return MakeError("the bootstrap did not install a timer handler");
+  return Ok{};
+}
+
+std::string SmEngine::Inspect(JS::HandleValue value) {
+  JS::RootedValue fn(cx_, JS::ObjectValue(**inspect_fn_));
+  JS::RootedValue out(cx_);
+  if (!JS_CallFunctionValue(cx_, nullptr, fn, JS::HandleValueArray(value), &out) ||
+      !out.isString()) {
+    JS_ClearPendingException(cx_);
+    return "<value that could not be displayed>";
+  }
+  return ToUtf8(cx_, out.toString());
+}
+
+std::string SmEngine::Describe(JS::HandleValue exception, JS::HandleObject stack,
+                               std::string_view prefix) {
+  std::string head(prefix);
+  std::string frames;
+  JS::RootedObject obj(cx_, exception.isObject() ? &exception.toObject() : nullptr);
+  js::ESClass cls = js::ESClass::Other;
+  if (obj && !JS::GetBuiltinClass(cx_, obj, &cls)) JS_ClearPendingException(cx_);
+  if (cls == js::ESClass::Error) {
+    std::string text;
+    if (!ValueToUtf8(cx_, exception, &text)) {
+      JS_ClearPendingException(cx_);
+      text = "Error";
+    }
+    head += text;
+    JS::RootedValue stack_value(cx_);
+    if (JS_GetProperty(cx_, obj, "stack", &stack_value) && stack_value.isString()) {
+      frames = FormatStack(ToUtf8(cx_, stack_value.toString()));
+    }
+    JS_ClearPendingException(cx_);
+    if (frames.empty()) {
+      // Errors raised while compiling (SyntaxError) have no stack: their place is in the report.
+      if (JSErrorReport* report = JS_ErrorFromException(cx_, obj); report && report->filename) {
+        frames = "\n    at " + std::string(report->filename) + ":" + std::to_string(report->lineno) +
+                 ":" + std::to_string(report->column + 1);
+      }
+    }
+  } else {
+    head += Inspect(exception);
+    if (stack) {
+      JS::RootedString s(cx_);
+      if (JS::BuildStackString(cx_, nullptr, stack, &s, 0, js::StackFormat::SpiderMonkey)) {
+        frames = FormatStack(ToUtf8(cx_, s));
+      }
+      JS_ClearPendingException(cx_);
+    }
+  }
+  return head + frames;
+}
+
+Status SmEngine::TakeException() {
+  if (!JS_IsExceptionPending(cx_)) {
+    if (exit_requested_) return Ok{};
+    return MakeError("the script was stopped (out of memory, or too much recursion)");
+  }
+  JS::ExceptionStack es(cx_);
+  if (!JS::StealPendingExceptionStack(cx_, &es)) {
+    JS_ClearPendingException(cx_);
+    return MakeError("Uncaught exception (unreadable)");
+  }
+  return MakeError(Describe(es.exception(), es.stack(), "Uncaught "));
+}
+
+void SmEngine::OnRejectionTracked(JSContext*, bool, JS::HandleObject promise,
+                                  JS::PromiseRejectionHandlingState state, void* data) {
+  auto* self = static_cast<SmEngine*>(data);
+  auto& list = self->unhandled_->get();
+  if (state == JS::PromiseRejectionHandlingState::Unhandled) {
+    if (!list.append(promise)) return;
+  } else {
+    list.eraseIf([&](JSObject* p) { return p == promise; });
+  }
+}
+
+Status SmEngine::CheckUnhandledRejections() {
+  auto& list = unhandled_->get();
+  // The REPL's own promise is reported by TakeReplResult, not as an unhandled rejection.
+  list.eraseIf([&](JSObject* p) { return p == repl_promise_->get(); });
+  if (list.empty()) return Ok{};
+  JS::RootedObject promise(cx_, list[0]);
+  list.clear();
+  JS::RootedValue reason(cx_, JS::GetPromiseResult(promise));
+  // The main module's evaluation promise carries the module's own uncaught error.
+  std::string_view prefix = promise == main_promise_->get() ? "Uncaught " : "Uncaught (in promise) ";
+  // Where the promise was rejected: the location of a thrown non-Error value (`throw 42`).
+  JS::RootedObject site(cx_, JS::GetPromiseResolutionSite(promise));
+  return MakeError(Describe(reason, site, prefix));
+}
+
+Status SmEngine::RunMicrotasks() {
+  if (gpu_ && !gpu::DeliverUncapturedErrors(cx_)) return TakeException();
+  if (!job_queue_->Drain(cx_)) return TakeException();
+  if (exit_requested_) return Ok{};
+  return CheckUnhandledRejections();
+}
+
+Status SmEngine::FireTimer(uint64_t id) {
+  JS::RootedValue fn(cx_, JS::ObjectValue(**timer_handler_));
+  JS::RootedValue arg(cx_, JS::NumberValue(static_cast<double>(id)));
+  JS::RootedValue rval(cx_);
+  if (!JS_CallFunctionValue(cx_, nullptr, fn, JS::HandleValueArray(arg), &rval)) {
+    return TakeException();
+  }
+  return Ok{};
+}
+
+Status SmEngine::Evaluate(JS::HandleObject module) {
+  if (!JS::ModuleInstantiate(cx_, module)) return TakeException();
+  JS::RootedValue rval(cx_);
+  if (!JS::ModuleEvaluate(cx_, module, &rval)) return TakeException();
+  if (rval.isObject()) main_promise_->set(&rval.toObject());
+  return Ok{};
+}
+
+Status SmEngine::LoadMainModule(const ModuleLocation& main) {
+  JS::RootedObject module(cx_, GetOrCompileModule(main));
+  if (!module) return TakeException();
+  return Evaluate(module);
+}
+
+Status SmEngine::LoadMainModuleSource(std::string_view source, const ModuleLocation& as) {
+  JS::RootedObject module(cx_, GetOrCompileModule(as, std::optional<std::string_view>(source)));
+  if (!module) return TakeException();
+  return Evaluate(module);
+}
+
+Status SmEngine::CheckMainSettled() {
+  if (exit_requested_ || !main_promise_->get()) return Ok{};
+  JS::RootedObject promise(cx_, *main_promise_);
+  if (JS::GetPromiseState(promise) == JS::PromiseState::Pending) {
+    return MakeError(
+        "Top-level await never settled: the main module waits on a promise that nothing is left "
+        "to resolve (no timers, no GPU work)");
+  }
+  return Ok{};
+}
+
+Status SmEngine::EvalReplScript(std::string_view code, JS::MutableHandleValue result,
+                                bool* syntax_error) {
+  *syntax_error = false;
+  JS::CompileOptions opts(cx_);
+  opts.setFileAndLine("repl", repl_line_);
+  JS::SourceText<mozilla::Utf8Unit> src;
+  if (!src.init(cx_, code.data(), code.size(), JS::SourceOwnership::Borrowed)) return TakeException();
+  JS::RootedScript script(cx_, JS::Compile(cx_, opts, src));
+  if (!script) {
+    JS::RootedValue exn(cx_);
+    if (JS_GetPendingException(cx_, &exn) && exn.isObject()) {
+      JS::RootedObject exn_obj(cx_, &exn.toObject());
+      JSErrorReport* report = JS_ErrorFromException(cx_, exn_obj);
+      *syntax_error = report && report->exnType == JSEXN_SYNTAXERR;
+    }
+    return TakeException();
+  }
+  if (!JS_ExecuteScript(cx_, script, result)) return TakeException();
+  return Ok{};
+}
+
+Status SmEngine::EvalRepl(std::string_view code) {
+  repl_promise_->set(nullptr);
+  repl_value_->setUndefined();
+  JS::RootedValue result(cx_);
+  bool syntax_error = false;
+  Status s = EvalReplScript(code, &result, &syntax_error);
+  if (!s && syntax_error && code.find("await") != std::string_view::npos) {
+    // Top-level await in the REPL: run the input as the body of an async function. An
+    // expression keeps its value; declarations then stay local to that input.
+    std::string wrapped = "(async () => { return (" + std::string(code) + "\n); })()";
+    s = EvalReplScript(wrapped, &result, &syntax_error);
+    if (!s && syntax_error) {
+      wrapped = "(async () => {" + std::string(code) + "\n})()";
+      s = EvalReplScript(wrapped, &result, &syntax_error);
+    }
+  }
+  repl_line_ += 1 + static_cast<unsigned>(std::count(code.begin(), code.end(), '\n'));
+  if (!s) return s;
+  if (result.isObject()) {
+    JS::RootedObject obj(cx_, &result.toObject());
+    if (JS::IsPromiseObject(obj)) {
+      repl_promise_->set(obj);
+      return Ok{};
+    }
+  }
+  repl_value_->set(result);
+  return Ok{};
+}
+
+bool SmEngine::IsCompilableUnit(std::string_view code) {
+  JS::RootedObject global(cx_, *global_);
+  bool unit = JS_Utf8BufferIsCompilableUnit(cx_, global, code.data(), code.size());
+  JS_ClearPendingException(cx_);
+  return unit;
+}
+
+bool SmEngine::ReplResultPending() const {
+  if (!repl_promise_->get()) return false;
+  JS::RootedObject p(cx_, *repl_promise_);
+  return JS::GetPromiseState(p) == JS::PromiseState::Pending;
+}
+
+Result<std::string> SmEngine::TakeReplResult() {
+  JS::RootedValue value(cx_, *repl_value_);
+  if (repl_promise_->get()) {
+    JS::RootedObject p(cx_, *repl_promise_);
+    repl_promise_->set(nullptr);
+    switch (JS::GetPromiseState(p)) {
+      case JS::PromiseState::Pending:
+        return MakeError("the promise never settled (nothing left that could resolve it)");
+      case JS::PromiseState::Rejected: {
+        JS::RootedValue reason(cx_, JS::GetPromiseResult(p));
+        unhandled_->get().eraseIf([&](JSObject* o) { return o == p; });
+        return MakeError(Describe(reason, nullptr, "Uncaught "));
+      }
+      case JS::PromiseState::Fulfilled:
+        value = JS::GetPromiseResult(p);
+        break;
+    }
+  }
+  repl_value_->setUndefined();
+  return Inspect(value);
+}
+
+}  // namespace alknet::runtime::sm

@@ -1,0 +1,111 @@
+// GPU (navigator.gpu): requestAdapter. https://www.w3.org/TR/webgpu/#gpu-interface
+#include "spidermonkey/webgpu/gpu_common.h"
+
+namespace alknet::runtime::sm::gpu {
+
+ALKNET_GPU_CLASS(GPU, 0);
+
+namespace {
+
+void OnAdapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
+               void* userdata, void*) {
+  std::unique_ptr<PendingPromise> req(static_cast<PendingPromise*>(userdata));
+  wg::Adapter owned = wg::Adapter::Adopt(adapter);
+  if (State(req->cx).closing) return;
+  JSContext* cx = req->cx;
+  JS::RootedValue result(cx, JS::NullValue());
+  if (status == WGPURequestAdapterStatus_Success && owned) {
+    auto owner = std::make_unique<GPUAdapter>();
+    owner->adapter = std::move(owned);
+    JSObject* obj = Wrap(cx, &GPUAdapter::kClass, std::move(owner));
+    if (!obj) {
+      JS_ClearPendingException(cx);
+      req->RejectWith("OperationError", "could not wrap the adapter");
+      return;
+    }
+    result.setObject(*obj);
+  } else if (status != WGPURequestAdapterStatus_Unavailable) {
+    // Spec: an adapter that cannot be had resolves to null; only a failure of the request
+    // itself rejects.
+    req->RejectWith("OperationError", "requestAdapter failed: " + std::string(wg::FromSv(message)));
+    return;
+  }
+  req->Resolve(result);
+}
+
+// requestAdapter(options): {powerPreference, forceFallbackAdapter}.
+bool RequestAdapter(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPU, "GPU.requestAdapter");
+  (void)self;
+  JS::RootedObject options(cx);
+  if (!DictArg(cx, args.get(0), "GPU.requestAdapter options", &options)) return false;
+  WGPURequestAdapterOptions opts{};
+  opts.featureLevel = WGPUFeatureLevel_Core;
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, options, "powerPreference", &v, &present)) return false;
+  if (present) {
+    std::string pref;
+    if (!ValueToUtf8(cx, v, &pref)) return false;
+    if (pref == "low-power") opts.powerPreference = WGPUPowerPreference_LowPower;
+    else if (pref == "high-performance") opts.powerPreference = WGPUPowerPreference_HighPerformance;
+    else return ThrowTypeError(cx, "GPU.requestAdapter: powerPreference '" + pref + "' is not a valid GPUPowerPreference");
+  }
+  if (!Member(cx, options, "forceFallbackAdapter", &v, &present)) return false;
+  opts.forceFallbackAdapter = present && JS::ToBoolean(v);
+
+  WGPUInstance instance = Instance(cx);
+  if (!instance) return false;
+  auto req = std::make_unique<PendingPromise>(cx);
+  JS::RootedObject promise(cx, req->promise);
+  WGPURequestAdapterCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = &OnAdapter;
+  cb.userdata1 = req.release();
+  wg::P().InstanceRequestAdapter(instance, &opts, cb);
+  args.rval().setObject(*promise);
+  return true;
+}
+
+bool GetPreferredCanvasFormat(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPU, "GPU.getPreferredCanvasFormat");
+  (void)self;
+  JSString* s = NewString(cx, "rgba8unorm");
+  if (!s) return false;
+  args.rval().setString(s);
+  return true;
+}
+
+const JSFunctionSpec kMethods[] = {
+    JS_FN("requestAdapter", RequestAdapter, 0, JSPROP_ENUMERATE),
+    JS_FN("getPreferredCanvasFormat", GetPreferredCanvasFormat, 0, JSPROP_ENUMERATE),
+    JS_FS_END};
+
+}  // namespace
+
+bool DefineGPU(JSContext* cx, JS::HandleObject global) {
+  return DefineInterface(cx, global, {&GPU::kClass, nullptr, kMethods});
+}
+
+}  // namespace alknet::runtime::sm::gpu
+
+namespace alknet::runtime::sm {
+
+// Every interface on the global, and navigator.gpu. The GPU itself is only touched (library
+// loaded, instance created) by the first requestAdapter.
+bool InstallWebGpu(JSContext* cx, JS::HandleObject global) {
+  using namespace gpu;
+  for (auto define : {DefineGPU, DefineGPUAdapter, DefineGPUDevice, DefineGPUQueue, DefineGPUBuffer,
+                      DefineGPUShaderModule, DefineGPUComputePipeline, DefineGPUBindGroupLayout,
+                      DefineGPUPipelineLayout, DefineGPUBindGroup, DefineGPUCommandEncoder,
+                      DefineGPUComputePassEncoder, DefineGPUCommandBuffer}) {
+    if (!define(cx, global)) return false;
+  }
+  JS::RootedObject gpu(cx, Wrap(cx, &GPU::kClass, std::make_unique<GPU>()));
+  JS::RootedObject navigator(cx, JS_NewPlainObject(cx));
+  if (!gpu || !navigator) return false;
+  if (!JS_DefineProperty(cx, navigator, "gpu", gpu, JSPROP_ENUMERATE | JSPROP_READONLY)) return false;
+  return JS_DefineProperty(cx, global, "navigator", navigator, JSPROP_READONLY);
+}
+
+}  // namespace alknet::runtime::sm

@@ -1,0 +1,168 @@
+// GPUBuffer: mapAsync, getMappedRange, unmap, destroy. https://www.w3.org/TR/webgpu/#gpubuffer
+#include "spidermonkey/webgpu/gpu_common.h"
+
+namespace alknet::runtime::sm::gpu {
+
+ALKNET_GPU_CLASS(GPUBuffer, 0);
+
+namespace {
+
+struct MapRequest : PendingPromise {
+  MapRequest(JSContext* cx, JSObject* buffer) : PendingPromise(cx), buffer_object(cx, buffer) {}
+  JS::PersistentRootedObject buffer_object;  // keeps the GPUBuffer alive until the callback
+  uint64_t offset = 0, size = 0;
+  bool write = false;
+};
+
+void OnMapped(WGPUMapAsyncStatus status, WGPUStringView message, void* ud, void*) {
+  std::unique_ptr<MapRequest> req(static_cast<MapRequest*>(ud));
+  if (State(req->cx).closing) return;
+  auto* self = JS::GetMaybePtrFromReservedSlot<GPUBuffer>(req->buffer_object, kOwnerSlot);
+  self->map_pending = false;
+  if (status == WGPUMapAsyncStatus_Success) {
+    self->map_offset = req->offset;
+    self->map_size = req->size;
+    self->writable_mapping = req->write;
+    req->Resolve(JS::UndefinedHandleValue);
+  } else if (status == WGPUMapAsyncStatus_Aborted) {
+    req->RejectWith("AbortError", "mapAsync was aborted (unmap or destroy before it finished)");
+  } else {
+    req->RejectWith("OperationError", "mapAsync failed: " + std::string(wg::FromSv(message)));
+  }
+}
+
+bool DetachRanges(JSContext* cx, GPUBuffer* self) {
+  for (auto& range : self->ranges) {
+    JS::RootedObject ab(cx, range->get());
+    if (!JS::DetachArrayBuffer(cx, ab)) return false;
+  }
+  self->ranges.clear();
+  self->map_size = 0;
+  self->map_offset = 0;
+  self->mapped_at_creation = false;
+  return true;
+}
+
+// mapAsync(mode, offset = 0, size = rest)
+bool MapAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.mapAsync");
+  uint64_t mode = 0, offset = 0, size = 0;
+  if (!ToU64(cx, args.get(0), "GPUBuffer.mapAsync mode", &mode)) return false;
+  if (!args.get(1).isUndefined() && !ToU64(cx, args.get(1), "GPUBuffer.mapAsync offset", &offset)) return false;
+  size = offset <= self->size ? self->size - offset : 0;
+  if (!args.get(2).isUndefined() && !ToU64(cx, args.get(2), "GPUBuffer.mapAsync size", &size)) return false;
+  auto req = std::make_unique<MapRequest>(cx, &args.thisv().toObject());
+  args.rval().setObject(*req->promise);
+  if (self->map_pending || self->map_size != 0 || self->mapped_at_creation) {
+    req->RejectWith("OperationError", "GPUBuffer.mapAsync: the buffer is already mapped or being mapped");
+    return true;
+  }
+  req->offset = offset;
+  req->size = size;
+  req->write = (mode & WGPUMapMode_Write) != 0;
+  self->map_pending = true;
+  WGPUBufferMapCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = &OnMapped;
+  cb.userdata1 = req.release();
+  // Range errors are validation errors: Dawn reports them and fails the callback.
+  wg::P().BufferMapAsync(self->buffer.get(), mode, static_cast<size_t>(offset), static_cast<size_t>(size), cb);
+  return true;
+}
+
+// getMappedRange(offset = 0, size = rest of the mapping): an ArrayBuffer over the mapping,
+// detached again by unmap().
+bool GetMappedRange(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.getMappedRange");
+  if (self->map_size == 0 && !self->mapped_at_creation) {
+    return ThrowError(cx, "GPUBuffer.getMappedRange: the buffer is not mapped", "OperationError");
+  }
+  uint64_t offset = self->map_offset, size = 0;
+  if (!args.get(0).isUndefined() && !ToU64(cx, args.get(0), "GPUBuffer.getMappedRange offset", &offset)) return false;
+  uint64_t end = self->map_offset + self->map_size;
+  size = offset <= end ? end - offset : 0;
+  if (!args.get(1).isUndefined() && !ToU64(cx, args.get(1), "GPUBuffer.getMappedRange size", &size)) return false;
+  if (offset < self->map_offset || offset + size > end || offset % 8 != 0 || size % 4 != 0) {
+    return ThrowError(cx, "GPUBuffer.getMappedRange: [" + std::to_string(offset) + ", " +
+                              std::to_string(offset + size) + ") is outside the mapped range [" +
+                              std::to_string(self->map_offset) + ", " + std::to_string(end) +
+                              ") or misaligned (offset % 8, size % 4)",
+                      "OperationError");
+  }
+  JS::RootedObject ab(cx);
+  if (size == 0) {
+    ab = JS::NewArrayBuffer(cx, 0);
+  } else {
+    void* data = self->writable_mapping
+                     ? wg::P().BufferGetMappedRange(self->buffer.get(), offset, size)
+                     : const_cast<void*>(wg::P().BufferGetConstMappedRange(self->buffer.get(), offset, size));
+    if (data == nullptr) return ThrowError(cx, "GPUBuffer.getMappedRange: the range is not available", "OperationError");
+    ab = JS::NewArrayBufferWithUserOwnedContents(cx, size, data);
+  }
+  if (!ab) return false;
+  self->ranges.push_back(std::make_unique<JS::PersistentRootedObject>(cx, ab));
+  args.rval().setObject(*ab);
+  return true;
+}
+
+bool Unmap(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.unmap");
+  if (!DetachRanges(cx, self)) return false;
+  wg::P().BufferUnmap(self->buffer.get());
+  args.rval().setUndefined();
+  return true;
+}
+
+bool Destroy(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.destroy");
+  if (!DetachRanges(cx, self)) return false;
+  wg::P().BufferDestroy(self->buffer.get());
+  args.rval().setUndefined();
+  return true;
+}
+
+bool GetSize(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.size");
+  args.rval().setNumber(static_cast<double>(self->size));
+  return true;
+}
+
+bool GetUsage(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.usage");
+  args.rval().setNumber(static_cast<double>(self->usage));
+  return true;
+}
+
+bool GetMapState(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.mapState");
+  const char* state = "unmapped";
+  switch (wg::P().BufferGetMapState(self->buffer.get())) {
+    case WGPUBufferMapState_Pending: state = "pending"; break;
+    case WGPUBufferMapState_Mapped: state = "mapped"; break;
+    default: break;
+  }
+  JSString* s = NewString(cx, state);
+  if (!s) return false;
+  args.rval().setString(s);
+  return true;
+}
+
+const JSPropertySpec kProperties[] = {
+    JS_PSG("size", GetSize, JSPROP_ENUMERATE),
+    JS_PSG("usage", GetUsage, JSPROP_ENUMERATE),
+    JS_PSG("mapState", GetMapState, JSPROP_ENUMERATE),
+    JS_PS_END};
+const JSFunctionSpec kMethods[] = {
+    JS_FN("mapAsync", MapAsync, 1, JSPROP_ENUMERATE),
+    JS_FN("getMappedRange", GetMappedRange, 0, JSPROP_ENUMERATE),
+    JS_FN("unmap", Unmap, 0, JSPROP_ENUMERATE),
+    JS_FN("destroy", Destroy, 0, JSPROP_ENUMERATE),
+    JS_FS_END};
+
+}  // namespace
+
+bool DefineGPUBuffer(JSContext* cx, JS::HandleObject global) {
+  return DefineInterface(cx, global, {&GPUBuffer::kClass, kProperties, kMethods});
+}
+
+}  // namespace alknet::runtime::sm::gpu

@@ -1,0 +1,79 @@
+// GPUComputePassEncoder: setPipeline, setBindGroup, dispatchWorkgroups, end.
+// https://www.w3.org/TR/webgpu/#gpucomputepassencoder
+#include "spidermonkey/webgpu/gpu_common.h"
+
+namespace alknet::runtime::sm::gpu {
+
+ALKNET_GPU_CLASS(GPUComputePassEncoder, 0);
+
+namespace {
+
+bool SetPipeline(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUComputePassEncoder, "GPUComputePassEncoder.setPipeline");
+  auto* pipeline = UnwrapValue<GPUComputePipeline>(cx, args.get(0), "GPUComputePassEncoder.setPipeline");
+  if (!pipeline) return false;
+  wg::P().ComputePassEncoderSetPipeline(self->pass.get(), pipeline->pipeline.get());
+  args.rval().setUndefined();
+  return true;
+}
+
+// setBindGroup(index, bindGroup, dynamicOffsets = [])
+bool SetBindGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUComputePassEncoder, "GPUComputePassEncoder.setBindGroup");
+  uint32_t index = 0;
+  if (!ToU32(cx, args.get(0), "GPUComputePassEncoder.setBindGroup index", &index)) return false;
+  WGPUBindGroup group = nullptr;
+  if (!args.get(1).isNull()) {
+    auto* g = UnwrapValue<GPUBindGroup>(cx, args.get(1), "GPUComputePassEncoder.setBindGroup bindGroup");
+    if (!g) return false;
+    group = g->group.get();
+  }
+  std::vector<uint32_t> offsets;
+  if (args.get(2).isObject()) {
+    JS::RootedObject list(cx, &args.get(2).toObject());
+    uint32_t n = 0;
+    if (!JS::GetArrayLength(cx, list, &n)) return false;
+    JS::RootedValue v(cx);
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t o;
+      if (!JS_GetElement(cx, list, i, &v) || !ToU32(cx, v, "dynamicOffsets[i]", &o)) return false;
+      offsets.push_back(o);
+    }
+  }
+  wg::P().ComputePassEncoderSetBindGroup(self->pass.get(), index, group, offsets.size(), offsets.data());
+  args.rval().setUndefined();
+  return true;
+}
+
+bool DispatchWorkgroups(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUComputePassEncoder, "GPUComputePassEncoder.dispatchWorkgroups");
+  uint32_t x = 0, y = 1, z = 1;
+  if (!ToU32(cx, args.get(0), "dispatchWorkgroups workgroupCountX", &x)) return false;
+  if (!args.get(1).isUndefined() && !ToU32(cx, args.get(1), "dispatchWorkgroups workgroupCountY", &y)) return false;
+  if (!args.get(2).isUndefined() && !ToU32(cx, args.get(2), "dispatchWorkgroups workgroupCountZ", &z)) return false;
+  wg::P().ComputePassEncoderDispatchWorkgroups(self->pass.get(), x, y, z);
+  args.rval().setUndefined();
+  return true;
+}
+
+bool End(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUComputePassEncoder, "GPUComputePassEncoder.end");
+  wg::P().ComputePassEncoderEnd(self->pass.get());
+  args.rval().setUndefined();
+  return true;
+}
+
+const JSFunctionSpec kMethods[] = {
+    JS_FN("setPipeline", SetPipeline, 1, JSPROP_ENUMERATE),
+    JS_FN("setBindGroup", SetBindGroup, 2, JSPROP_ENUMERATE),
+    JS_FN("dispatchWorkgroups", DispatchWorkgroups, 1, JSPROP_ENUMERATE),
+    JS_FN("end", End, 0, JSPROP_ENUMERATE),
+    JS_FS_END};
+
+}  // namespace
+
+bool DefineGPUComputePassEncoder(JSContext* cx, JS::HandleObject global) {
+  return DefineInterface(cx, global, {&GPUComputePassEncoder::kClass, nullptr, kMethods});
+}
+
+}  // namespace alknet::runtime::sm::gpu

@@ -1,0 +1,5 @@
+async function load() {
+  await null;
+  throw new TypeError("async failure");
+}
+load();

@@ -1,0 +1,6 @@
+const a = 1;
+function inner() {
+  throw new Error("deep failure");
+}
+function outer() { inner(); }
+outer();

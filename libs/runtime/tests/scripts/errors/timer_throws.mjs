@@ -1,0 +1,5 @@
+// An exception in a timer callback ends the script like a top-level one.
+console.log("before");
+setTimeout(function tick() {
+  null.property;
+}, 1);

@@ -1,0 +1,2 @@
+const x = 1;
+Promise.reject(new RangeError("nope"));

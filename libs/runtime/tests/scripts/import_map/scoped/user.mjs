@@ -1,0 +1,1 @@
+import lib from "lib"; export default `scope sees ${lib}`;

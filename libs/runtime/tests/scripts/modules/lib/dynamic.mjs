@@ -1,0 +1,1 @@
+export const value = "loaded on demand";

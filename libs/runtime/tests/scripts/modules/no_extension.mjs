@@ -1,0 +1,1 @@
+import { missing } from "./lib/util";
