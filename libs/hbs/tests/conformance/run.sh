@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Renders the corpus with handlebars.js, then checks alknet-hbs against it byte for byte.
+# usage: run.sh REPO_ROOT HBS_CONFORMANCE_BIN RESULTS_JSON CORPUS.json...
+set -euo pipefail
+root=$1 bin=$2 results=$3
+shift 3
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+command -v node >/dev/null || { echo "node not found: run scripts/setup" >&2; exit 3; }
+[ -f "$root/node_modules/handlebars/package.json" ] \
+  || { echo "node_modules/handlebars missing: run scripts/setup (npm ci)" >&2; exit 3; }
+node "$here/render_js.js" "$root" "$@" > "$results"
+exec "$bin" "$results" "$@"

@@ -1,0 +1,127 @@
+// Errors of alknet-tensor: every failure carries a code and a message naming what is wrong
+// and where (file, tensor, byte offset). Codes 1..99 are the numbered validation rules of
+// docs/metatensor-format.md section 6; a second implementation reports the same numbers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace alknet::tensor {
+
+// The numeric value is stable and is the rule number of the spec (section 6). Never renumber.
+enum class ErrorCode : int {
+  kOk = 0,
+  // Preamble and trailer (spec 6.1)
+  kFileTooSmall = 1,
+  kBadMagic = 2,
+  kUnsupportedVersion = 3,
+  kPreambleChecksum = 4,
+  kUnknownRequiredFeature = 5,
+  kPreambleReserved = 6,
+  kBadAlignment = 7,
+  kBadTrailer = 8,
+  // Regions (spec 6.2)
+  kIndexTooLarge = 9,
+  kDataMisaligned = 10,
+  kRegionOutOfFile = 11,
+  kRegionsOverlap = 12,
+  kRegionsNotCovering = 13,
+  // Index (spec 6.3)
+  kBadIndexHeader = 14,
+  kCountLimit = 15,
+  kIndexChecksum = 16,
+  // Tensor records (spec 6.4)
+  kRecordReserved = 17,
+  kUnknownDType = 18,
+  kRankLimit = 19,
+  kDimsOutOfBounds = 20,
+  kNameOutOfBounds = 21,
+  kBadName = 22,
+  kDuplicateName = 23,
+  kArithmeticOverflow = 24,
+  kByteLengthMismatch = 25,
+  kTensorMisaligned = 26,
+  kRecordsUnsorted = 27,
+  kTensorsOverlap = 28,
+  kPaddingTooLong = 29,
+  kTensorOutOfData = 30,
+  kNonZeroPadding = 31,
+  // Metadata (spec 6.5)
+  kBadMetadataEntry = 32,
+  kBadMetadataKey = 33,
+  kDuplicateMetadataKey = 34,
+  kBadMetadataValue = 35,
+  // Data (spec 6.6)
+  kTensorChecksum = 36,
+
+  // Not rules of the format: the environment or the caller.
+  kIo = 100,           // open/read/write/fsync/rename failed (errno in the message)
+  kFileShrank = 101,   // the file became shorter than the validated layout after opening
+  kInvalidArgument = 102,  // API misuse: bad name or shape given to the writer, wrong order
+  kNotFound = 103,     // no tensor or metadata entry of that name
+};
+
+// The rule number for a format violation, 0 for errors that are not about the bytes.
+constexpr int RuleNumber(ErrorCode code) {
+  const int v = static_cast<int>(code);
+  return v >= 1 && v <= 99 ? v : 0;
+}
+
+// Short stable identifier, e.g. "bad-magic", used in CLI output and the corpus file names.
+const char* ErrorCodeName(ErrorCode code);
+
+class Error {
+ public:
+  Error(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  ErrorCode code() const { return code_; }
+  int rule() const { return RuleNumber(code_); }
+  const std::string& message() const { return message_; }
+  // "rule 2 (bad-magic): <message>" or "io: <message>".
+  std::string ToString() const;
+
+ private:
+  ErrorCode code_;
+  std::string message_;
+};
+
+// A value or an Error. Library functions return this instead of throwing.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+  Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// Success or an Error.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Error error) : error_(std::move(error)) {}  // NOLINT: implicit by design
+  static Status Ok() { return Status(); }
+  bool ok() const { return !error_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const { return *error_; }
+
+ private:
+  std::optional<Error> error_;
+};
+
+}  // namespace alknet::tensor
