@@ -47,7 +47,7 @@ int Graph::Add(std::string op, std::vector<int> inputs, Attributes attributes, i
 }
 
 Executor::Executor(wg::Context& ctx, ExecutorOptions options)
-    : ctx_(ctx), options_(options), caps_(CapsOf(ctx)), generator_(std::make_unique<WgslGenerator>()) {}
+    : ctx_(ctx), options_(options), caps_(options.caps ? *options.caps : CapsOf(ctx)), generator_(std::make_unique<WgslGenerator>()) {}
 
 Executor::~Executor() = default;
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,9 @@ struct ExecutorOptions {
   // Fill every freshly bound output with 0xFF bytes (NaN for floats, -1 for integers) before
   // the run, so a kernel that skips an element cannot pass a test by luck.
   bool poison_outputs = false;
+  // Replaces the capabilities read from the device (tests use it to force small limits, e.g.
+  // a grid that must spill into y). Values above the device's real limits are a caller error.
+  std::optional<DeviceCaps> caps;
 };
 
 struct ExecutorStats {
