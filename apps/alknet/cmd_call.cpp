@@ -1,0 +1,397 @@
+// alknet call: invokes any registered call from the shell, locally or with --remote.
+// Scalar arguments are JSON literals; tensor arguments are .mtf/.npy files; tensor results
+// go to files in --out DIR or are summarised.
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "alknet/call/builtins.h"
+#include "alknet/call/json.h"
+#include "alknet/call/remote.h"
+#include "alknet/tensor/reader.h"
+#include "alknet/tensor/writer.h"
+#include "command.h"
+
+namespace alknet::cli {
+namespace {
+
+namespace ac = alknet::call;
+namespace at = alknet::tensor;
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage =
+    "Usage: alknet call NAME [ARG...] [options]\n\n"
+    "Invokes the registered call NAME (see alknet calls) and prints its result as JSON.\n"
+    "  ARG                       a JSON literal (42, 1.5, true, null, '\"text\"', '[1,2]', '{}')\n"
+    "                            or a tensor file: FILE.npy, FILE.mtf (one tensor) or\n"
+    "                            FILE.mtf:NAME\n"
+    "  --out DIR                 write tensor results to DIR (result.mtf, result.0.mtf, ...)\n"
+    "  --format mtf|npy          file format for --out (default mtf)\n"
+    "  --json                    print {\"ok\", \"result\"|\"error\"} for programs\n"
+    "  --timeout MS              deadline for the call\n"
+    "  --remote HOST:PORT        run the call on a server (alknet serve)\n"
+    "  --token-file FILE         bearer token (default $ALKNET_TOKEN)\n"
+    "  --tls, --tls-ca FILE, --tls-server-name NAME\n"
+    "                            TLS to the server, trusting FILE's roots (default: system)\n\n"
+    "Exit codes: 0 ok, 1 the call failed, 2 usage or bad argument, 3 server unreachable.\n";
+
+int Usage(const std::string& why) {
+  std::fprintf(stderr, "alknet call: %s\n\n%s", why.c_str(), kUsage);
+  return kExitUsage;
+}
+
+// A bad argument value: the message alone, the full usage would bury it.
+int BadArgument(const std::string& why) {
+  std::fprintf(stderr, "alknet call: %s\n(alknet call --help for the argument forms)\n",
+               why.c_str());
+  return kExitUsage;
+}
+
+// ---- .npy (NumPy format 1.0-3.0, little-endian, C order) ----
+
+struct NpyType {
+  const char* descr;
+  const char* dtype;
+};
+constexpr NpyType kNpyTypes[] = {
+    {"|b1", "bool"}, {"|u1", "u8"},  {"|i1", "i8"},  {"<u2", "u16"}, {"<i2", "i16"},
+    {"<f2", "f16"},  {"<u4", "u32"}, {"<i4", "i32"}, {"<f4", "f32"}, {"<u8", "u64"},
+    {"<i8", "i64"},  {"<f8", "f64"},
+};
+
+// The value of 'key': in the header dict, as raw text up to the next top-level comma.
+std::string DictField(const std::string& header, const std::string& key) {
+  const auto at_key = header.find("'" + key + "'");
+  if (at_key == std::string::npos) return {};
+  auto p = header.find(':', at_key);
+  if (p == std::string::npos) return {};
+  ++p;
+  while (p < header.size() && header[p] == ' ') ++p;
+  int depth = 0;
+  std::size_t end = p;
+  for (; end < header.size(); ++end) {
+    const char c = header[end];
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if ((c == ',' || c == '}') && depth == 0) break;
+  }
+  return header.substr(p, end - p);
+}
+
+ac::Result<ac::Tensor> ReadNpy(const std::string& path) {
+  auto fail = [&](const std::string& what) {
+    return ac::MakeError(ac::ErrorCode::kInvalidArgument, path + ": " + what);
+  };
+  auto text = ac::ReadTextFile(path);
+  if (!text) return text.error();
+  const std::string& f = *text;
+  if (f.size() < 10 || std::memcmp(f.data(), "\x93NUMPY", 6) != 0) {
+    return fail("not a .npy file (bad magic)");
+  }
+  const int major = static_cast<unsigned char>(f[6]);
+  std::size_t header_len = 0, header_at = 0;
+  if (major == 1) {
+    header_len = static_cast<unsigned char>(f[8]) | static_cast<unsigned char>(f[9]) << 8;
+    header_at = 10;
+  } else if (major == 2 || major == 3) {
+    if (f.size() < 12) return fail("truncated header");
+    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<unsigned char>(f[8 + i]);
+    header_at = 12;
+  } else {
+    return fail("unsupported .npy version " + std::to_string(major));
+  }
+  if (header_len > f.size() - header_at) return fail("truncated header");
+  const std::string header = f.substr(header_at, header_len);
+  std::string descr = DictField(header, "descr");
+  if (descr.size() < 2) return fail("no 'descr' in the header");
+  descr = descr.substr(1, descr.size() - 2);
+  if (descr == "<u1" || descr == "<i1" || descr == "<b1") descr[0] = '|';
+  const char* dtype = nullptr;
+  for (const auto& t : kNpyTypes) {
+    if (descr == t.descr) dtype = t.dtype;
+  }
+  if (!dtype) return fail("dtype '" + descr + "' is not supported (little-endian numeric only)");
+  if (DictField(header, "fortran_order") != "False") {
+    return fail("Fortran-order arrays are not supported; save with np.ascontiguousarray");
+  }
+  const std::string shape_text = DictField(header, "shape");
+  std::vector<std::int64_t> shape;
+  for (std::size_t i = 0; i < shape_text.size();) {
+    if (shape_text[i] >= '0' && shape_text[i] <= '9') {
+      std::int64_t v = 0;
+      while (i < shape_text.size() && shape_text[i] >= '0' && shape_text[i] <= '9') {
+        if (v > (INT64_MAX - 9) / 10) return fail("dimension too large");
+        v = v * 10 + (shape_text[i++] - '0');
+      }
+      shape.push_back(v);
+    } else {
+      ++i;
+    }
+  }
+  const std::size_t data_at = header_at + header_len;
+  auto t = ac::Tensor::Copy(dtype, shape,
+                            std::as_bytes(std::span(f.data() + data_at, f.size() - data_at)));
+  if (auto v = t.Validate(); !v) return fail(v.error().message);
+  return t;
+}
+
+ac::Result<void> WriteNpy(const fs::path& path, const ac::Tensor& t) {
+  const char* descr = nullptr;
+  for (const auto& n : kNpyTypes) {
+    if (t.dtype == n.dtype) descr = n.descr;
+  }
+  if (!descr) {
+    return ac::MakeError(ac::ErrorCode::kInvalidArgument,
+                         "dtype " + t.dtype + " has no .npy equivalent; use --format mtf");
+  }
+  std::string shape = "(";
+  for (std::size_t i = 0; i < t.shape.size(); ++i) shape += std::to_string(t.shape[i]) + ",";
+  if (t.shape.size() > 1) shape.pop_back();
+  shape += ")";
+  std::string header =
+      std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Version 1.0: the header, padded with spaces and ended by \n, makes data 64-byte aligned.
+  const std::size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
+  header.append(total - 10 - header.size() - 1, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  out += header;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  bool ok = f && std::fwrite(out.data(), 1, out.size(), f) == out.size() &&
+            std::fwrite(t.data.data(), 1, t.data.size(), f) == t.data.size();
+  if (f) ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    return ac::MakeError(ac::ErrorCode::kUnknown,
+                         "cannot write " + path.string() + ": " + std::strerror(errno));
+  }
+  return {};
+}
+
+// ---- .mtf via alknet-tensor ----
+
+ac::Result<ac::Tensor> ReadMtf(const std::string& path, std::string name) {
+  auto reader = at::Reader::Open(path);
+  if (!reader) {
+    return ac::MakeError(ac::ErrorCode::kInvalidArgument, path + ": " + reader.error().ToString());
+  }
+  auto shared = std::make_shared<at::Reader>(std::move(*reader));
+  if (name.empty()) {
+    if (shared->tensors().size() != 1) {
+      return ac::MakeError(ac::ErrorCode::kInvalidArgument,
+                           path + " holds " + std::to_string(shared->tensors().size()) +
+                               " tensors; pick one with " + path + ":NAME");
+    }
+    name = std::string(shared->tensors()[0].name);
+  }
+  auto view = shared->Find(name);
+  if (!view) {
+    return ac::MakeError(ac::ErrorCode::kInvalidArgument, path + ": " + view.error().ToString());
+  }
+  ac::Tensor t;
+  t.dtype = std::string(at::Info(view->dtype()).name);
+  for (auto d : view->shape()) t.shape.push_back(static_cast<std::int64_t>(d));
+  t.data = view->data;  // into the file mapping, which the Reader (the owner) keeps
+  t.owner = shared;
+  return t;
+}
+
+ac::Result<void> WriteMtf(const fs::path& path, const ac::Tensor& t, const std::string& name) {
+  auto fail = [&](const std::string& what) {
+    return ac::MakeError(ac::ErrorCode::kUnknown, "cannot write " + path.string() + ": " + what);
+  };
+  auto writer = at::FileWriter::Create(path);
+  if (!writer) return fail(writer.error().ToString());
+  std::vector<std::uint64_t> shape(t.shape.begin(), t.shape.end());
+  if (auto s = (*writer)->writer().AddTensor(name, at::FindDType(t.dtype)->dtype, shape, t.data);
+      !s) {
+    return fail(s.error().ToString());
+  }
+  if (auto s = (*writer)->Commit(); !s) return fail(s.error().ToString());
+  return {};
+}
+
+ac::Result<ac::Value> ParseArgument(std::string_view arg, std::size_t position) {
+  const std::string text(arg);
+  // A tensor file: NAME.npy, NAME.mtf, NAME.mtf:TENSOR.
+  const auto colon = text.rfind(".mtf:");
+  const std::string mtf_path = colon == std::string::npos ? text : text.substr(0, colon + 4);
+  const bool is_mtf = colon != std::string::npos || text.ends_with(".mtf");
+  if (is_mtf || text.ends_with(".npy")) {
+    if (!fs::exists(is_mtf ? mtf_path : text)) {
+      return ac::MakeError(ac::ErrorCode::kInvalidArgument,
+                           "argument " + std::to_string(position) + ": no such file " +
+                               (is_mtf ? mtf_path : text));
+    }
+    auto t = is_mtf ? ReadMtf(mtf_path, colon == std::string::npos ? "" : text.substr(colon + 5))
+                    : ReadNpy(text);
+    if (!t) return t.error();
+    return ac::Value(std::move(*t));
+  }
+  auto v = ac::ParseJson(text);
+  if (!v) {
+    return ac::MakeError(ac::ErrorCode::kInvalidArgument,
+                         "argument " + std::to_string(position) + " ('" + text +
+                             "') is neither JSON nor a .mtf/.npy file (" + v.error().message +
+                             "); quote strings as '\"text\"'");
+  }
+  return v;
+}
+
+// Replaces every tensor in `v` by its summary plus the file it was written to.
+ac::Result<void> WriteTensors(ac::Value& v, const fs::path& dir, const std::string& stem,
+                              bool npy) {
+  switch (v.kind()) {
+    case ac::ValueKind::kTensor: {
+      const fs::path path = dir / (stem + (npy ? ".npy" : ".mtf"));
+      auto r = npy ? WriteNpy(path, v.as_tensor()) : WriteMtf(path, v.as_tensor(), stem);
+      if (!r) return r;
+      auto summary = ac::ParseJson(ac::ToJson(v));
+      summary->as_map()["$tensor"].as_map().emplace("file", path.string());
+      v = std::move(*summary);
+      return {};
+    }
+    case ac::ValueKind::kList: {
+      auto& list = v.as_list();
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        if (auto r = WriteTensors(list[i], dir, stem + "." + std::to_string(i), npy); !r) return r;
+      }
+      return {};
+    }
+    case ac::ValueKind::kMap:
+      for (auto& [k, item] : v.as_map()) {
+        if (auto r = WriteTensors(item, dir, stem + "." + k, npy); !r) return r;
+      }
+      return {};
+    default: return {};
+  }
+}
+
+int RunCall(std::span<const std::string_view> args) {
+  if (WantsHelp(args)) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  bool json = false, tls = false, npy = false;
+  std::string name, remote, token_file, tls_ca, tls_name, out_dir;
+  std::optional<std::uint64_t> timeout_ms;
+  std::vector<std::string_view> positional;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    auto value = [&](std::string& out) {
+      if (i + 1 >= args.size()) return false;
+      out = std::string(args[++i]);
+      return true;
+    };
+    std::string text;
+    if (a == "--json") {
+      json = true;
+    } else if (a == "--tls") {
+      tls = true;
+    } else if (a == "--remote") {
+      if (!value(remote)) return Usage("--remote needs HOST:PORT");
+    } else if (a == "--token-file") {
+      if (!value(token_file)) return Usage("--token-file needs a file");
+    } else if (a == "--tls-ca") {
+      if (!value(tls_ca)) return Usage("--tls-ca needs a file");
+      tls = true;
+    } else if (a == "--tls-server-name") {
+      if (!value(tls_name)) return Usage("--tls-server-name needs a name");
+    } else if (a == "--out") {
+      if (!value(out_dir)) return Usage("--out needs a directory");
+    } else if (a == "--format") {
+      if (!value(text) || (text != "mtf" && text != "npy")) return Usage("--format is mtf or npy");
+      npy = text == "npy";
+    } else if (a == "--timeout") {
+      if (!value(text) || text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+          text.size() > 12) {
+        return Usage("--timeout needs milliseconds");
+      }
+      timeout_ms = std::stoull(text);
+    } else if (a.size() > 2 && a.substr(0, 2) == "--") {
+      return Usage("unknown option '" + std::string(a) + "'");
+    } else {
+      positional.push_back(a);
+    }
+  }
+  if (positional.empty()) return Usage("which call? (alknet calls lists them)");
+  name = std::string(positional[0]);
+  std::vector<ac::Value> call_args;
+  for (std::size_t i = 1; i < positional.size(); ++i) {
+    auto v = ParseArgument(positional[i], i);
+    if (!v) return BadArgument(v.error().message);
+    call_args.push_back(std::move(*v));
+  }
+
+  ac::CallOptions options;
+  if (timeout_ms) options.deadline = ac::Clock::now() + std::chrono::milliseconds(*timeout_ms);
+  ac::Result<ac::Value> result = ac::Value();
+  if (remote.empty()) {
+    ac::CallRegistry registry;
+    if (auto r = ac::RegisterBuiltins(registry); !r) {
+      std::fprintf(stderr, "alknet call: %s\n", r.error().ToString().c_str());
+      return kExitFailure;
+    }
+    registry.Seal();
+    result = registry.Invoke(name, call_args, options);
+  } else {
+    ac::RemoteOptions o;
+    o.address = remote;
+    auto token = ac::LoadToken(token_file);
+    if (!token) return Usage(token.error().message);
+    o.token = *token;
+    o.tls = tls;
+    o.tls_server_name = tls_name;
+    if (!tls_ca.empty()) {
+      auto pem = ac::ReadTextFile(tls_ca);
+      if (!pem) return Usage(pem.error().message);
+      o.tls_root_pem = *pem;
+    }
+    auto client = ac::RemoteRegistry::Connect(o);
+    if (!client) return Usage(client.error().message);
+    result = (*client)->Invoke(name, call_args, options);
+  }
+
+  if (result.ok() && !out_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (auto w = WriteTensors(*result, out_dir, "result", npy); !w) {
+      result = w.error();
+    }
+  }
+  if (!result.ok()) {
+    const ac::Error& e = result.error();
+    if (json) {
+      ac::Value::Map err;
+      err.emplace("code", std::string(ac::ErrorCodeName(e.code)));
+      err.emplace("call", e.call);
+      err.emplace("message", e.message);
+      ac::Value::Map doc;
+      doc.emplace("ok", false);
+      doc.emplace("error", std::move(err));
+      std::printf("%s\n", ac::ToJson(ac::Value(std::move(doc))).c_str());
+    } else {
+      std::fprintf(stderr, "alknet call: %s\n", e.ToString().c_str());
+    }
+    return e.code == ac::ErrorCode::kUnavailable ? kExitEnvironment : kExitFailure;
+  }
+  if (json) {
+    ac::Value::Map doc;
+    doc.emplace("ok", true);
+    doc.emplace("result", std::move(*result));
+    std::printf("%s\n", ac::ToJson(ac::Value(std::move(doc))).c_str());
+  } else {
+    std::printf("%s\n", ac::ToJson(*result).c_str());
+  }
+  return kExitOk;
+}
+
+const Registration kReg{{"call", "Invoke a registered call (local or --remote)", &RunCall}};
+
+}  // namespace
+}  // namespace alknet::cli

@@ -1,0 +1,110 @@
+// alknet calls: lists the registry (local, or a server's with --remote).
+#include <cstdio>
+#include <string>
+
+#include "alknet/call/builtins.h"
+#include "alknet/call/json.h"
+#include "alknet/call/remote.h"
+#include "command.h"
+
+namespace alknet::cli {
+namespace {
+
+namespace ac = alknet::call;
+
+constexpr const char* kUsage =
+    "Usage: alknet calls [--json] [--remote HOST:PORT [--token-file FILE] [--tls]\n"
+    "                    [--tls-ca FILE] [--tls-server-name NAME]]\n\n"
+    "Lists every registered call: name, signature, owning component, flags.\n"
+    "With --remote, lists a server's registry (alknet serve); this is also its health check.\n"
+    "The token comes from --token-file or $ALKNET_TOKEN.\n\n"
+    "Exit codes: 0 ok, 1 the server refused, 2 usage, 3 the server cannot be reached.\n";
+
+int Usage(const std::string& why) {
+  std::fprintf(stderr, "alknet calls: %s\n\n%s", why.c_str(), kUsage);
+  return kExitUsage;
+}
+
+int RunCalls(std::span<const std::string_view> args) {
+  if (WantsHelp(args)) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  bool json = false, tls = false;
+  std::string remote, token_file, tls_ca, tls_name;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    auto value = [&](std::string& out) {
+      if (i + 1 >= args.size()) return false;
+      out = std::string(args[++i]);
+      return true;
+    };
+    if (a == "--json") {
+      json = true;
+    } else if (a == "--tls") {
+      tls = true;
+    } else if (a == "--remote") {
+      if (!value(remote)) return Usage("--remote needs HOST:PORT");
+    } else if (a == "--token-file") {
+      if (!value(token_file)) return Usage("--token-file needs a file");
+    } else if (a == "--tls-ca") {
+      if (!value(tls_ca)) return Usage("--tls-ca needs a file");
+      tls = true;
+    } else if (a == "--tls-server-name") {
+      if (!value(tls_name)) return Usage("--tls-server-name needs a name");
+    } else {
+      return Usage("unknown option '" + std::string(a) + "'");
+    }
+  }
+
+  ac::Result<std::vector<ac::CallInfo>> calls = std::vector<ac::CallInfo>{};
+  if (remote.empty()) {
+    ac::CallRegistry registry;
+    if (auto r = ac::RegisterBuiltins(registry); !r) {
+      std::fprintf(stderr, "alknet calls: %s\n", r.error().ToString().c_str());
+      return kExitFailure;
+    }
+    registry.Seal();
+    calls = registry.List();
+  } else {
+    ac::RemoteOptions o;
+    o.address = remote;
+    auto token = ac::LoadToken(token_file);
+    if (!token) return Usage(token.error().message);
+    o.token = *token;
+    o.tls = tls;
+    o.tls_server_name = tls_name;
+    if (!tls_ca.empty()) {
+      auto pem = ac::ReadTextFile(tls_ca);
+      if (!pem) return Usage(pem.error().message);
+      o.tls_root_pem = *pem;
+    }
+    auto client = ac::RemoteRegistry::Connect(o);
+    if (!client) return Usage(client.error().message);
+    calls = (*client)->List();
+  }
+  if (!calls) {
+    std::fprintf(stderr, "alknet calls: %s\n", calls.error().ToString().c_str());
+    return calls.error().code == ac::ErrorCode::kUnavailable ? kExitEnvironment : kExitFailure;
+  }
+  if (json) {
+    std::printf("%s\n", ac::CallInfosToJson(*calls).c_str());
+    return kExitOk;
+  }
+  std::size_t width = 0;
+  for (const auto& c : *calls) width = std::max(width, c.name.size());
+  for (const auto& c : *calls) {
+    std::string flags;
+    if (c.flags.execution == ac::Execution::kAsync) flags += " async";
+    if (c.flags.side_effects) flags += " side-effects";
+    std::printf("%-*s %s  [%s%s]\n", static_cast<int>(width), c.name.c_str(),
+                c.signature.c_str(), c.owner.c_str(), flags.c_str());
+    if (!c.doc.empty()) std::printf("%-*s   %s\n", static_cast<int>(width), "", c.doc.c_str());
+  }
+  return kExitOk;
+}
+
+const Registration kReg{{"calls", "List registered calls (local or --remote)", &RunCalls}};
+
+}  // namespace
+}  // namespace alknet::cli

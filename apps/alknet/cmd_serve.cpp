@@ -1,0 +1,161 @@
+// alknet serve: exposes the call registry over gRPC (docs/remote.md).
+#include <csignal>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "alknet/call/builtins.h"
+#include "alknet/call/remote.h"
+#include "command.h"
+
+namespace alknet::cli {
+namespace {
+
+namespace ac = alknet::call;
+
+constexpr const char* kUsage =
+    "Usage: alknet serve --listen HOST:PORT [options]\n\n"
+    "Serves every registered call to remote clients (alknet call/calls --remote).\n\n"
+    "  --listen HOST:PORT        address to bind; port 0 picks a free one (printed)\n"
+    "  --token-file FILE         bearer token clients must send (first line of FILE);\n"
+    "                            default: $ALKNET_TOKEN. Required unless HOST is loopback\n"
+    "  --tls-cert FILE --tls-key FILE\n"
+    "                            serve TLS with this PEM certificate chain and key\n"
+    "  --max-message-bytes N     largest gRPC message (default 8388608)\n"
+    "  --max-tensor-bytes N      largest total tensor payload of one call (default 4294967296)\n"
+    "  --max-concurrent N        calls running at once; more are refused (default 64)\n"
+    "  --max-call-time MS        per-call time limit in milliseconds (default 600000)\n"
+    "  --json                    print the listening line as JSON\n\n"
+    "Runs until SIGINT or SIGTERM. Exit codes: 0 stopped cleanly, 2 usage, 3 cannot listen.\n";
+
+int Usage(const std::string& why) {
+  std::fprintf(stderr, "alknet serve: %s\n\n%s", why.c_str(), kUsage);
+  return kExitUsage;
+}
+
+bool ParseCount(std::string_view text, std::uint64_t& out) {
+  if (text.empty() || text.size() > 19) return false;
+  std::uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  out = v;
+  return true;
+}
+
+int RunServe(std::span<const std::string_view> args) {
+  if (WantsHelp(args)) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  ac::ServerOptions options;
+  std::string listen, token_file, cert_file, key_file;
+  bool json = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    auto value = [&](std::string& out) {
+      if (i + 1 >= args.size()) return false;
+      out = std::string(args[++i]);
+      return true;
+    };
+    auto count = [&](std::uint64_t& out) {
+      std::string text;
+      return value(text) && ParseCount(text, out);
+    };
+    std::uint64_t n = 0;
+    if (a == "--json") {
+      json = true;
+    } else if (a == "--listen") {
+      if (!value(listen)) return Usage("--listen needs HOST:PORT");
+    } else if (a == "--token-file") {
+      if (!value(token_file)) return Usage("--token-file needs a file");
+    } else if (a == "--tls-cert") {
+      if (!value(cert_file)) return Usage("--tls-cert needs a file");
+    } else if (a == "--tls-key") {
+      if (!value(key_file)) return Usage("--tls-key needs a file");
+    } else if (a == "--max-message-bytes") {
+      if (!count(n) || n < 1024 || n > (1u << 30)) {
+        return Usage("--max-message-bytes needs a number from 1024 to 1073741824");
+      }
+      options.limits.max_message_bytes = n;
+    } else if (a == "--max-tensor-bytes") {
+      if (!count(n)) return Usage("--max-tensor-bytes needs a number");
+      options.limits.max_tensor_bytes = n;
+    } else if (a == "--max-concurrent") {
+      if (!count(n) || n < 1 || n > 100000) return Usage("--max-concurrent needs 1..100000");
+      options.limits.max_concurrent_calls = static_cast<int>(n);
+    } else if (a == "--max-call-time") {
+      if (!count(n) || n < 1) return Usage("--max-call-time needs milliseconds >= 1");
+      options.limits.max_call_time = std::chrono::milliseconds(n);
+    } else {
+      return Usage("unknown option '" + std::string(a) + "'");
+    }
+  }
+  if (listen.empty()) return Usage("--listen HOST:PORT is required");
+  options.listen = listen;
+  auto token = ac::LoadToken(token_file);
+  if (!token) return Usage(token.error().message);
+  options.token = *token;
+  if (!cert_file.empty() || !key_file.empty()) {
+    if (cert_file.empty() || key_file.empty()) return Usage("TLS needs both --tls-cert and --tls-key");
+    auto cert = ac::ReadTextFile(cert_file);
+    if (!cert) return Usage(cert.error().message);
+    auto key = ac::ReadTextFile(key_file);
+    if (!key) return Usage(key.error().message);
+    options.tls_cert_pem = *cert;
+    options.tls_key_pem = *key;
+  }
+
+  // Signals are taken by one thread with sigwait, so shutdown is ordinary code, not a
+  // handler; they are blocked before gRPC starts its threads, which inherit the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  ac::CallRegistry registry;
+  if (auto r = ac::RegisterBuiltins(registry); !r) {
+    std::fprintf(stderr, "alknet serve: %s\n", r.error().ToString().c_str());
+    return kExitFailure;
+  }
+  auto server = ac::CallServer::Start(registry, options);
+  if (!server) {
+    std::fprintf(stderr, "alknet serve: %s\n", server.error().message.c_str());
+    return server.error().code == ac::ErrorCode::kUnavailable ? kExitEnvironment : kExitUsage;
+  }
+  const bool tls = !options.tls_cert_pem.empty();
+  const bool auth = !options.token.empty();
+  if (!tls && !ac::IsLoopbackAddress(options.listen)) {
+    std::fprintf(stderr,
+                 "alknet serve: warning: without TLS the bearer token and every tensor cross the "
+                 "network in clear text; use --tls-cert/--tls-key, or listen on 127.0.0.1 and "
+                 "reach it through an SSH tunnel (docs/remote.md)\n");
+  }
+  if (json) {
+    std::printf("{\"listening\":\"%s\",\"port\":%d,\"tls\":%s,\"token\":%s}\n",
+                (*server)->address().c_str(), (*server)->port(), tls ? "true" : "false",
+                auth ? "true" : "false");
+  } else {
+    std::printf("alknet serve: listening on %s (tls %s, token %s)\n", (*server)->address().c_str(),
+                tls ? "on" : "off", auth ? "required" : "not required: loopback only");
+  }
+  std::fflush(stdout);
+
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    (*server)->Shutdown();
+  });
+  (*server)->Wait();
+  waiter.join();
+  std::fprintf(stderr, "alknet serve: stopped (%llu calls refused: bad token or over a limit)\n",
+               static_cast<unsigned long long>((*server)->refused_calls()));
+  return kExitOk;
+}
+
+const Registration kReg{{"serve", "Serve the call registry to remote clients (gRPC)", &RunServe}};
+
+}  // namespace
+}  // namespace alknet::cli

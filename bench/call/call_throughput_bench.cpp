@@ -1,0 +1,167 @@
+// Remote tensor throughput on loopback against a raw TCP copy of the same bytes, in the same
+// run: N MiB go client -> server (upload: the server receives and decodes the payload) and
+// server -> client (download), and the same bytes over a plain 127.0.0.1 socket.
+//
+//   call_throughput_bench [--mib 256] [--reps 3]
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "alknet/call/remote.h"
+
+namespace ac = alknet::call;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// A plain TCP copy of `src` into `dst`: one connection, write() and read() in large blocks,
+// the peer a thread in this process, like the gRPC server.
+double RawTcpSeconds(std::span<const std::byte> src, std::span<std::byte> dst) {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (listener < 0 || bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      listen(listener, 1) != 0 ||
+      getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    std::perror("raw tcp listener");
+    std::exit(3);
+  }
+  const auto start = Clock::now();
+  std::thread receiver([&] {
+    const int fd = accept(listener, nullptr, nullptr);
+    std::size_t got = 0;
+    while (got < dst.size()) {
+      const ssize_t n = read(fd, dst.data() + got, dst.size() - got);
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    close(fd);
+  });
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    std::perror("raw tcp connect");
+    std::exit(3);
+  }
+  std::size_t sent = 0;
+  while (sent < src.size()) {
+    const ssize_t n = write(fd, src.data() + sent, std::min<std::size_t>(src.size() - sent, 4 << 20));
+    if (n <= 0) break;
+    sent += static_cast<std::size_t>(n);
+  }
+  close(fd);
+  receiver.join();
+  const double s = Seconds(Clock::now() - start);
+  close(listener);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::size_t mib = 256;
+  std::size_t chunk_kib = 4096;
+  int reps = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--mib")) mib = std::strtoul(argv[i + 1], nullptr, 10);
+    if (!std::strcmp(argv[i], "--chunk-kib")) chunk_kib = std::strtoul(argv[i + 1], nullptr, 10);
+    if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+  }
+  const std::size_t bytes = mib << 20;
+
+  // The source tensor, random so nothing compresses, and the server-side tensor to send back.
+  std::vector<std::byte> data(bytes);
+  std::mt19937_64 rng(1);
+  for (std::size_t i = 0; i + 8 <= bytes; i += 8) {
+    const std::uint64_t v = rng();
+    std::memcpy(&data[i], &v, 8);
+  }
+  ac::Tensor tensor;
+  tensor.dtype = "u8";
+  tensor.shape = {static_cast<std::int64_t>(bytes)};
+  tensor.data = data;
+
+  ac::CallRegistry registry;
+  ac::Component c;
+  c.name = "bench";
+  // Upload: the server has received and decoded the whole payload when this runs.
+  c.calls.push_back(ac::CallDecl{
+      "bench.sink", "(t: tensor) -> int",
+      [](ac::CallContext&, std::span<const ac::Value> args) -> ac::Result<ac::Value> {
+        return ac::Value(static_cast<std::int64_t>(args[0].as_tensor().data.size()));
+      }});
+  c.calls.push_back(ac::CallDecl{
+      "bench.source", "(bytes: int) -> tensor",
+      [&tensor](ac::CallContext&, std::span<const ac::Value>) -> ac::Result<ac::Value> {
+        return ac::Value(tensor);  // a view: the server streams straight from `data`
+      }});
+  if (!registry.AddComponent(std::move(c)).ok()) return 1;
+  ac::ServerOptions so;
+  so.listen = "127.0.0.1:0";
+  so.token = "bench";
+  so.limits.max_tensor_bytes = bytes + (1 << 20);
+  so.limits.max_message_bytes = std::max<std::size_t>(so.limits.max_message_bytes, 4 * (chunk_kib << 10));
+  auto server = ac::CallServer::Start(registry, so);
+  if (!server) {
+    std::fprintf(stderr, "%s\n", server.error().ToString().c_str());
+    return 3;
+  }
+  ac::RemoteOptions ro;
+  ro.address = (*server)->address();
+  ro.token = "bench";
+  ro.chunk_bytes = chunk_kib << 10;
+  ro.max_message_bytes = std::max<std::size_t>(ro.max_message_bytes, 4 * ro.chunk_bytes);
+  auto client = std::move(ac::RemoteRegistry::Connect(ro)).value();
+
+  std::vector<std::byte> tcp_dst(bytes);
+  double best_tcp = 1e30, best_up = 1e30, best_down = 1e30;
+  bool exact = true;
+  for (int r = 0; r < reps; ++r) {
+    std::memset(tcp_dst.data(), 0, tcp_dst.size());
+    best_tcp = std::min(best_tcp, RawTcpSeconds(data, tcp_dst));
+    exact &= std::memcmp(tcp_dst.data(), data.data(), bytes) == 0;
+
+    const ac::Value up_args[1] = {ac::Value(tensor)};
+    auto t0 = Clock::now();
+    auto up = client->Invoke("bench.sink", up_args);
+    best_up = std::min(best_up, Seconds(Clock::now() - t0));
+    if (!up.ok() || up->as_int() != static_cast<std::int64_t>(bytes)) {
+      std::fprintf(stderr, "upload failed: %s\n", up.ok() ? "size" : up.error().ToString().c_str());
+      return 1;
+    }
+
+    const ac::Value down_args[1] = {ac::Value(static_cast<std::int64_t>(bytes))};
+    t0 = Clock::now();
+    auto down = client->Invoke("bench.source", down_args);
+    best_down = std::min(best_down, Seconds(Clock::now() - t0));
+    if (!down.ok()) {
+      std::fprintf(stderr, "download failed: %s\n", down.error().ToString().c_str());
+      return 1;
+    }
+    const auto& t = down->as_tensor();
+    exact &= t.data.size() == bytes && std::memcmp(t.data.data(), data.data(), bytes) == 0;
+  }
+  if (!exact) {
+    std::fprintf(stderr, "bytes differ after a transfer\n");
+    return 1;
+  }
+  const double gb = static_cast<double>(bytes) / 1e9;
+  std::printf("tensor of %zu MiB, best of %d, bytes verified\n", mib, reps);
+  std::printf("  raw TCP copy (127.0.0.1)     %7.3f s  %6.2f GB/s\n", best_tcp, gb / best_tcp);
+  std::printf("  remote call upload           %7.3f s  %6.2f GB/s  %5.1f%% of raw TCP\n", best_up,
+              gb / best_up, 100 * best_tcp / best_up);
+  std::printf("  remote call download         %7.3f s  %6.2f GB/s  %5.1f%% of raw TCP\n",
+              best_down, gb / best_down, 100 * best_tcp / best_down);
+  return 0;
+}

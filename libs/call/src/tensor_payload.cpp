@@ -1,0 +1,147 @@
+// A call's tensors travel as one metatensor file (docs/metatensor-format.md), written by
+// alknet-tensor's Writer with the index before the data, so a receiver knows every shape
+// before the bytes arrive. Tensor i is named "i"; values refer to tensors by that index.
+#include "tensor_payload.h"
+
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "alknet/tensor/reader.h"
+#include "alknet/tensor/writer.h"
+
+namespace alknet::call {
+
+namespace {
+
+// Records what the Writer emits as pieces. Bytes that lie inside a tensor we handed to the
+// Writer are referenced where they are (no copy of the tensor data); anything else (preamble,
+// index, padding) is copied into owned buffers, so correctness never depends on how the
+// Writer buffers.
+class PieceSink final : public tensor::Sink {
+ public:
+  PieceSink(EncodedPayload& out, const std::vector<Tensor>& tensors)
+      : out_(out), tensors_(tensors) {}
+
+  tensor::Status Write(std::span<const std::byte> bytes) override {
+    if (bytes.empty()) return tensor::Status::Ok();
+    if (InsideATensor(bytes)) {
+      FlushOwned();
+      out_.pieces.push_back(bytes);
+    } else {
+      pending_.insert(pending_.end(), bytes.begin(), bytes.end());
+    }
+    out_.size += bytes.size();
+    return tensor::Status::Ok();
+  }
+
+  void FlushOwned() {
+    if (pending_.empty()) return;
+    out_.owned.push_back(std::move(pending_));  // moving keeps the heap block in place
+    out_.pieces.emplace_back(out_.owned.back());
+    pending_ = {};
+  }
+
+ private:
+  bool InsideATensor(std::span<const std::byte> bytes) const {
+    const auto* lo = bytes.data();
+    const auto* hi = bytes.data() + bytes.size();
+    for (const auto& t : tensors_) {
+      if (!t.data.empty() && lo >= t.data.data() && hi <= t.data.data() + t.data.size()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  EncodedPayload& out_;
+  const std::vector<Tensor>& tensors_;
+  std::vector<std::byte> pending_;
+};
+
+Error Malformed(std::string what) {
+  return MakeError(ErrorCode::kInvalidArgument, "malformed tensor payload: " + what);
+}
+
+std::vector<std::uint64_t> Dims(const Tensor& t) {
+  return std::vector<std::uint64_t>(t.shape.begin(), t.shape.end());
+}
+
+}  // namespace
+
+std::shared_ptr<std::byte[]> AllocatePayload(std::size_t size) {
+  constexpr std::size_t kHuge = 2u << 20;
+  if (size < 2 * kHuge) return std::make_shared_for_overwrite<std::byte[]>(size);
+  const std::size_t rounded = (size + kHuge - 1) / kHuge * kHuge;
+  void* p = std::aligned_alloc(kHuge, rounded);
+  if (!p) throw std::bad_alloc();
+  madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure just means small pages
+  return std::shared_ptr<std::byte[]>(static_cast<std::byte*>(p), [](std::byte* b) { std::free(b); });
+}
+
+Result<EncodedPayload> EncodePayload(std::vector<Tensor> tensors) {
+  EncodedPayload out;
+  if (tensors.empty()) return out;
+  out.keep_alive = std::move(tensors);
+  const auto& ts = out.keep_alive;
+  PieceSink sink(out, ts);
+  tensor::WriteOptions options;
+  options.alignment = 64;     // the format's minimum: less padding on the wire
+  options.checksums = false;  // the transport already guards the bytes (HTTP/2 over TCP/TLS)
+  options.placement = tensor::IndexPlacement::kBeforeData;
+  tensor::Writer writer(sink, options);
+  auto fail = [](std::size_t i, const tensor::Status& s) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "cannot encode tensor " + std::to_string(i) + ": " + s.error().ToString());
+  };
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const tensor::DTypeInfo* info = tensor::FindDType(ts[i].dtype);
+    if (!info) {
+      return MakeError(ErrorCode::kInvalidArgument, "tensor " + std::to_string(i) +
+                                                        " has unknown dtype '" + ts[i].dtype + "'");
+    }
+    const auto dims = Dims(ts[i]);
+    if (auto s = writer.Declare(std::to_string(i), info->dtype, dims); !s) return fail(i, s);
+  }
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const auto dims = Dims(ts[i]);
+    if (auto s = writer.AddTensor(std::to_string(i), tensor::FindDType(ts[i].dtype)->dtype, dims,
+                                  ts[i].data);
+        !s) {
+      return fail(i, s);
+    }
+  }
+  if (auto s = writer.Finish(); !s) return fail(ts.size(), s);
+  sink.FlushOwned();
+  return out;
+}
+
+Result<std::vector<Tensor>> DecodePayload(std::shared_ptr<const std::byte[]> buffer,
+                                          std::size_t size) {
+  std::vector<Tensor> tensors;
+  if (size == 0) return tensors;
+  auto reader = tensor::Reader::FromMemory(std::span<const std::byte>(buffer.get(), size));
+  if (!reader) return Malformed(reader.error().ToString());
+  const std::size_t count = reader->tensors().size();
+  tensors.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    auto view = reader->Find(std::to_string(i));
+    if (!view) {
+      return Malformed("the payload holds " + std::to_string(count) +
+                       " tensors but none is named \"" + std::to_string(i) + "\"");
+    }
+    Tensor t;
+    t.dtype = std::string(tensor::Info(view->dtype()).name);
+    for (auto d : view->shape()) {
+      if (d > static_cast<std::uint64_t>(INT64_MAX)) return Malformed("dimension over int64");
+      t.shape.push_back(static_cast<std::int64_t>(d));
+    }
+    t.data = view->data;  // a view into `buffer` (FromMemory does not copy)
+    t.owner = buffer;
+    tensors.push_back(std::move(t));
+  }
+  return tensors;
+}
+
+}  // namespace alknet::call

@@ -1,0 +1,234 @@
+// Faults at the server: malformed requests, limits, deadlines, clients that vanish, floods.
+// Each ends with a clear error for the offender and a server that still answers.
+#include <gtest/gtest.h>
+
+#include <grpcpp/grpcpp.h>
+
+#include "wire.h"
+#include "remote_fixture.h"
+
+namespace alknet::call {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::RandomTensor;
+using testing::RemoteFixture;
+
+class RemoteFault : public RemoteFixture {
+ protected:
+  // A raw gRPC stream, for requests the well-behaved client never sends.
+  struct RawCall {
+    grpc::ClientContext ctx;
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<ClientStream> stream;
+  };
+  std::unique_ptr<RawCall> Raw() {
+    auto raw = std::make_unique<RawCall>();
+    raw->channel = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
+    raw->ctx.AddMetadata("authorization", std::string("Bearer ") + testing::kToken);
+    raw->ctx.set_deadline(std::chrono::system_clock::now() + 20s);
+    raw->stream = OpenInvoke(raw->channel.get(), &raw->ctx);
+    return raw;
+  }
+  static StreamFrame Header(std::string call, std::uint64_t payload_bytes) {
+    StreamFrame f;
+    f.control.mutable_header()->set_call(std::move(call));
+    f.control.mutable_header()->set_payload_bytes(payload_bytes);
+    return f;
+  }
+  static StreamFrame Chunk(std::string bytes) {
+    auto owned = std::make_shared<std::string>(std::move(bytes));
+    StreamFrame f;
+    f.is_chunk = true;
+    f.out_chunk = std::as_bytes(std::span(owned->data(), owned->size()));
+    f.keep = owned;
+    return f;
+  }
+  static grpc::Status Finish(RawCall& raw) {
+    raw.stream->WritesDone();
+    StreamFrame ignored;
+    while (raw.stream->Read(&ignored)) {
+    }
+    return raw.stream->Finish();
+  }
+};
+
+TEST_F(RemoteFault, MalformedRequestsGetClearErrors) {
+  struct Case {
+    const char* what;
+    std::vector<StreamFrame> frames;
+    const char* needle;
+  };
+  StreamFrame bad_index = Header("test.echo", 0);
+  bad_index.control.mutable_header()->add_args()->set_tensor(3);
+  StreamFrame bad_map = Header("test.echo", 0);
+  bad_map.control.mutable_header()->add_args()->mutable_map()->add_keys("only a key");
+  std::vector<Case> cases;
+  cases.push_back({"chunk first", {Chunk("xx")}, "first frame must be a header"});
+  cases.push_back({"tensor index", {bad_index}, "refers to tensor 3"});
+  cases.push_back({"map keys", {bad_map}, "1 keys but 0 values"});
+  cases.push_back({"short payload", {Header("test.echo", 100), Chunk(std::string(50, 'x'))},
+                   "ended after 50 of 100"});
+  cases.push_back({"long payload", {Header("test.echo", 10), Chunk(std::string(11, 'x'))},
+                   "exceed the declared 10"});
+  cases.push_back({"garbage payload", {Header("test.echo", 16), Chunk(std::string(16, 'x'))},
+                   "malformed tensor payload"});
+  cases.push_back({"header twice", {Header("test.echo", 4), Header("test.echo", 0)},
+                   "expected a payload chunk"});
+  for (auto& c : cases) {
+    auto raw = Raw();
+    for (auto& f : c.frames) raw->stream->Write(f);
+    const grpc::Status s = Finish(*raw);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.what;
+    EXPECT_NE(s.error_message().find(c.needle), std::string::npos)
+        << c.what << ": " << s.error_message();
+  }
+  // Unknown call: NOT_FOUND, named.
+  auto raw = Raw();
+  raw->stream->Write(Header("nope.nothing", 0));
+  const grpc::Status s = Finish(*raw);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(s.error_message().find("nope.nothing"), std::string::npos);
+  ExpectServerAnswers();
+}
+
+TEST_F(RemoteFault, ClientDisconnectMidStream) {
+  for (int round = 0; round < 5; ++round) {
+    auto raw = Raw();
+    raw->stream->Write(Header("test.echo", 64u << 20));
+    raw->stream->Write(Chunk(std::string(1 << 20, 'z')));
+    raw->ctx.TryCancel();  // the client vanishes with 63 MiB still owed
+    raw->stream->Finish();
+  }
+  // A client that goes away while a large result streams back to it.
+  {
+    auto client = Client();
+    CancelSource source;
+    CallOptions o;
+    o.cancel = source.Token();
+    auto fut = client->InvokeAsync("test.echo", {Value(RandomTensor("u8", {96 << 20}, 5))}, o);
+    std::this_thread::sleep_for(5ms);
+    source.Cancel();
+    auto r = fut.get();
+    if (!r.ok()) {
+      EXPECT_EQ(r.error().code, ErrorCode::kCancelled) << r.error().ToString();
+    }
+  }
+  ExpectServerAnswers();
+}
+
+TEST_F(RemoteFault, ThousandConcurrentCallsFromEightClients) {
+  constexpr int kClients = 8;
+  constexpr int kCallsEach = 125;
+  std::vector<std::unique_ptr<RemoteRegistry>> clients;
+  for (int i = 0; i < kClients; ++i) clients.push_back(Client(testing::kToken, 16));
+  std::vector<std::future<Result<Value>>> futures;
+  for (int i = 0; i < kCallsEach; ++i) {
+    for (int c = 0; c < kClients; ++c) {
+      futures.push_back(clients[c]->InvokeAsync("test.add", {Value(i), Value(c)},
+                                                CallOptions::WithTimeout(60s)));
+    }
+  }
+  int ok = 0, refused = 0;
+  for (std::size_t k = 0; k < futures.size(); ++k) {
+    auto r = futures[k].get();
+    if (r.ok()) {
+      ++ok;
+      EXPECT_EQ(r->as_int(), static_cast<std::int64_t>(k / kClients + k % kClients));
+    } else {
+      // Over the server's concurrency limit is the only acceptable failure.
+      EXPECT_EQ(r.error().code, ErrorCode::kResourceExhausted) << r.error().ToString();
+      ++refused;
+    }
+  }
+  EXPECT_EQ(ok + refused, kClients * kCallsEach);
+  std::printf("1000 calls from 8 clients: %d ok, %d refused over the concurrency limit\n", ok,
+              refused);
+  EXPECT_GT(ok, kClients * kCallsEach / 2);
+  ExpectServerAnswers();
+}
+
+class RemoteLimits : public RemoteFixture {
+ protected:
+  void SetUp() override {
+    ServerLimits limits;
+    limits.max_tensor_bytes = 1 << 20;
+    limits.max_message_bytes = 256 << 10;
+    limits.max_concurrent_calls = 4;
+    limits.max_call_time = 150ms;
+    StartServer(limits);
+  }
+};
+
+TEST_F(RemoteLimits, OversizedTensorIsRefusedBeforeItIsBuffered) {
+  RemoteOptions o;
+  o.address = server_->address();
+  o.token = testing::kToken;
+  o.chunk_bytes = 64 << 10;
+  auto connected = RemoteRegistry::Connect(o);
+  ASSERT_TRUE(connected.ok());
+  auto client = std::move(connected).value();
+  std::vector<Value> args{Value(RandomTensor("f32", {512, 1024}, 3))};  // 2 MiB
+  auto r = client->Invoke("tensor.info", args);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kResourceExhausted);
+  EXPECT_EQ(r.error().call, "tensor.info");
+  EXPECT_NE(r.error().message.find("--max-tensor-bytes"), std::string::npos)
+      << r.error().message;
+  // Under the limit it works.
+  std::vector<Value> small{Value(RandomTensor("f32", {128, 1024}, 3))};
+  auto ok = client->Invoke("tensor.info", small);
+  ASSERT_TRUE(ok.ok()) << ok.error().ToString();
+  EXPECT_EQ(ok->as_map().at("bytes").as_int(), 512 << 10);
+  ExpectServerAnswers();
+}
+
+TEST_F(RemoteLimits, OversizedMessageIsRefused) {
+  auto client = Client();  // default 4 MiB chunks, over the server's 256 KiB messages
+  std::vector<Value> args{Value(RandomTensor("u8", {900 << 10}, 4))};
+  auto r = client->Invoke("tensor.info", args);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kResourceExhausted) << r.error().ToString();
+  std::vector<Value> big_string{Value(std::string(300 << 10, 's'))};
+  auto s = client->Invoke("test.echo", big_string);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kResourceExhausted) << s.error().ToString();
+  ExpectServerAnswers();
+}
+
+TEST_F(RemoteLimits, ServerCallTimeLimit) {
+  auto client = Client();
+  std::vector<Value> args{Value(5000)};
+  const auto start = Clock::now();
+  auto r = client->Invoke("test.sleep", args);  // no client deadline: the server's applies
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kDeadlineExceeded);
+  EXPECT_NE(r.error().message.find("--max-call-time"), std::string::npos) << r.error().message;
+  EXPECT_LT(Clock::now() - start, 3s);
+}
+
+TEST_F(RemoteLimits, ConcurrencyLimitRefusesClearlyAndRecovers) {
+  auto client = Client(testing::kToken, 12);
+  std::vector<std::future<Result<Value>>> futures;
+  for (int i = 0; i < 12; ++i) {
+    futures.push_back(client->InvokeAsync("test.sleep", {Value(100)}));
+  }
+  int ok = 0, refused = 0;
+  for (auto& f : futures) {
+    auto r = f.get();
+    if (r.ok()) {
+      ++ok;
+    } else {
+      EXPECT_EQ(r.error().code, ErrorCode::kResourceExhausted) << r.error().ToString();
+      EXPECT_NE(r.error().message.find("--max-concurrent"), std::string::npos);
+      ++refused;
+    }
+  }
+  EXPECT_GE(ok, 1);
+  EXPECT_GE(refused, 1);
+  EXPECT_GE(server_->refused_calls(), static_cast<std::uint64_t>(refused));
+  ExpectServerAnswers();
+}
+
+}  // namespace
+}  // namespace alknet::call
