@@ -30,6 +30,9 @@ DeviceCaps CapsOf(const wg::Context& ctx) {
   c.subgroup_size = ctx.adapter().subgroup_max_size;
   c.shader_f16 = ctx.HasFeature(WGPUFeatureName_ShaderF16);
   c.linear_workgroup_size = std::min<uint32_t>(256, l.maxComputeInvocationsPerWorkgroup);
+  const bool cpu = ctx.adapter().type == WGPUAdapterType_CPU;
+  c.items_per_invocation = cpu ? 8 : 1;
+  c.shared_memory_tiles = !cpu;
   return c;
 }
 

@@ -16,9 +16,23 @@ namespace fs = std::filesystem;
 
 TensorDesc T(DType d, Shape s) { return TensorDesc{d, std::move(s)}; }
 
+DeviceCaps GoldenCaps() {
+  DeviceCaps c;  // fixed, so golden text does not depend on the machine
+  c.shader_f16 = true;
+  return c;
+}
+
+DeviceCaps CpuCaps() {
+  DeviceCaps c = GoldenCaps();
+  c.items_per_invocation = 8;
+  c.shared_memory_tiles = false;
+  return c;
+}
+
 struct Golden {
   std::string name;
   OpNode node;
+  DeviceCaps caps = GoldenCaps();
 };
 
 // Each variant exercises a distinct template path; the rendered text is checked in under
@@ -32,6 +46,7 @@ std::vector<Golden> GoldenNodes() {
   return {
       {"abs_f32_scalar_path", {"Abs", "", 13, {}, {T(f32, {1031})}, {}}},
       {"abs_f32_vec4_path", {"Abs", "", 13, {}, {T(f32, {4096})}, {}}},
+      {"abs_f32_cpu_8_per_invocation", {"Abs", "", 13, {}, {T(f32, {4096})}, {}}, CpuCaps()},
       {"erf_f32", {"Erf", "", 13, {}, {T(f32, {100})}, {}}},
       {"not_bool", {"Not", "", 13, {}, {T(DType::kBool, {9})}, {}}},
       {"add_f32_broadcast", {"Add", "", 14, {}, {T(f32, {3, 1, 7}), T(f32, {5, 1})}, {}}},
@@ -51,6 +66,7 @@ std::vector<Golden> GoldenNodes() {
       {"identity_transposed_view", {"Identity", "", 13, {}, {view}, {}}},
       {"matmul_vec4", {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}}},
       {"matmul_batched_odd", {"MatMul", "", 13, {}, {T(f32, {3, 65, 33}), T(f32, {33, 67})}, {}}},
+      {"matmul_cpu_direct", {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}}, CpuCaps()},
       {"gemm_transb_bias", {"Gemm", "", 13, {{"transB", int64_t{1}}, {"alpha", 0.5}}, {T(f32, {7, 13}), T(f32, {5, 13}), T(f32, {5})}, {}}},
       {"softmax_axis0", {"Softmax", "", 13, {{"axis", int64_t{0}}}, {T(f32, {3, 4, 5})}, {}}},
       {"logsoftmax_opset11_flatten", {"LogSoftmax", "", 11, {}, {T(f32, {3, 4, 5})}, {}}},
@@ -73,16 +89,10 @@ void CheckGolden(const std::string& name, const std::string& text) {
                               << " (ALKNET_UPDATE_GOLDEN=1 regenerates; review the diff)";
 }
 
-DeviceCaps GoldenCaps() {
-  DeviceCaps c;  // fixed, so golden text does not depend on the machine
-  c.shader_f16 = true;
-  return c;
-}
-
 TEST(Golden, OpsRenderAsCheckedIn) {
   WgslGenerator gen;
   for (const Golden& g : GoldenNodes()) {
-    auto p = gen.Generate(g.node, GoldenCaps());
+    auto p = gen.Generate(g.node, g.caps);
     ASSERT_TRUE(p.ok()) << g.name << ": " << p.error().ToString();
     CheckGolden(g.name, p->source);
   }
@@ -118,11 +128,51 @@ TEST(Golden, EveryVariantCompiles) {
   WgslGenerator gen;
   for (const Golden& g : GoldenNodes()) {
     if (g.name == "relu_f16" && !ctx.HasFeature(WGPUFeatureName_ShaderF16)) continue;
-    auto p = gen.Generate(g.node, GoldenCaps());
+    auto p = gen.Generate(g.node, g.caps);
     ASSERT_TRUE(p.ok());
     auto m = ctx.CompileWgsl(p->source, g.name);
     EXPECT_TRUE(m.ok()) << g.name << ": " << m.error().ToString();
   }
+}
+
+// docs/ops.md is rendered from the table, so it cannot drift from the code. After changing
+// a record: ALKNET_UPDATE_GOLDEN=1 build/default/libs/compute/tests/compute_generator_tests
+TEST(Golden, OpsDocMatchesTheTable) {
+  std::string md =
+      "# Ops (alknet-compute)\n\n"
+      "Generated from the op table (`libs/compute/src/ops/`) by `compute_generator_tests`\n"
+      "(`ALKNET_UPDATE_GOLDEN=1` regenerates it); a test fails when the two differ. Every op\n"
+      "is checked against its float64 CPU reference on random data with the tolerance shown\n"
+      "(|gpu - ref| <= abs + rel * |ref|; f16 runs with at least 4e-3 for both). As registry\n"
+      "calls the ops are `compute.<snake_case name>` (see `alknet/compute/calls.h`).\n\n"
+      "| op | opset | template | inputs | attributes (default) | dtypes tested | tolerance abs / rel | what |\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const OpRecord& r : OpTable::Default().records()) {
+    std::string attrs;
+    for (const AttributeSpec& a : r.attributes) {
+      attrs += (attrs.empty() ? "" : ", ") + a.name + " (" +
+               (a.default_value ? AttrToString(*a.default_value) : a.optional ? "unset" : "required") + ")";
+    }
+    std::string dtypes;
+    for (DType d : r.test_dtypes) dtypes += (dtypes.empty() ? "" : ", ") + std::string(DTypeName(d));
+    char tol[64];
+    std::snprintf(tol, sizeof tol, "%g / %g", r.hints.abs_tol, r.hints.rel_tol);
+    const std::string opset = std::to_string(r.opset_min) + (r.opset_max >= 99 ? "+" : ".." + std::to_string(r.opset_max));
+    const std::string inputs = r.min_inputs == r.max_inputs ? std::to_string(r.min_inputs)
+                                                            : std::to_string(r.min_inputs) + ".." + std::to_string(r.max_inputs);
+    md += "| " + r.name + " | " + opset + " | `shaders/" + r.shader + ".wgsl.hbs` | " + inputs + " | " +
+          (attrs.empty() ? "-" : attrs) + " | " + dtypes + " | " + tol + " | " + r.summary + " |\n";
+  }
+  const fs::path file = fs::path(ALKNET_SOURCE_DIR) / "docs" / "ops.md";
+  if (std::getenv("ALKNET_UPDATE_GOLDEN")) {
+    std::ofstream(file, std::ios::binary) << md;
+    return;
+  }
+  std::ifstream in(file, std::ios::binary);
+  ASSERT_TRUE(in) << file << " is missing";
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(md, want.str()) << "docs/ops.md is out of date; regenerate with ALKNET_UPDATE_GOLDEN=1";
 }
 
 // ---- template patterns ------------------------------------------------------------------

@@ -144,7 +144,16 @@ TEST_P(OpTest, MatchesFloat64Reference) {
   if (p.dtype == DType::kF16 && !ctx.HasFeature(WGPUFeatureName_ShaderF16)) {
     GTEST_SKIP() << "the adapter lacks shader-f16";
   }
-  Executor ex(ctx, ExecutorOptions{.poison_outputs = true});
+  // Both MatMul kernels run everywhere: staged through workgroup memory (what GPUs get) and
+  // straight from storage (what CPU adapters get).
+  std::vector<DeviceCaps> variants{CapsOf(ctx)};
+  if (p.record->family == "linalg") {
+    variants = {CapsOf(ctx), CapsOf(ctx)};
+    variants[0].shared_memory_tiles = true;
+    variants[1].shared_memory_tiles = false;
+  }
+  for (const DeviceCaps& caps : variants) {
+  Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
   std::mt19937_64 rng(testing::Seed() ^ std::hash<std::string>{}(p.record->name + DTypeName(p.dtype)));
   for (const Case& c : CasesFor(*p.record)) {
     if (p.record->name == "Cast") {
@@ -157,9 +166,29 @@ TEST_P(OpTest, MatchesFloat64Reference) {
     }
     RunCase(*p.record, p.dtype, c, rng, ex);
   }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, OpTest, ::testing::ValuesIn(AllParams()), ParamName);
+
+// The elementwise kernel's two shapes: one element per invocation (GPUs) and several
+// (CPU adapters); the table run above uses whichever the device gets, this one the other.
+TEST(OpSemantics, ElementwiseItemsPerInvocation) {
+  webgpu::Context& ctx = SharedContext();
+  for (uint32_t per : {1u, 3u}) {
+    DeviceCaps caps = CapsOf(ctx);
+    caps.items_per_invocation = per;
+    caps.max_workgroups_per_dimension = 4;  // and spill the grid into y on the way
+    Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
+    std::mt19937_64 rng(testing::Seed() + per);
+    const OpTable& t = OpTable::Default();
+    RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{4096}}}, rng, ex);
+    RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{3001}}}, rng, ex);
+    RunCase(*t.Find("Add", 14), DType::kF32, Case{{{3, 1, 7}, {5, 1}}}, rng, ex);
+    RunCase(*t.Find("Where", 16), DType::kI32, Case{{{7, 5}, {5}, {}}}, rng, ex);
+    RunCase(*t.Find("Tanh", 13), DType::kF32, Case{{{9, 7}}, {}, true}, rng, ex);
+  }
+}
 
 // Float Mod needs fmod=1 (ONNX); the table's i32 run uses fmod=0 (Python) semantics.
 TEST(OpSemantics, FloatModIsCFmod) {

@@ -55,7 +55,7 @@ bool UseVec4(const OpNode& node, uint64_t n) {
 
 }  // namespace
 
-Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attrs) {
+Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attrs, const DeviceCaps& caps) {
   const Shape& out = node.outputs.at(0).shape;
   const uint64_t n = node.outputs[0].elements();
   if (n >= (uint64_t{1} << 32)) {
@@ -67,10 +67,17 @@ Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attr
   std::vector<std::vector<int64_t>> strides(node.inputs.size());
   std::vector<std::vector<int64_t>> aligned;
   for (const TensorDesc& in : node.inputs) aligned.push_back(AlignedStrides(in, out));
+  const Shape out_strides = ContiguousStridesOf(out);
+  // An operand laid out exactly like the output (offset 0, row-major over the same shape) is
+  // read at the output index itself, without any index math.
+  std::vector<bool> same_layout(node.inputs.size(), true);
   for (size_t d = 0; d < out.size(); ++d) {
     if (out[d] == 1) continue;
     extents.push_back(out[d]);
-    for (size_t j = 0; j < node.inputs.size(); ++j) strides[j].push_back(aligned[j][d]);
+    for (size_t j = 0; j < node.inputs.size(); ++j) {
+      strides[j].push_back(aligned[j][d]);
+      if (aligned[j][d] != static_cast<int64_t>(out_strides[d])) same_layout[j] = false;
+    }
   }
   // Coalesce: an outer dimension folds into the next inner one when every operand steps
   // through both as one run (stride_outer == stride_inner * extent_inner). Fewer dimensions,
@@ -91,8 +98,7 @@ Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attr
   const bool vec4 = UseVec4(node, n);
   hbs::Array operands;
   for (size_t j = 0; j < node.inputs.size(); ++j) {
-    const bool direct = node.inputs[j].offset == 0 &&
-                        ((extents.size() == 1 && strides[j][0] == 1) || (extents.empty()));
+    const bool direct = node.inputs[j].offset == 0 && same_layout[j];
     hbs::Array terms;
     for (size_t d = extents.size(); d-- > 0;) {  // innermost first
       terms.push_back(hbs::Value::object({{"extent", extents[d]},
@@ -107,6 +113,7 @@ Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attr
   }
   hbs::Value ctx = hbs::Value::object({{"n", vec4 ? n / 4 : n},
                                        {"vec", vec4 ? 4 : 1},
+                                       {"per_invocation", std::max<uint32_t>(1, caps.items_per_invocation)},
                                        {"operands", hbs::Value(std::move(operands))}});
   // Attributes become template data: floats as ready-made literals, ints and strings as is.
   for (const auto& [name, v] : attrs) {
@@ -117,11 +124,13 @@ Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attr
   return ctx;
 }
 
-DispatchPlan ElementwiseDispatch(const OpNode& node) {
+DispatchPlan ElementwiseDispatch(const OpNode& node, const DeviceCaps& caps) {
   const uint64_t n = node.outputs.at(0).elements();
+  const uint64_t units = UseVec4(node, n) ? n / 4 : n;
+  const uint64_t per = std::max<uint32_t>(1, caps.items_per_invocation);
   DispatchPlan p;
   p.kind = DispatchPlan::Kind::kLinear;
-  p.invocations = UseVec4(node, n) ? n / 4 : n;
+  p.invocations = (units + per - 1) / per;
   return p;
 }
 
@@ -170,11 +179,11 @@ OpRecord ElementwiseRecord(std::string name, std::string shader, std::string sum
   r.infer = [allowed, out](const OpNode& node, const Attributes&) {
     return InferElementwise(node, allowed, out);
   };
-  r.context = [](const OpNode& node, const Attributes& attrs, const DeviceCaps&) {
-    return ElementwiseContext(node, attrs);
+  r.context = [](const OpNode& node, const Attributes& attrs, const DeviceCaps& caps) {
+    return ElementwiseContext(node, attrs, caps);
   };
-  r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
-    return ElementwiseDispatch(node);
+  r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) {
+    return ElementwiseDispatch(node, caps);
   };
   r.reference = [ref](const OpNode& node, const Attributes& attrs, const std::vector<RefTensor>& in) {
     return ElementwiseReference(node, attrs, in, ref);

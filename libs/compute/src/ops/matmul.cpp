@@ -126,13 +126,14 @@ void AddLinalgOps(OpTable& table) {
     COMPUTE_TRY(MatMulShapes(node, &out));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, out}};
   };
-  mm.context = [](const OpNode& node, const Attributes&, const DeviceCaps&) -> Result<hbs::Value> {
+  mm.context = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) -> Result<hbs::Value> {
     COMPUTE_ASSIGN_OR_RETURN(MatMulDims d, MatMulShapes(node, nullptr));
     hbs::Array batch_ops{BatchOperand(0, d.batch_shape, d.a_batch, d.M * d.K),
                          BatchOperand(1, d.batch_shape, d.b_batch, d.K * d.N)};
     return hbs::Value::object({{"M", d.M}, {"N", d.N}, {"K", d.K},
                                {"a_vec4", d.K % 4 == 0}, {"b_vec4", d.N % 4 == 0}, {"out_vec4", d.N % 4 == 0},
                                {"trans_a", false}, {"trans_b", false}, {"scaled", false}, {"has_c", false},
+                               {"shared_tiles", caps.shared_memory_tiles},
                                {"batch_operands", hbs::Value(std::move(batch_ops))}});
   };
   mm.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
@@ -223,7 +224,7 @@ void AddLinalgOps(OpTable& table) {
     COMPUTE_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, {d.M, d.N}}};
   };
-  gemm.context = [gemm_dims](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  gemm.context = [gemm_dims](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
     COMPUTE_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
     const bool ta = std::get<int64_t>(at.at("transA")) == 1, tb = std::get<int64_t>(at.at("transB")) == 1;
     const double alpha = std::get<double>(at.at("alpha")), beta = std::get<double>(at.at("beta"));
@@ -234,6 +235,7 @@ void AddLinalgOps(OpTable& table) {
                                {"scaled", alpha != 1.0}, {"alpha", FloatLiteral(alpha)},
                                {"has_c", node.inputs.size() == 3}, {"beta", FloatLiteral(beta)},
                                {"c_offset", 0}, {"c_row_stride", d.c_rs}, {"c_col_stride", d.c_cs},
+                               {"shared_tiles", caps.shared_memory_tiles},
                                {"batch_operands", hbs::Value(std::move(batch_ops))}});
   };
   gemm.dispatch = [gemm_dims](const OpNode& node, const Attributes& at, const DeviceCaps&) {

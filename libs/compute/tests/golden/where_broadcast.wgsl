@@ -19,12 +19,7 @@ fn in0_index(i: u32) -> u32 {
 }
 
 fn in1_index(i: u32) -> u32 {
-  var r = i;
-  var o = 0u;
-  o += (r % 6u) * 1u;
-  r = r / 6u;
-  o += r * 6u;
-  return o;
+  return i;
 }
 
 fn in2_index(i: u32) -> u32 {

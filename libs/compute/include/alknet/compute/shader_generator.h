@@ -29,6 +29,13 @@ struct DeviceCaps {
   bool shader_f16 = false;
   // Workgroup size for one-dimensional kernels (elementwise, reductions).
   uint32_t linear_workgroup_size = 256;
+  // Elements each invocation of an elementwise kernel handles (strided by the grid, so
+  // neighbouring invocations still touch neighbouring memory). 1 suits GPUs; CPU adapters
+  // (lavapipe) amortise their per-invocation cost over several.
+  uint32_t items_per_invocation = 1;
+  // MatMul stages tiles in workgroup memory (GPUs) or reads operands straight from storage
+  // (CPU adapters, where workgroup barriers are expensive and caches do the staging).
+  bool shared_memory_tiles = true;
 };
 
 enum class Access { kRead, kReadWrite };
