@@ -218,6 +218,7 @@ TEST(Executor, MetatensorUploadAndDownload) {
 TEST(Executor, GridsBeyondOneDimensionSpillIntoY) {
   DeviceCaps caps = CapsOf(SharedContext());
   caps.max_workgroups_per_dimension = 8;  // 8 x 256 invocations per row of the grid
+  caps.items_per_invocation = 1;
   Executor ex(SharedContext(), ExecutorOptions{.poison_outputs = true, .caps = caps});
   const size_t n = 5 * 2048 + 3;  // odd: one invocation per element, 5+ rows of groups
   auto x = ex.Upload(DType::kF32, {n}, F32Bytes(Iota(n, -0.01f)));
