@@ -27,7 +27,8 @@ constexpr const char* kUsage =
     "  ARG                       a JSON literal (42, 1.5, true, null, '\"text\"', '[1,2]', '{}')\n"
     "                            or a tensor file: FILE.npy, FILE.mtf (one tensor) or\n"
     "                            FILE.mtf:NAME\n"
-    "  --out DIR                 write tensor results to DIR (result.mtf, result.0.mtf, ...)\n"
+    "  --out DIR                 write tensor results to DIR as NAME.mtf (a tensor inside a\n"
+    "                            list or map: NAME.0.mtf, NAME.key.mtf, ...)\n"
     "  --format mtf|npy          file format for --out (default mtf)\n"
     "  --json                    print {\"ok\", \"result\"|\"error\"} for programs\n"
     "  --timeout MS              deadline for the call\n"
@@ -265,7 +266,14 @@ ac::Result<void> WriteTensors(ac::Value& v, const fs::path& dir, const std::stri
     }
     case ac::ValueKind::kMap:
       for (auto& [k, item] : v.as_map()) {
-        if (auto r = WriteTensors(item, dir, stem + "." + k, npy); !r) return r;
+        // Keys come from the (possibly remote) result: keep them from naming paths.
+        std::string safe = k;
+        for (char& c : safe) {
+          const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                          (c >= '0' && c <= '9') || c == '_' || c == '-';
+          if (!ok) c = '_';
+        }
+        if (auto r = WriteTensors(item, dir, stem + "." + safe, npy); !r) return r;
       }
       return {};
     default: return {};
@@ -360,7 +368,7 @@ int RunCall(std::span<const std::string_view> args) {
   if (result.ok() && !out_dir.empty()) {
     std::error_code ec;
     fs::create_directories(out_dir, ec);
-    if (auto w = WriteTensors(*result, out_dir, "result", npy); !w) {
+    if (auto w = WriteTensors(*result, out_dir, name, npy); !w) {
       result = w.error();
     }
   }

@@ -192,15 +192,16 @@ Result<Value> CallRegistry::RunHandler(const CallRecord& record, std::span<const
   }
   CallContext ctx(record.name, options, this, extra_cancel);
   if (ctx.ShouldStop()) return ctx.StopError();
-  Result<Value> result = MakeError(ErrorCode::kUnknown, "");
   // A handler that throws is contained: the caller gets kInternal naming the call.
-  try {
-    result = record.handler(ctx, args);
-  } catch (const std::exception& e) {
-    result = MakeError(ErrorCode::kInternal, std::string("handler threw: ") + e.what());
-  } catch (...) {
-    result = MakeError(ErrorCode::kInternal, "handler threw a non-standard exception");
-  }
+  Result<Value> result = [&]() -> Result<Value> {
+    try {
+      return record.handler(ctx, args);
+    } catch (const std::exception& e) {
+      return MakeError(ErrorCode::kInternal, std::string("handler threw: ") + e.what());
+    } catch (...) {
+      return MakeError(ErrorCode::kInternal, "handler threw a non-standard exception");
+    }
+  }();
   if (!result.ok()) {
     Error e = std::move(result).error();
     if (e.call.empty()) e.call = record.name;

@@ -6,6 +6,8 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <mutex>
+#include <new>
 #include <string>
 
 #include "alknet/tensor/reader.h"
@@ -70,14 +72,82 @@ std::vector<std::uint64_t> Dims(const Tensor& t) {
 
 }  // namespace
 
+namespace {
+
+// Large payload buffers released by finished calls, kept for the next call of a similar
+// size: a fresh buffer costs the kernel a page fault and a page clear per page (a quarter of
+// a 256 MiB loopback transfer), a reused one costs nothing. Bounded in count and bytes.
+class PayloadBufferCache {
+ public:
+  static constexpr std::size_t kHuge = 2u << 20;
+  static constexpr std::size_t kMaxEntries = 4;
+  static constexpr std::size_t kMaxBytes = 1u << 30;
+
+  ~PayloadBufferCache() {
+    for (auto& e : free_) std::free(e.data);
+  }
+
+  std::shared_ptr<std::byte[]> Acquire(std::size_t size) {
+    const std::size_t rounded = (size + kHuge - 1) / kHuge * kHuge;
+    std::byte* data = nullptr;
+    std::size_t capacity = rounded;
+    {
+      std::lock_guard lock(mutex_);
+      // Smallest cached buffer that fits without wasting more than the request itself.
+      std::size_t best = free_.size();
+      for (std::size_t i = 0; i < free_.size(); ++i) {
+        if (free_[i].capacity >= rounded && free_[i].capacity <= 2 * rounded &&
+            (best == free_.size() || free_[i].capacity < free_[best].capacity)) {
+          best = i;
+        }
+      }
+      if (best != free_.size()) {
+        data = free_[best].data;
+        capacity = free_[best].capacity;
+        cached_bytes_ -= capacity;
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
+      }
+    }
+    if (!data) {
+      data = static_cast<std::byte*>(std::aligned_alloc(kHuge, rounded));
+      if (!data) throw std::bad_alloc();
+      madvise(data, rounded, MADV_HUGEPAGE);  // advice only: failure means small pages
+    }
+    return std::shared_ptr<std::byte[]>(data, [this, capacity](std::byte* p) {
+      Release(p, capacity);
+    });
+  }
+
+ private:
+  struct Entry {
+    std::byte* data;
+    std::size_t capacity;
+  };
+
+  void Release(std::byte* data, std::size_t capacity) {
+    {
+      std::lock_guard lock(mutex_);
+      if (free_.size() < kMaxEntries && cached_bytes_ + capacity <= kMaxBytes) {
+        free_.push_back(Entry{data, capacity});
+        cached_bytes_ += capacity;
+        return;
+      }
+    }
+    std::free(data);
+  }
+
+  std::mutex mutex_;
+  std::vector<Entry> free_;
+  std::size_t cached_bytes_ = 0;
+};
+
+}  // namespace
+
 std::shared_ptr<std::byte[]> AllocatePayload(std::size_t size) {
-  constexpr std::size_t kHuge = 2u << 20;
-  if (size < 2 * kHuge) return std::make_shared_for_overwrite<std::byte[]>(size);
-  const std::size_t rounded = (size + kHuge - 1) / kHuge * kHuge;
-  void* p = std::aligned_alloc(kHuge, rounded);
-  if (!p) throw std::bad_alloc();
-  madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure just means small pages
-  return std::shared_ptr<std::byte[]>(static_cast<std::byte*>(p), [](std::byte* b) { std::free(b); });
+  if (size < 4 * PayloadBufferCache::kHuge) return std::make_shared_for_overwrite<std::byte[]>(size);
+  // Leaked on purpose: buffers may be released by threads still running at exit.
+  static auto* cache = new PayloadBufferCache;
+  return cache->Acquire(size);
 }
 
 Result<EncodedPayload> EncodePayload(std::vector<Tensor> tensors) {

@@ -92,11 +92,11 @@ def main():
         doc = json.loads(run("call", "tensor.cast", a_path, '"f64"', "--out", out, "--json",
                              *remote).stdout)
         mtf = doc["result"]["$tensor"]["file"]
-        assert mtf.endswith("result.mtf"), mtf
+        assert mtf == os.path.join(out, "tensor.cast.mtf"), mtf
         info = json.loads(run("call", "tensor.info", mtf, "--json", *remote).stdout)["result"]
         assert info == {"dtype": "f64", "shape": [37, 41], "elements": 37 * 41,
                         "bytes": 37 * 41 * 8}, info
-        back = json.loads(run("call", "tensor.cast", mtf + ":result", '"f32"', "--out", out,
+        back = json.loads(run("call", "tensor.cast", mtf + ":tensor.cast", '"f32"', "--out", out,
                               "--format", "npy", "--json").stdout)
         assert np.load(back["result"]["$tensor"]["file"]).tobytes() == a.tobytes()
 

@@ -9,6 +9,10 @@
 
 #include "remote_fixture.h"
 
+// LeakSanitizer (preset asan): c-ares, gRPC's DNS resolver, keeps ~30 bytes per process
+// after resolving "localhost" (the TLS test). Not ours to fix; everything else must be clean.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libcares.so\n"; }
+
 namespace alknet::call {
 namespace {
 
@@ -26,7 +30,7 @@ TEST_F(Remote, LocalAndRemoteGiveIdenticalResults) {
   map.emplace("k", Value::List{Value(1), Value(2.5), Value(Bytes{0, 255, 7})});
   const std::vector<std::vector<Value>> cases = {
       {Value(40), Value(2)},
-      {Value(), Value(true), Value(-7), Value(1e-300), Value("text\0with nul"),
+      {Value(), Value(true), Value(-7), Value(1e-300), Value(std::string("nul\0and \xff", 9)),
        Value(Bytes{1, 2, 3}), Value(Value::List{}), Value(std::move(map))},
       {Value(RandomTensor("f32", {3, 5}, 1)), Value(RandomTensor("u8", {0}, 2)),
        Value(RandomTensor("f64", {}, 3))},

@@ -2,6 +2,7 @@
 // It exists only in tests and benchmarks, never in a shipped registry.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -9,6 +10,10 @@
 #include "alknet/call/registry.h"
 
 namespace alknet::call::testing {
+
+// How many test.overlap calls are running now, and the most seen at once.
+inline std::atomic<int> g_overlap_now{0};
+inline std::atomic<int> g_overlap_peak{0};
 
 inline Component TestComponent() {
   Component c;
@@ -38,7 +43,8 @@ inline Component TestComponent() {
   c.calls.push_back(CallDecl{
       "test.sleep", "(ms: int) -> int",
       [](CallContext& ctx, std::span<const Value> args) -> Result<Value> {
-        for (std::int64_t i = 0; i < args[0].as_int(); ++i) {
+        const auto until = Clock::now() + std::chrono::milliseconds(args[0].as_int());
+        while (Clock::now() < until) {
           if (ctx.ShouldStop()) return ctx.StopError();
           std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
@@ -52,6 +58,22 @@ inline Component TestComponent() {
       [](CallContext&, std::span<const Value> args) -> Result<Value> {
         std::this_thread::sleep_for(std::chrono::milliseconds(args[0].as_int()));
         return args[0];
+      },
+      {Execution::kAsync, false}});
+  // Holds for `ms` milliseconds while counting how many such calls overlap.
+  c.calls.push_back(CallDecl{
+      "test.overlap", "(ms: int, x: int) -> int",
+      [](CallContext& ctx, std::span<const Value> args) -> Result<Value> {
+        const int now = g_overlap_now.fetch_add(1) + 1;
+        int peak = g_overlap_peak.load();
+        while (now > peak && !g_overlap_peak.compare_exchange_weak(peak, now)) {
+        }
+        const auto until = Clock::now() + std::chrono::milliseconds(args[0].as_int());
+        while (Clock::now() < until && !ctx.ShouldStop()) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+        g_overlap_now.fetch_sub(1);
+        return args[1];
       },
       {Execution::kAsync, false}});
   // The address of a tensor argument's first byte: proves that a local call makes no copy.

@@ -53,24 +53,24 @@ int compare(const HelperCall& c) {
          std::string(Value::kind_name(b.kind())) + " (numbers or strings only)");
 }
 
-enum class Op { kAdd, kSub, kMul, kDiv, kMod, kMin, kMax };
+enum class ArithOp { kAdd, kSub, kMul, kDiv, kMod, kMin, kMax };
 
-Value arith2(const HelperCall& c, Op op, const Value& a, const Value& b) {
+Value arith2(const HelperCall& c, ArithOp op, const Value& a, const Value& b) {
   if (a.is_int() && b.is_int()) {
     std::int64_t x = a.as_int(), y = b.as_int(), r = 0;
     bool overflow = false;
     switch (op) {
-      case Op::kAdd: overflow = __builtin_add_overflow(x, y, &r); break;
-      case Op::kSub: overflow = __builtin_sub_overflow(x, y, &r); break;
-      case Op::kMul: overflow = __builtin_mul_overflow(x, y, &r); break;
-      case Op::kDiv:
-      case Op::kMod:
+      case ArithOp::kAdd: overflow = __builtin_add_overflow(x, y, &r); break;
+      case ArithOp::kSub: overflow = __builtin_sub_overflow(x, y, &r); break;
+      case ArithOp::kMul: overflow = __builtin_mul_overflow(x, y, &r); break;
+      case ArithOp::kDiv:
+      case ArithOp::kMod:
         if (y == 0) c.fail("division by zero (" + std::to_string(x) + " / 0)");
         if (x == std::numeric_limits<std::int64_t>::min() && y == -1) overflow = true;
-        else r = op == Op::kDiv ? x / y : x % y;
+        else r = op == ArithOp::kDiv ? x / y : x % y;
         break;
-      case Op::kMin: r = x < y ? x : y; break;
-      case Op::kMax: r = x > y ? x : y; break;
+      case ArithOp::kMin: r = x < y ? x : y; break;
+      case ArithOp::kMax: r = x > y ? x : y; break;
     }
     if (overflow)
       c.fail("integer overflow (" + std::to_string(x) + ", " + std::to_string(y) +
@@ -79,22 +79,22 @@ Value arith2(const HelperCall& c, Op op, const Value& a, const Value& b) {
   }
   double x = a.as_number(), y = b.as_number();
   switch (op) {
-    case Op::kAdd: return Value(x + y);
-    case Op::kSub: return Value(x - y);
-    case Op::kMul: return Value(x * y);
-    case Op::kDiv:
+    case ArithOp::kAdd: return Value(x + y);
+    case ArithOp::kSub: return Value(x - y);
+    case ArithOp::kMul: return Value(x * y);
+    case ArithOp::kDiv:
       if (y == 0) c.fail("division by zero");
       return Value(x / y);
-    case Op::kMod:
+    case ArithOp::kMod:
       if (y == 0) c.fail("division by zero (modulo)");
       return Value(std::fmod(x, y));
-    case Op::kMin: return Value(x < y ? x : y);
-    case Op::kMax: return Value(x > y ? x : y);
+    case ArithOp::kMin: return Value(x < y ? x : y);
+    case ArithOp::kMax: return Value(x > y ? x : y);
   }
   return Value();
 }
 
-Helper arith(Op op, bool variadic) {
+Helper arith(ArithOp op, bool variadic) {
   return [op, variadic](const HelperCall& c) {
     need_args(c, 2, variadic ? SIZE_MAX : 2);
     Value acc = number_arg(c, 0);
@@ -159,13 +159,13 @@ void register_builtin_helpers(Registry::Impl& impl) {
     c.fail("needs an array, object or string, got " + std::string(Value::kind_name(v.kind())));
   });
 
-  add(impl, "add", arith(Op::kAdd, true));
-  add(impl, "sub", arith(Op::kSub, false));
-  add(impl, "mul", arith(Op::kMul, true));
-  add(impl, "div", arith(Op::kDiv, false));
-  add(impl, "mod", arith(Op::kMod, false));
-  add(impl, "min", arith(Op::kMin, true));
-  add(impl, "max", arith(Op::kMax, true));
+  add(impl, "add", arith(ArithOp::kAdd, true));
+  add(impl, "sub", arith(ArithOp::kSub, false));
+  add(impl, "mul", arith(ArithOp::kMul, true));
+  add(impl, "div", arith(ArithOp::kDiv, false));
+  add(impl, "mod", arith(ArithOp::kMod, false));
+  add(impl, "min", arith(ArithOp::kMin, true));
+  add(impl, "max", arith(ArithOp::kMax, true));
 
   add(impl, "range", [](const HelperCall& c) {
     need_args(c, 1, 3);

@@ -313,6 +313,10 @@ class Parser {
         }
       }
     }
+    // handlebars.js leaves `key=undefined` (the literal) out of the hash object it builds.
+    std::erase_if(call.hash, [](const HashPair& h) {
+      return h.value->type == Expr::Type::kLiteral && h.value->literal.is_undefined();
+    });
   }
 
   Statement parse_mustache() {
@@ -726,6 +730,11 @@ class Resolver {
   explicit Resolver(const std::string& name) : name_(name) {}
 
   void program(Program& p) {
+    p.js_simple = p.body.size() == 1;
+    // Whitespace control is done: text it emptied is dead weight in every render.
+    std::erase_if(p.body, [](const Statement& s) {
+      return s.type == Statement::Type::kContent && s.value.empty();
+    });
     bool pushed = !p.block_params.empty();
     if (pushed) scopes_.push_back(&p.block_params);
     for (auto& s : p.body) statement(s, p);

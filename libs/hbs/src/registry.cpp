@@ -6,6 +6,105 @@
 
 namespace alknet::hbs {
 
+namespace detail {
+namespace {
+
+class TemplateBinder {
+ public:
+  TemplateBinder(const StringMap<HelperEntry>& helpers,
+               const StringMap<std::unique_ptr<Template>>& templates)
+      : helpers_(helpers), templates_(templates) {}
+
+  void program(Program& p) {
+    for (Statement& s : p.body) {
+      if (s.type == Statement::Type::kPartial || s.type == Statement::Type::kPartialBlock) {
+        partial(s.call);
+        if (s.program) program(*s.program);
+        continue;
+      }
+      call(s.call);
+      if (s.program) program(*s.program);
+      if (s.inverse) program(*s.inverse);
+    }
+    p.ops.clear();
+    for (const Statement& s : p.body) {
+      Op op;
+      op.kind = Op::Kind::kStatement;
+      op.escaped = s.escaped;
+      op.statement = &s;
+      if (s.type == Statement::Type::kContent) {
+        op.kind = Op::Kind::kText;
+        op.text = s.value;
+      } else if (s.type == Statement::Type::kMustache && !s.call.helper &&
+                 s.call.kind != CallKind::kHelper) {
+        op.kind = Op::Kind::kLookup;
+      } else if (s.type == Statement::Type::kComment || s.type == Statement::Type::kDecoratorBlock) {
+        continue;
+      }
+      p.ops.push_back(op);
+    }
+    // Runs of pieces joined by `+`; the ones between two statements are grouped (see Op).
+    // handlebars.js compiles every piece to an inline expression except a block whose name could
+    // be a helper or a value (`{{#name}}`, no arguments): that one becomes statements.
+    auto is_block = [](const Op& op) {
+      return op.kind == Op::Kind::kStatement && op.statement->type == Statement::Type::kBlock &&
+             op.statement->call.kind == CallKind::kAmbiguous;
+    };
+    p.js_starts_with_block = !p.ops.empty() && is_block(p.ops.front());
+    for (std::size_t i = 0; i < p.ops.size();) {
+      if (is_block(p.ops[i])) {
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j < p.ops.size() && !is_block(p.ops[j])) ++j;
+      if (i > 0 && j < p.ops.size()) {
+        p.ops[i].js_group_open = true;
+        p.ops[j - 1].js_group_close = true;
+      }
+      i = j;
+    }
+  }
+
+ private:
+  void expr(Expr* e) {
+    if (e && e->type == Expr::Type::kSubExpr) call(*e->call);
+  }
+  void partial(Call& c) {
+    expr(c.path.get());
+    for (auto& p : c.params) expr(p.get());
+    for (auto& h : c.hash) expr(h.value.get());
+    c.partial = nullptr;
+    if (c.path->type == Expr::Type::kSubExpr) return;
+    auto it = templates_.find(c.path->original);
+    if (it != templates_.end()) c.partial = it->second.get();
+  }
+  void call(Call& c) {
+    if (!c.path) return;
+    expr(c.path.get());
+    for (auto& p : c.params) expr(p.get());
+    for (auto& h : c.hash) expr(h.value.get());
+    c.helper = nullptr;
+    const Expr& p = *c.path;
+    if (c.kind == CallKind::kSimple || p.type != Expr::Type::kPath || p.parts.size() != 1 ||
+        p.depth != 0 || p.scoped)
+      return;
+    auto it = helpers_.find(p.parts[0]);
+    if (it != helpers_.end()) c.helper = &it->second;
+  }
+  const StringMap<HelperEntry>& helpers_;
+  const StringMap<std::unique_ptr<Template>>& templates_;
+};
+
+}  // namespace
+
+void bind_template(Template& tpl, const StringMap<HelperEntry>& helpers,
+                  const StringMap<std::unique_ptr<Template>>& templates) {
+  TemplateBinder(helpers, templates).program(tpl.root);
+}
+
+}  // namespace detail
+
 Error::Error(std::string message, std::string template_name, int line, int column)
     : std::runtime_error(message + " at " + template_name + ":" + std::to_string(line) + ":" +
                          std::to_string(column)),
@@ -43,6 +142,13 @@ void Registry::register_template_string(std::string name, std::string_view sourc
   if (source_name.empty()) source_name = name;
   auto tpl = detail::parse_template(source, std::move(source_name));
   impl_->templates.insert_or_assign(std::move(name), std::move(tpl));
+  // Partial calls everywhere may now resolve to the new (or replaced) template.
+  rebind();
+}
+
+void Registry::rebind() {
+  for (auto& entry : impl_->templates)
+    detail::bind_template(*entry.second, impl_->helpers, impl_->templates);
 }
 
 bool Registry::has_template(std::string_view name) const {
@@ -53,7 +159,10 @@ void Registry::register_helper(std::string name, Helper helper, bool lenient_arg
   detail::HelperEntry e;
   e.fn = std::move(helper);
   e.lenient_args = lenient_args;
+  bool is_new = impl_->helpers.find(name) == impl_->helpers.end();
   impl_->helpers.insert_or_assign(std::move(name), std::move(e));
+  // A new name may turn `{{name}}` in an existing template from a lookup into a helper call.
+  if (is_new) rebind();
 }
 
 void Registry::render_to(std::string& out, std::string_view name, const Value& context) const {
@@ -72,6 +181,7 @@ std::string Registry::render(std::string_view name, const Value& context) const 
 
 std::string Registry::render_template(std::string_view source, const Value& context) const {
   auto tpl = detail::parse_template(source, "<inline>");
+  detail::bind_template(*tpl, impl_->helpers, impl_->templates);
   std::string out;
   detail::render_template(*impl_, *tpl, context, out);
   return out;

@@ -42,6 +42,12 @@ using StringMap = std::unordered_map<std::string, T, StringHash, std::equal_to<>
 
 void register_builtin_helpers(Registry::Impl& impl);
 
+// Prepares tpl for rendering against the registry's current helpers and templates: points every
+// call site at the helper of its name and every static partial call at the template of its name
+// (or nullptr), and builds each program's op list. Rerun whenever either set changes.
+void bind_template(Template& tpl, const StringMap<HelperEntry>& helpers,
+                  const StringMap<std::unique_ptr<Template>>& templates);
+
 }  // namespace detail
 
 struct Registry::Impl {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
+#include <optional>
 
 #include "alknet/hbs/error.h"
 #include "registry_impl.h"
@@ -14,6 +16,8 @@ namespace alknet::hbs::detail {
 
 namespace {
 const Value kUndefined;
+// Returned (by address) by the built-in block helpers that wrote their output themselves.
+const Value kRendered;
 }  // namespace
 
 struct DepthNode {
@@ -35,7 +39,11 @@ struct DataFrame {
   const DataFrame* parent = nullptr;
   const Value* root = nullptr;
   bool has_iteration = false;
-  Value index, key, first, last;
+  // Kept as plain fields (Values are built only when a template reads them): an iteration
+  // step then costs a few stores.
+  std::int64_t index = 0;
+  std::int64_t count = 0;
+  const std::string* key_name = nullptr;  // object iteration: the key; else @key == @index
   bool has_partial_block = false;
   const PartialBlockClosure* partial_block = nullptr;
 };
@@ -44,6 +52,9 @@ struct InlineFrame {
   const Program* program;
   const Template* tpl;
   const InlineFrame* parent;
+  // An inline partial keeps the depth stack of the place that declared it (handlebars.js runs
+  // the inline decorator with the enclosing program's depths), so its `../` reaches there.
+  const DepthNode* depths;
 };
 
 struct Scope {
@@ -59,6 +70,20 @@ struct PartialBlockClosure {
   const Program* program;
   Scope captured;
   const PartialBlockClosure* outer;  // the @partial-block visible where the block was written
+};
+
+// Compat mode only. handlebars.js joins a program's pieces with JavaScript `+`, and a program
+// whose first piece is `{{{x}}}` yields x's raw value, not a string. So when a number or a
+// boolean meets another one, they are *added*: `{{{a}}}{{{a}}}` with a = 1 renders "2", and
+// `{{{f}}}{{{f}}}` with f = false renders "0". To stay byte-identical we track, per program, the
+// JavaScript value being built: empty, a string (already written to the output), or a pending
+// number/boolean (not written yet). Any text written flushes the pending values of the
+// enclosing programs first, outermost first, because a string absorbs them in order.
+struct JsValue {
+  enum class State : std::uint8_t { kEmpty, kString, kPrim };
+  JsValue* parent = nullptr;
+  State state = State::kEmpty;
+  Value prim;  // kPrim: a number or boolean
 };
 
 namespace {
@@ -230,12 +255,16 @@ class Renderer {
     root.root = &ctx;
     DepthNode node{&ctx, nullptr};
     Scope base{&ctx, &node, nullptr, &root, nullptr, &tpl};
-    program(tpl.root, ctx, base, nullptr, 0, nullptr);
+    JsValue top{nullptr, JsValue::State::kString, {}};  // '' + main(...)
+    JsScope js(*this, impl_.strict ? nullptr : &top);
+    program(tpl.root, ctx, base, nullptr, 0, nullptr, /*root=*/true);
   }
 
   std::string branch_to_string(const Program* p, const Value& ctx, const Scope& s) {
     std::string tmp;
     OutputSwap swap(*this, tmp);
+    JsValue top{nullptr, JsValue::State::kString, {}};
+    JsScope js(*this, js_ ? &top : nullptr);
     if (p) program(*p, ctx, s, nullptr, 0, nullptr);
     return tmp;
   }
@@ -260,10 +289,54 @@ class Renderer {
     int& d_;
   };
 
+  // Makes `v` the current JavaScript value for the scope's lifetime.
+  struct JsScope {
+    JsScope(Renderer& r, JsValue* v) : r_(r), saved_(r.js_) { r.js_ = v; }
+    ~JsScope() { r_.js_ = saved_; }
+    Renderer& r_;
+    JsValue* saved_;
+  };
+
+  // Text is about to be written: every enclosing value becomes a string, outermost first.
+  void js_flush(JsValue* v) {
+    if (!v || v->state == JsValue::State::kString) return;
+    js_flush(v->parent);
+    if (v->state == JsValue::State::kPrim) v->prim.append_js_string(*out_);
+    v->state = JsValue::State::kString;
+  }
+
+  // v + p in JavaScript, for p a number or boolean.
+  void js_add_prim(JsValue* v, const Value& p) {
+    switch (v->state) {
+      case JsValue::State::kEmpty:
+        v->prim = p;
+        v->state = JsValue::State::kPrim;
+        break;
+      case JsValue::State::kPrim: {
+        auto num = [](const Value& x) { return x.is_bool() ? (x.as_bool() ? 1.0 : 0.0) : x.as_number(); };
+        v->prim = Value(num(v->prim) + num(p));
+        break;
+      }
+      case JsValue::State::kString:
+        p.append_js_string(*out_);
+        break;
+    }
+  }
+
+  // A finished inner value joins the enclosing one (`buffer += inner`).
+  void js_join(JsValue& inner) {
+    if (inner.state == JsValue::State::kEmpty) js_flush(&inner);  // the program returned ""
+    if (inner.state == JsValue::State::kPrim) js_add_prim(inner.parent, inner.prim);
+  }
+
+  static bool js_prim(const Value& v) { return v.is_bool() || v.is_number(); }
+
   // wrapProgram's prog(context, options): a new depth when the context changed, the block's
   // params, the program's inline partials, and the data frame the caller chose.
+  // root: the top program of a template; its inline partials see no depths beyond their own
+  // context (handlebars.js passes [] there).
   void program(const Program& p, const Value& ctx, const Scope& outer, const Value* const* bp,
-               std::size_t nbp, const DataFrame* data) {
+               std::size_t nbp, const DataFrame* data, bool root = false) {
     DepthGuard guard(depth_);
     if (depth_ > impl_.limits.max_depth) {
       Loc loc = p.body.empty() ? Loc{} : p.body.front().loc;
@@ -276,19 +349,82 @@ class Renderer {
     if (!outer.depths || !loosely_equal(ctx, *outer.depths->ctx)) s.depths = &node;
     ParamFrame pf{bp, nbp, outer.params};
     if (!p.block_params.empty()) s.params = &pf;
-    InlineFrame inl{&p, outer.tpl, outer.inlines};
+    InlineFrame inl{&p, outer.tpl, outer.inlines, root ? nullptr : outer.depths};
     if (!p.inline_partials.empty()) s.inlines = &inl;
     if (data) s.data = data;
-    for (const Statement& st : p.body) statement(st, s);
+    steps_ += p.ops.size();
+    if (steps_ > impl_.limits.max_steps) {
+      fail(s, p.body.empty() ? Loc{} : p.body.front().loc,
+           "render exceeded " + std::to_string(impl_.limits.max_steps) + " steps");
+    }
+    if (js_) {
+      js_program(p, s);
+    } else {
+      for (const Op& op : p.ops) {  // run_op without the compat-mode bookkeeping
+        switch (op.kind) {
+          case Op::Kind::kText:
+            out_->append(op.text);
+            break;
+          case Op::Kind::kLookup:
+            append_value(lookup(*op.statement->call.path, s), op.escaped, s, op.statement->loc);
+            break;
+          case Op::Kind::kStatement:
+            statement(*op.statement, s);
+            break;
+        }
+      }
+    }
+    // Checked per program rather than per statement: one body adds a bounded amount of text.
+    if (out_->size() > impl_.limits.max_output)
+      fail(s, p.body.empty() ? Loc{} : p.body.back().loc,
+           "output exceeded " + std::to_string(impl_.limits.max_output) + " bytes");
+  }
+
+  void run_op(const Op& op, const Scope& s) {
+    switch (op.kind) {
+      case Op::Kind::kText:
+        if (js_) js_flush(js_);
+        out_->append(op.text);
+        break;
+      case Op::Kind::kLookup:
+        append_value(eval_path(*op.statement->call.path, s, lookup_scratch_, false), op.escaped, s,
+                     op.statement->loc);
+        break;
+      case Op::Kind::kStatement:
+        statement(*op.statement, s);
+        break;
+    }
+  }
+
+  // The program's ops with handlebars.js's value joining (see JsValue).
+  void js_program(const Program& p, const Scope& s) {
+    JsValue value{js_, JsValue::State::kEmpty, {}};
+    JsScope scope(*this, &value);
+    if (!p.js_simple && p.js_starts_with_block) js_flush(&value);  // buffer = ""
+    JsValue group;
+    for (const Op& op : p.ops) {
+      if (op.js_group_open) {
+        group = JsValue{&value, JsValue::State::kEmpty, {}};
+        js_ = &group;
+      }
+      run_op(op, s);
+      if (op.js_group_close) {
+        js_ = &value;
+        js_join(group);
+      }
+    }
+    js_join(value);
   }
 
   void branch(const Program* p, const Value& ctx, const Scope& s) {
-    if (p) program(*p, ctx, s, nullptr, 0, nullptr);
+    if (p) {
+      program(*p, ctx, s, nullptr, 0, nullptr);
+    } else if (js_) {
+      js_flush(js_);  // a missing branch is handlebars.js's noop, which returns ""
+    }
   }
 
   void statement(const Statement& st, const Scope& s) {
-    if (++steps_ > impl_.limits.max_steps)
-      fail(s, st.loc, "render exceeded " + std::to_string(impl_.limits.max_steps) + " steps");
     switch (st.type) {
       case Statement::Type::kContent:
         out_->append(st.value);
@@ -308,21 +444,23 @@ class Renderer {
         partial(st, s);
         break;
     }
-    if (out_->size() > impl_.limits.max_output)
-      fail(s, st.loc, "output exceeded " + std::to_string(impl_.limits.max_output) + " bytes");
   }
 
   // ---- lookups ----
 
-  static const Value* lookup_data(const DataFrame* f, std::string_view name) {
+  static const Value* lookup_data(const DataFrame* f, std::string_view name, Value& scratch) {
     for (; f; f = f->parent) {
       if (name == "root") {
         if (f->root) return f->root;
       } else if (f->has_iteration) {
-        if (name == "index") return &f->index;
-        if (name == "key") return &f->key;
-        if (name == "first") return &f->first;
-        if (name == "last") return &f->last;
+        Value v;
+        if (name == "index") v = Value(f->index);
+        else if (name == "key") v = f->key_name ? Value(*f->key_name) : Value(f->index);
+        else if (name == "first") v = Value(f->index == 0);
+        else if (name == "last") v = Value(f->index + 1 == f->count);
+        else continue;
+        scratch = std::move(v);
+        return &scratch;
       }
     }
     return nullptr;
@@ -356,6 +494,22 @@ class Renderer {
     fail(s, e.loc, msg + " (strict mode; use {{default name value}} for an optional value)");
   }
 
+  // eval_path for `{{name}}`, with the two shapes generated code is made of handled inline: a
+  // block param (`{{i}}`) and a key of the current object (`{{tile_k}}`).
+  const Value& lookup(const Expr& e, const Scope& s) {
+    if (e.parts.size() == 1) {
+      if (e.block_param_level >= 0) {
+        const ParamFrame* f = s.params;
+        for (int i = 0; i < e.block_param_level && f; ++i) f = f->parent;
+        auto idx = static_cast<std::size_t>(e.block_param_index);
+        if (f && idx < f->count && f->values[idx]) return *f->values[idx];
+      } else if (!e.data && e.depth == 0 && s.self->is_object()) {
+        if (const Value* v = s.self->as_object().find(e.parts[0])) return *v;
+      }
+    }
+    return eval_path(e, s, lookup_scratch_, false);
+  }
+
   const Value& eval_path(const Expr& e, const Scope& s, Value& scratch, bool lenient) {
     const Value* cur;
     std::size_t first = 0;
@@ -369,7 +523,7 @@ class Renderer {
     } else if (e.data) {
       const DataFrame* f = s.data;
       for (int i = 0; i < e.depth && f; ++i) f = f->parent;
-      cur = e.parts.empty() ? nullptr : lookup_data(f, e.parts[0]);
+      cur = e.parts.empty() ? nullptr : lookup_data(f, e.parts[0], scratch);
       if (!cur) {
         if (strict) missing(e, s, 0);
         return kUndefined;
@@ -421,13 +575,7 @@ class Renderer {
     return kUndefined;
   }
 
-  const HelperEntry* find_helper(const Call& c) const {
-    const Expr& p = *c.path;
-    if (c.kind == CallKind::kSimple || p.parts.size() != 1 || p.depth != 0 || p.scoped)
-      return nullptr;
-    auto it = impl_.helpers.find(p.parts[0]);
-    return it == impl_.helpers.end() ? nullptr : &it->second;
-  }
+  static const HelperEntry* find_helper(const Call& c) { return c.helper; }
 
   [[noreturn]] void missing_helper(const Call& c, const Scope& s, Loc loc) const {
     fail(s, loc, "helper '" + c.path->original + "' not found (register it with register_helper)");
@@ -436,6 +584,28 @@ class Renderer {
   // ---- statements ----
 
   void append_value(const Value& v, bool escape, const Scope& s, Loc loc) {
+    // The common cases of generated code inline: a string, or a small integer.
+    if (!js_) {
+      if (v.is_string() && !(escape && impl_.escape_html)) {
+        out_->append(v.as_string());
+        return;
+      }
+      if (v.is_int() && static_cast<std::uint64_t>(v.as_int()) < 10) {
+        out_->push_back(static_cast<char>('0' + v.as_int()));
+        return;
+      }
+    }
+    append_value_slow(v, escape, s, loc);
+  }
+
+  [[gnu::noinline]] void append_value_slow(const Value& v, bool escape, const Scope& s, Loc loc) {
+    if (js_) {
+      if (!(escape && impl_.escape_html) && js_prim(v)) {
+        js_add_prim(js_, v);
+        return;
+      }
+      js_flush(js_);
+    }
     if (impl_.strict && v.is_object())
       fail(s, loc, "cannot insert an object into the text (pick one of its keys)");
     if (!escape || !impl_.escape_html) {
@@ -449,16 +619,15 @@ class Renderer {
 
   void mustache(const Statement& st, const Scope& s) {
     const Call& c = st.call;
-    Value scratch;
-    const Value* v;
     if (const HelperEntry* h = find_helper(c)) {
-      v = &invoke(*h, c, s, nullptr, st.loc, scratch);
+      Value scratch;
+      append_value(invoke(*h, c, s, nullptr, st.loc, scratch), st.escaped, s, st.loc);
     } else if (c.kind == CallKind::kHelper) {
       missing_helper(c, s, st.loc);
     } else {
-      v = &eval_path(*c.path, s, scratch, false);
+      // A plain lookup renders nothing in between, so one scratch value serves every call.
+      append_value(eval_path(*c.path, s, lookup_scratch_, false), st.escaped, s, st.loc);
     }
-    append_value(*v, st.escaped, s, st.loc);
   }
 
   void block(const Statement& st, const Scope& s) {
@@ -466,6 +635,16 @@ class Renderer {
     if (const HelperEntry* h = find_helper(c)) {
       Value scratch;
       const Value& r = invoke(*h, c, s, &st, st.loc, scratch);
+      if (&r == &kRendered) return;
+      // handlebars.js: `{{#name}}` appends with `if (r != null) buffer += r`, other blocks are
+      // an expression `(r != null ? r : "")` inside the running sum.
+      if (js_ && (!r.is_nullish() || c.kind != CallKind::kAmbiguous)) {
+        if (js_prim(r)) {
+          js_add_prim(js_, r);
+          return;
+        }
+        js_flush(js_);
+      }
       r.append_js_string(*out_);
       return;
     }
@@ -490,6 +669,15 @@ class Renderer {
 
   // helpers/each.js
   void each(const Statement& st, const Value& v, const Scope& s) {
+    // ret = '' + fn(item) + ...: a string as soon as there is one item.
+    const bool iterates = (v.is_array() && !v.as_array().empty()) ||
+                          (v.is_object() && !v.as_object().empty());
+    JsValue ret{js_, JsValue::State::kEmpty, {}};
+    std::optional<JsScope> js_scope;
+    if (js_ && iterates) {
+      js_flush(&ret);
+      js_scope.emplace(*this, &ret);
+    }
     DataFrame frame;
     frame.parent = s.data;
     frame.has_iteration = true;
@@ -497,43 +685,32 @@ class Renderer {
     const Program* body = st.program.get();
     if (v.is_array()) {
       const Array& a = v.as_array();
+      frame.count = static_cast<std::int64_t>(a.size());
+      const bool wants_key = body && body->block_params.size() >= 2;
+      Value key;
       for (std::size_t i = 0; i < a.size(); ++i, ++count) {
-        frame.index = Value(static_cast<std::int64_t>(i));
-        frame.key = frame.index;
-        frame.first = Value(i == 0);
-        frame.last = Value(i + 1 == a.size());
-        const Value* bp[2] = {&a[i], &frame.key};
+        frame.index = static_cast<std::int64_t>(i);
+        if (wants_key) key = Value(frame.index);
+        const Value* bp[2] = {&a[i], &key};
         if (body) program(*body, a[i], s, bp, 2, &frame);
       }
     } else if (v.is_object()) {
       const auto& entries = v.as_object().entries();
-      // Object.keys order: array-index keys ascending first, then the others as inserted.
-      std::vector<std::size_t> order;
-      std::vector<std::pair<std::size_t, std::size_t>> numeric;
-      for (std::size_t i = 0; i < entries.size(); ++i) {
-        std::size_t n;
-        if (array_index(entries[i].first, n)) numeric.emplace_back(n, i);
-      }
-      if (!numeric.empty()) {
-        std::sort(numeric.begin(), numeric.end());
-        for (auto& [n, i] : numeric) order.push_back(i);
-        for (std::size_t i = 0; i < entries.size(); ++i) {
-          std::size_t n;
-          if (!array_index(entries[i].first, n)) order.push_back(i);
-        }
-      }
+      frame.count = static_cast<std::int64_t>(entries.size());
+      const bool wants_key = body && body->block_params.size() >= 2;
+      Value key;
       for (std::size_t k = 0; k < entries.size(); ++k, ++count) {
-        std::size_t i = order.empty() ? k : order[k];
-        frame.index = Value(static_cast<std::int64_t>(k));
-        frame.key = Value(entries[i].first);
-        frame.first = Value(k == 0);
-        frame.last = Value(k + 1 == entries.size());
-        const Value* bp[2] = {&entries[i].second, &frame.key};
+        const std::size_t i = k;  // Object keeps JavaScript's key order
+        frame.index = static_cast<std::int64_t>(k);
+        frame.key_name = &entries[i].first;
+        if (wants_key) key = Value(entries[i].first);
+        const Value* bp[2] = {&entries[i].second, &key};
         if (body) program(*body, entries[i].second, s, bp, 2, &frame);
       }
     }
     if (count == 0) branch(st.inverse.get(), *s.self, s);
   }
+
 
   // ---- helpers ----
 
@@ -566,7 +743,7 @@ class Renderer {
         bool falsy = (!include_zero && !cond.truthy()) || is_empty(cond);
         if (h.native == NativeHelper::kUnless) falsy = !falsy;
         branch(falsy ? blk->inverse.get() : blk->program.get(), *s.self, s);
-        return kUndefined;
+        return kRendered;
       }
       case NativeHelper::kWith: {
         need_block();
@@ -578,8 +755,10 @@ class Renderer {
         } else if (blk->program) {
           const Value* bp[1] = {&v};
           program(*blk->program, v, s, bp, 1, nullptr);
+        } else {
+          branch(nullptr, v, s);
         }
-        return kUndefined;
+        return kRendered;
       }
       case NativeHelper::kEach: {
         need_block();
@@ -588,7 +767,7 @@ class Renderer {
         Value tmp;
         const Value& v = eval(*c.params[0], s, tmp, false);
         each(*blk, v, s);
-        return kUndefined;
+        return kRendered;
       }
       case NativeHelper::kTimes: {
         need_block();
@@ -601,16 +780,23 @@ class Renderer {
         DataFrame frame;
         frame.parent = s.data;
         frame.has_iteration = true;
+        JsValue ret{js_, JsValue::State::kEmpty, {}};
+        std::optional<JsScope> js_scope;
+        if (js_ && n > 0) {
+          js_flush(&ret);
+          js_scope.emplace(*this, &ret);
+        }
+        frame.count = n;
+        const bool wants_index = blk->program && !blk->program->block_params.empty();
+        Value index;
         for (std::int64_t i = 0; i < n; ++i) {
-          frame.index = Value(i);
-          frame.key = frame.index;
-          frame.first = Value(i == 0);
-          frame.last = Value(i + 1 == n);
-          const Value* bp[1] = {&frame.index};
+          frame.index = i;
+          if (wants_index) index = Value(i);
+          const Value* bp[1] = {&index};
           if (blk->program) program(*blk->program, *s.self, s, bp, 1, &frame);
         }
         if (n == 0) branch(blk->inverse.get(), *s.self, s);
-        return kUndefined;
+        return kRendered;
       }
       case NativeHelper::kLookup: {
         if (c.params.size() != 2)
@@ -693,10 +879,12 @@ class Renderer {
   struct Resolved {
     const Program* program = nullptr;
     const Template* tpl = nullptr;
+    bool is_inline = false;
+    const DepthNode* depths = nullptr;  // inline partials: the declaring place's depths
     const PartialBlockClosure* closure = nullptr;
   };
 
-  Resolved find_partial(std::string_view name, const Scope& s) const {
+  Resolved find_partial(std::string_view name, const Template* bound, const Scope& s) const {
     Resolved r;
     for (const InlineFrame* f = s.inlines; f; f = f->parent) {
       const auto& list = f->program->inline_partials;
@@ -704,14 +892,19 @@ class Renderer {
         if (it->first == name) {
           r.program = it->second;
           r.tpl = f->tpl;
+          r.is_inline = true;
+          r.depths = f->depths;
           return r;
         }
       }
     }
-    auto it = impl_.templates.find(name);
-    if (it != impl_.templates.end()) {
-      r.program = &it->second->root;
-      r.tpl = it->second.get();
+    if (!bound) {
+      auto it = impl_.templates.find(name);
+      if (it != impl_.templates.end()) bound = it->second.get();
+    }
+    if (bound) {
+      r.program = &bound->root;
+      r.tpl = bound;
     }
     return r;
   }
@@ -759,7 +952,7 @@ class Renderer {
     const InlineFrame* inlines = s.inlines;
     PartialBlockClosure closure{nullptr, s, nullptr};
     DataFrame block_frame;
-    InlineFrame block_inlines{nullptr, s.tpl, nullptr};
+    InlineFrame block_inlines{nullptr, s.tpl, nullptr, nullptr};
     if (is_block) {
       closure.program = st.program.get();
       closure.outer = current_partial_block(s.data);
@@ -768,7 +961,7 @@ class Renderer {
       block_frame.partial_block = &closure;
       data = &block_frame;
       if (!st.program->inline_partials.empty()) {
-        block_inlines = InlineFrame{st.program.get(), s.tpl, inlines};
+        block_inlines = InlineFrame{st.program.get(), s.tpl, inlines, s.depths};
         inlines = &block_inlines;
       }
     }
@@ -777,7 +970,8 @@ class Renderer {
     if (is_partial_block_ref) {
       target.closure = current_partial_block(s.data);
     } else {
-      target = find_partial(name, Scope{s.self, s.depths, s.params, s.data, inlines, s.tpl});
+      target = find_partial(name, c.partial,
+                            Scope{s.self, s.depths, s.params, s.data, inlines, s.tpl});
     }
     if (!target.program && !target.closure && is_block) target.closure = &closure;
     if (!target.program && !target.closure) {
@@ -787,14 +981,31 @@ class Renderer {
       fail(s, st.loc, "partial '" + std::string(name) + "' not found");
     }
 
-    std::string tmp;
-    std::string* saved = out_;
-    if (!st.indent.empty()) out_ = &tmp;
+    // '' + partial(...): the result is a string, so what precedes it is text now.
+    if (js_) js_flush(js_);
+    JsValue js_top{nullptr, JsValue::State::kString, {}};
+    JsScope js_scope(*this, js_ ? &js_top : nullptr);
+    // Indented partials render into a scratch buffer first; buffers are reused per nesting level.
+    std::string* tmp = nullptr;
+    if (!st.indent.empty()) {
+      if (indent_buffers_.size() <= static_cast<std::size_t>(indent_level_))
+        indent_buffers_.emplace_back();
+      tmp = &indent_buffers_[static_cast<std::size_t>(indent_level_)];
+      tmp->clear();
+    }
     struct Restore {
-      std::string*& out;
-      std::string* saved;
-      ~Restore() { out = saved; }
-    } restore{out_, saved};
+      Renderer& r;
+      std::string* saved_out;
+      int saved_level;
+      ~Restore() {
+        r.out_ = saved_out;
+        r.indent_level_ = saved_level;
+      }
+    } restore{*this, out_, indent_level_};
+    if (tmp) {
+      out_ = tmp;
+      ++indent_level_;
+    }
     if (target.closure) {
       // partialBlockWrapper: the block renders in the scope where it was written, with the
       // @partial-block of that place.
@@ -805,12 +1016,12 @@ class Renderer {
       program(*target.closure->program, *ctx, target.closure->captured, nullptr, 0, &f);
     } else {
       DepthNode node{ctx, nullptr};
-      Scope ps{ctx, &node, nullptr, data, inlines, target.tpl};
-      program(*target.program, *ctx, ps, nullptr, 0, nullptr);
+      Scope ps{ctx, target.is_inline ? target.depths : &node, nullptr, data, inlines, target.tpl};
+      program(*target.program, *ctx, ps, nullptr, 0, nullptr, /*root=*/!target.is_inline);
     }
-    if (!st.indent.empty()) {
-      out_ = saved;
-      indent_into(*out_, tmp, st.indent);
+    if (tmp) {
+      out_ = restore.saved_out;
+      indent_into(*out_, *tmp, st.indent);
     }
   }
 
@@ -819,6 +1030,10 @@ class Renderer {
   std::string* out_;
   int depth_ = 0;
   std::uint64_t steps_ = 0;
+  Value lookup_scratch_;
+  JsValue* js_ = nullptr;  // compat mode: the JavaScript value being built (see JsValue)
+  std::deque<std::string> indent_buffers_;  // deque: growing it keeps references valid
+  int indent_level_ = 0;
 };
 
 void render_template(const Registry::Impl& impl, const Template& tpl, const Value& context,

@@ -12,24 +12,57 @@ Object::Object(std::initializer_list<Entry> entries) {
   for (const auto& e : entries) set(e.first, e.second);
 }
 
+namespace {
+// A canonical array index ("0", "17"; not "01" or "-1"), which JavaScript orders first.
+bool index_key(std::string_view key, std::uint64_t& index) {
+  if (key.empty() || key.size() > 10 || (key.size() > 1 && key[0] == '0')) return false;
+  std::uint64_t v = 0;
+  for (char c : key) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (v >= 4294967295ull) return false;
+  index = v;
+  return true;
+}
+}  // namespace
+
 void Object::set(std::string key, Value value) {
   if (Value* existing = find(key)) {
     *existing = std::move(value);
     return;
   }
+  // JavaScript property order: integer-like keys ascending, then the others as inserted.
+  std::uint64_t index;
+  if (index_key(key, index)) {
+    auto pos = entries_.begin();
+    std::uint64_t other;
+    while (pos != entries_.end() && index_key(pos->first, other) && other < index) ++pos;
+    entries_.emplace(pos, std::move(key), std::move(value));
+    return;
+  }
   entries_.emplace_back(std::move(key), std::move(value));
+}
+
+// Lookups run once per mustache: compare length, first and last byte before calling memcmp
+// (keys like tile_m / tile_n / tile_k differ only at the end).
+static bool same_key(const std::string& a, std::string_view b) {
+  const std::size_t n = b.size();
+  return a.size() == n &&
+         (n == 0 || (a[0] == b[0] && a[n - 1] == b[n - 1] &&
+                     (n <= 2 || std::memcmp(a.data() + 1, b.data() + 1, n - 2) == 0)));
 }
 
 const Value* Object::find(std::string_view key) const {
   for (const auto& e : entries_) {
-    if (e.first == key) return &e.second;
+    if (same_key(e.first, key)) return &e.second;
   }
   return nullptr;
 }
 
 Value* Object::find(std::string_view key) {
   for (auto& e : entries_) {
-    if (e.first == key) return &e.second;
+    if (same_key(e.first, key)) return &e.second;
   }
   return nullptr;
 }
@@ -128,7 +161,7 @@ void Value::append_js_string(std::string& out) const {
     case Kind::kInt: {
       char buf[24];
       auto res = std::to_chars(buf, buf + sizeof buf, as_int());
-      out.append(buf, res.ptr);
+      out.append(buf, static_cast<std::size_t>(res.ptr - buf));
       return;
     }
     case Kind::kDouble:
@@ -163,7 +196,34 @@ bool Value::operator==(const Value& other) const {
     if (is_int() && other.is_int()) return as_int() == other.as_int();
     return as_number() == other.as_number();
   }
-  return data_ == other.data_;
+  if (kind() != other.kind()) return false;
+  switch (kind()) {
+    case Kind::kUndefined:
+    case Kind::kNull:
+      return true;
+    case Kind::kBool:
+      return as_bool() == other.as_bool();
+    case Kind::kString:
+      return as_string() == other.as_string();
+    case Kind::kArray:
+      return as_array() == other.as_array();
+    case Kind::kObject:
+      return as_object() == other.as_object();
+    default:
+      return false;
+  }
+}
+
+Array& Value::as_array() {
+  auto& p = std::get<std::shared_ptr<Array>>(data_);
+  if (p.use_count() > 1) p = std::make_shared<Array>(*p);
+  return *p;
+}
+
+Object& Value::as_object() {
+  auto& p = std::get<std::shared_ptr<Object>>(data_);
+  if (p.use_count() > 1) p = std::make_shared<Object>(*p);
+  return *p;
 }
 
 std::string_view Value::kind_name(Kind kind) {

@@ -40,6 +40,22 @@ TEST(Value, JsStringOfCompoundValues) {
   EXPECT_EQ(Value(2.0).to_js_string(), "2");
 }
 
+TEST(Value, CopiesShareUntilWritten) {
+  Array xs;
+  xs.emplace_back(1);
+  xs.emplace_back(2);
+  Object o;
+  o.set("xs", Value(std::move(xs)));
+  Value a(std::move(o));
+  Value b = a;
+  b.as_object().find("xs")->as_array().emplace_back(3);
+  EXPECT_EQ(a.as_object().find("xs")->as_array().size(), 2u);
+  EXPECT_EQ(b.as_object().find("xs")->as_array().size(), 3u);
+  EXPECT_FALSE(a == b);
+  b.as_object().find("xs")->as_array().pop_back();
+  EXPECT_TRUE(a == b);
+}
+
 TEST(Value, Truthiness) {
   EXPECT_FALSE(Value().truthy());
   EXPECT_FALSE(Value(nullptr).truthy());
@@ -64,6 +80,13 @@ TEST(Json, ParsesAndKeepsKeyOrder) {
   EXPECT_DOUBLE_EQ(a[2].as_double(), -25.0);
   EXPECT_EQ(a[3].as_string(), "x\xc3\xa9\n");
   EXPECT_EQ(v.to_json(), R"({"b":3,"a":[true,null,-25,"x)" "\xc3\xa9" R"(\n"]})");
+}
+
+TEST(Json, IntegerLikeKeysComeFirstAsInJavaScript) {
+  Value v = parse_json(R"({"b": 1, "10": 2, "a": 3, "2": 4, "01": 5, "-1": 6})");
+  std::string order;
+  for (const auto& [k, _] : v.as_object().entries()) order += k + " ";
+  EXPECT_EQ(order, "2 10 b a 01 -1 ");  // Object.keys(JSON.parse(...)) in node
 }
 
 TEST(Json, IntegersStayIntegers) {

@@ -44,7 +44,7 @@ struct Source {
       if (offset > memory.size() || dst.size() > memory.size() - offset) {
         return Fail(ErrorCode::kFileShrank, label + ": read past the end of the buffer");
       }
-      std::memcpy(dst.data(), memory.data() + offset, dst.size());
+      if (!dst.empty()) std::memcpy(dst.data(), memory.data() + offset, dst.size());
       return Status::Ok();
     }
     size_t done = 0;
@@ -311,30 +311,32 @@ Status Reader::Impl::ValidateRecords(uint32_t count, uint64_t records_at, uint64
                Load<uint32_t>(r + 20), Load<uint32_t>(r + 24), Load<uint16_t>(r + 28),
                Load<uint8_t>(r + 30), Load<uint8_t>(r + 31), Load<uint32_t>(r + 32),
                Load<uint32_t>(r + 36)};
-    std::string where = TensorWhere(i);
+    // Messages are built only on failure: this loop runs once per tensor on every open.
+    std::string_view known_name;
+    auto where = [&] { return TensorWhere(i, known_name); };
     if ((rec.flags & ~kRecordHasChecksum) != 0 || rec.reserved != 0 ||
         (!(rec.flags & kRecordHasChecksum) && rec.checksum != 0)) {  // rule 17
       return Fail(ErrorCode::kRecordReserved,
-                  where + ": unknown flag bits or non-zero reserved/checksum fields");
+                  where() + ": unknown flag bits or non-zero reserved/checksum fields");
     }
     const DTypeInfo* dt = FindDType(rec.dtype);
     if (dt == nullptr) {  // rule 18
-      return Fail(ErrorCode::kUnknownDType, where + ": unknown dtype id " + std::to_string(rec.dtype));
+      return Fail(ErrorCode::kUnknownDType, where() + ": unknown dtype id " + std::to_string(rec.dtype));
     }
     if (rec.rank > options.limits.max_rank) {  // rule 19
-      return Fail(ErrorCode::kRankLimit, where + ": rank " + std::to_string(rec.rank) +
+      return Fail(ErrorCode::kRankLimit, where() + ": rank " + std::to_string(rec.rank) +
                                              " exceeds the limit " +
                                              std::to_string(options.limits.max_rank));
     }
     if (uint64_t{rec.dims_index} + rec.rank > dims_count) {  // rule 20
       return Fail(ErrorCode::kDimsOutOfBounds,
-                  where + ": dims [" + std::to_string(rec.dims_index) + ", +" +
+                  where() + ": dims [" + std::to_string(rec.dims_index) + ", +" +
                       std::to_string(rec.rank) + ") outside the dims array of " +
                       std::to_string(dims_count));
     }
     if (uint64_t{rec.name_offset} + rec.name_length > strings_bytes) {  // rule 21
       return Fail(ErrorCode::kNameOutOfBounds,
-                  where + ": name [" + std::to_string(rec.name_offset) + ", +" +
+                  where() + ": name [" + std::to_string(rec.name_offset) + ", +" +
                       std::to_string(rec.name_length) + ") outside the string table of " +
                       std::to_string(strings_bytes) + " bytes");
     }
@@ -342,46 +344,46 @@ Status Reader::Impl::ValidateRecords(uint32_t count, uint64_t records_at, uint64
                                 rec.name_length);
     if (name.empty() || name.size() > options.limits.max_name_bytes || !wire::ValidUtf8(name)) {  // rule 22
       return Fail(ErrorCode::kBadName,
-                  where + ": name is empty, longer than " +
+                  where() + ": name is empty, longer than " +
                       std::to_string(options.limits.max_name_bytes) + " bytes, or not UTF-8");
     }
-    where = TensorWhere(i, name);
+    known_name = name;
     if (!by_name.emplace(name, i).second) {  // rule 23
-      return Fail(ErrorCode::kDuplicateName, where + ": name used by an earlier tensor");
+      return Fail(ErrorCode::kDuplicateName, where() + ": name used by an earlier tensor");
     }
     const std::span<const uint64_t> shape(dims.data() + rec.dims_index, rec.rank);
     auto bytes = ByteLength(static_cast<DType>(rec.dtype), shape);  // rules 24, 25
-    if (!bytes) return Fail(bytes.error().code(), where + ": " + bytes.error().message());
+    if (!bytes) return Fail(bytes.error().code(), where() + ": " + bytes.error().message());
     uint64_t end = 0;
     if (__builtin_add_overflow(rec.offset, rec.length, &end)) {  // rule 24
-      return Fail(ErrorCode::kArithmeticOverflow, where + ": offset + byte length overflows");
+      return Fail(ErrorCode::kArithmeticOverflow, where() + ": offset + byte length overflows");
     }
     if (*bytes != rec.length) {  // rule 25
       return Fail(ErrorCode::kByteLengthMismatch,
-                  where + ": byte length " + std::to_string(rec.length) + " but " +
+                  where() + ": byte length " + std::to_string(rec.length) + " but " +
                       std::string(dt->name) + " of this shape needs " + std::to_string(*bytes));
     }
     if (rec.offset % A != 0) {  // rule 26
-      return Fail(ErrorCode::kTensorMisaligned, where + ": data offset " + std::to_string(rec.offset) +
+      return Fail(ErrorCode::kTensorMisaligned, where() + ": data offset " + std::to_string(rec.offset) +
                                                     " is not a multiple of the alignment " +
                                                     std::to_string(A));
     }
     if (i > 0 && rec.offset < prev_offset) {  // rule 27
-      return Fail(ErrorCode::kRecordsUnsorted, where + ": records are not sorted by offset");
+      return Fail(ErrorCode::kRecordsUnsorted, where() + ": records are not sorted by offset");
     }
     if (rec.offset < cursor) {  // rule 28
       return Fail(ErrorCode::kTensorsOverlap,
-                  where + ": starts at " + std::to_string(rec.offset) +
+                  where() + ": starts at " + std::to_string(rec.offset) +
                       ", inside the previous tensor which ends at " + std::to_string(cursor));
     }
     if (rec.offset - cursor >= A) {  // rule 29
       return Fail(ErrorCode::kPaddingTooLong,
-                  where + ": " + std::to_string(rec.offset - cursor) +
+                  where() + ": " + std::to_string(rec.offset - cursor) +
                       " padding bytes before it, the alignment allows at most " + std::to_string(A - 1));
     }
     if (end > preamble.data_length) {  // rule 30
       return Fail(ErrorCode::kTensorOutOfData,
-                  where + ": ends at " + std::to_string(end) + ", past the data region of " +
+                  where() + ": ends at " + std::to_string(end) + ", past the data region of " +
                       std::to_string(preamble.data_length) + " bytes");
     }
     cursor = end;
@@ -410,9 +412,9 @@ Status Reader::Impl::ValidateMetadata(uint32_t count, uint64_t at, uint32_t byte
   uint64_t pos = 0;
   metadata.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
-    const std::string where = f + ": metadata entry #" + std::to_string(i);
+    auto where = [&] { return f + ": metadata entry #" + std::to_string(i); };
     if (bytes - pos < kMetadataEntryHeaderSize) {  // rule 32
-      return Fail(ErrorCode::kBadMetadataEntry, where + ": runs past the metadata section");
+      return Fail(ErrorCode::kBadMetadataEntry, where() + ": runs past the metadata section");
     }
     const std::byte* e = index.data() + at + pos;
     const uint32_t length = Load<uint32_t>(e);
@@ -423,27 +425,26 @@ Status Reader::Impl::ValidateMetadata(uint32_t count, uint64_t at, uint32_t byte
     const uint16_t reserved = Load<uint16_t>(e + 14);
     if (length < kMetadataEntryHeaderSize || length > bytes - pos || reserved != 0) {  // rule 32
       return Fail(ErrorCode::kBadMetadataEntry,
-                  where + ": entry length " + std::to_string(length) +
+                  where() + ": entry length " + std::to_string(length) +
                       " is below 16 or past the section end, or reserved bytes are set");
     }
     if (uint64_t{key_offset} + key_length > strings_bytes) {  // rule 33
-      return Fail(ErrorCode::kBadMetadataKey, where + ": key outside the string table");
+      return Fail(ErrorCode::kBadMetadataKey, where() + ": key outside the string table");
     }
     const std::string_view key(reinterpret_cast<const char*>(index.data() + strings_at + key_offset),
                                key_length);
     if (key.empty() || key.size() > options.limits.max_name_bytes || !wire::ValidUtf8(key)) {
-      return Fail(ErrorCode::kBadMetadataKey, where + ": key is empty, too long or not UTF-8");
+      return Fail(ErrorCode::kBadMetadataKey, where() + ": key is empty, too long or not UTF-8");
     }
     if (!keys.insert(key).second) {  // rule 34
       return Fail(ErrorCode::kDuplicateMetadataKey,
-                  where + ": key '" + std::string(key) + "' appears twice");
+                  where() + ": key '" + std::string(key) + "' appears twice");
     }
     const std::byte* v = e + kMetadataEntryHeaderSize;
     const uint64_t n = length - kMetadataEntryHeaderSize;
     pos += length;
-    const std::string kwhere = where + " '" + std::string(key) + "'";
     auto bad = [&](const std::string& why) {  // rule 35
-      return Fail(ErrorCode::kBadMetadataValue, kwhere + ": " + why);
+      return Fail(ErrorCode::kBadMetadataValue, where() + " '" + std::string(key) + "': " + why);
     };
     const auto mtype = static_cast<MetadataType>(type);
     if (type < 1 || type > 7) {

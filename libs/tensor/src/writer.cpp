@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -180,6 +183,61 @@ std::vector<std::byte> EncodePreamble(uint32_t alignment, uint32_t required, uin
   return p;
 }
 
+// Computes the CRC32C of a large chunk on a second core while the writing thread is in the
+// write() system call with the same bytes: both only read the caller's buffer, and Write
+// returns after both finish, so checksums cost (almost) no wall time on a multi-core machine.
+class CrcWorker {
+ public:
+  CrcWorker() : thread_([this] { Loop(); }) {}
+  ~CrcWorker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void Start(std::span<const std::byte> bytes, uint32_t crc) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_ = bytes;
+    crc_ = crc;
+    pending_ = true;
+    done_ = false;
+    cv_.notify_all();
+  }
+  uint32_t Wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this] { return done_; });
+    return crc_;
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [this] { return pending_ || stop_; });
+      if (stop_) return;
+      pending_ = false;
+      const auto job = job_;
+      const uint32_t crc = crc_;
+      lock.unlock();
+      const uint32_t result = Crc32c(job, crc);
+      lock.lock();
+      crc_ = result;
+      done_ = true;
+      cv_.notify_all();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::span<const std::byte> job_;
+  uint32_t crc_ = 0;
+  bool pending_ = false, done_ = false, stop_ = false;
+  std::thread thread_;  // last: started once the state above exists
+};
+
+constexpr size_t kParallelCrcMin = 1u << 20;
+
 }  // namespace
 
 Status Sink::Patch(uint64_t, std::span<const std::byte>) {
@@ -196,6 +254,12 @@ Status MemorySink::Patch(uint64_t offset, std::span<const std::byte> bytes) {
     return Misuse("patch outside the bytes written so far");
   }
   std::memcpy(bytes_.data() + offset, bytes.data(), bytes.size());
+  return Status::Ok();
+}
+
+Status OstreamSink::Write(std::span<const std::byte> bytes) {
+  out_.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out_) return Error(ErrorCode::kIo, "std::ostream write failed");
   return Status::Ok();
 }
 
@@ -255,6 +319,7 @@ struct Writer::Impl {
   size_t current = 0;
   uint64_t written = 0;
   uint32_t crc = 0;
+  std::unique_ptr<CrcWorker> crc_worker;  // created on the first large chunk
 
   Impl(Sink& s, WriteOptions o)
       : sink(s), options(o), data_align(std::max<uint64_t>(kDataRegionAlignment, o.alignment)) {}
@@ -409,7 +474,18 @@ Status Writer::Write(std::span<const std::byte> bytes) {
     return Misuse("tensor '" + r.name + "': " + std::to_string(m.written + bytes.size()) +
                   " bytes written, its dtype and shape give " + std::to_string(r.length));
   }
-  if (m.options.checksums || r.checksum) m.crc = Crc32c(bytes, m.crc);
+  if (m.options.checksums || r.checksum) {
+    if (bytes.size() >= kParallelCrcMin && std::thread::hardware_concurrency() > 1) {
+      if (!m.crc_worker) m.crc_worker = std::make_unique<CrcWorker>();
+      m.crc_worker->Start(bytes, m.crc);
+      Status s = m.Emit(bytes);
+      m.crc = m.crc_worker->Wait();  // always: the worker reads the caller's buffer
+      if (!s) return s;
+      m.written += bytes.size();
+      return Status::Ok();
+    }
+    m.crc = Crc32c(bytes, m.crc);
+  }
   if (auto s = m.Emit(bytes); !s) return s;
   m.written += bytes.size();
   return Status::Ok();

@@ -23,7 +23,7 @@ failures = []
 
 
 def run(*args, expect=0):
-    p = subprocess.run([ALKNET, "tensor", *args], capture_output=True, text=True)
+    p = subprocess.run([ALKNET, "tensor", *args], capture_output=True, text=True, errors="replace")
     if p.returncode != expect:
         failures.append("alknet tensor %s: exit %d, want %d\n%s%s" % (" ".join(args), p.returncode, expect, p.stdout, p.stderr))
     return p
@@ -120,6 +120,32 @@ def main():
             failures.append(out + " exists after a failed conversion")
     if [n for n in os.listdir(d) if ".tmp-" in n]:
         failures.append("temporary files left behind: %s" % os.listdir(d))
+
+    # Mutated inputs (bit flips, stored bytes, truncation): exit 0 or 1, never a crash.
+    import random
+    rnd = random.Random(7)
+    small = {k: arrays[k] for k in ("f32", "u8", "empty", "f64")}
+    np.savez(os.path.join(d, "small.npz"), **small)
+    write_safetensors(os.path.join(d, "small.safetensors"), small, {"k": "v"})
+    seeds = [os.path.join(d, n) for n in ("f32.npy", "small.npz", "small.safetensors", "b.npy")]
+    for i in range(240):
+        src = open(seeds[i % len(seeds)], "rb").read()
+        blob = bytearray(src)
+        for _ in range(rnd.randint(1, 4)):
+            at = rnd.randrange(min(len(blob), 512) if rnd.random() < 0.7 else len(blob))
+            blob[at] = rnd.randrange(256)
+        if rnd.random() < 0.3:
+            del blob[rnd.randrange(len(blob)):]
+        ext = os.path.splitext(seeds[i % len(seeds)])[1]
+        path = os.path.join(d, "mut" + ext)
+        open(path, "wb").write(blob)
+        p = subprocess.run([ALKNET, "tensor", "convert", path, os.path.join(d, "mut.mtf")],
+                           capture_output=True, text=True, errors="replace")
+        if p.returncode not in (0, 1) or "Sanitizer" in p.stderr:
+            failures.append("mutated %s (case %d): exit %d\n%s" % (ext, i, p.returncode, p.stderr[-2000:]))
+            break
+        if p.returncode == 0:
+            run("verify", os.path.join(d, "mut.mtf"))
 
     # verify: exit 1 on a corrupted file; usage errors exit 2.
     blob = bytearray(open(os.path.join(d, "f32.mtf"), "rb").read())

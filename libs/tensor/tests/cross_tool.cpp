@@ -4,6 +4,7 @@
 //                           named after it, shape [2, 3, 64], byte i of tensor k equal to
 //                           (31 i + 17 k + 7) mod 251, and the metadata below.
 // Each side generates the expected content itself; neither reads the other's source.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -102,7 +103,7 @@ int Check(const char* path) {
     const auto want = Content(k, *ByteLength(dtypes[k].dtype, kShape));
     if (!t || t->dtype() != dtypes[k].dtype ||
         std::vector<uint64_t>(t->shape().begin(), t->shape().end()) != kShape ||
-        t->data.size() != want.size() || std::memcmp(t->data.data(), want.data(), want.size()) != 0) {
+        !std::equal(t->data.begin(), t->data.end(), want.begin(), want.end())) {
       std::fprintf(stderr, "mtf_cross: %s: tensor '%s' is missing or differs\n", path,
                    std::string(dtypes[k].name).c_str());
       return 1;

@@ -242,6 +242,74 @@ group("shader", "wgsl", [
     "{{#if bias}}{ x }{{/if}}}", "struct S {\n  v: {{dtype}}\n}",
 ], data=shader, partials={"fn_wrap": "fn {{name}}() {\n{{> @partial-block}}\n}\n"})
 
+
+tree = {"name": "root", "children": [{"name": "a", "children": [{"name": "a1", "children": []}]},
+         {"name": "b", "children": []}], "flags": {"x": "0", "y": "false", "z": " "},
+         "arr": [1.5, 2.25, -0.5, 1e-7], "m": {"10": "ten", "2": "two", "b": "bee", "-1": "neg", "01": "lead"},
+         "deep": {"a": {"b": {"c": {"d": "D"}}}}, "which": "leaf", "sel": "name", "n": 3}
+group("extra", "recursion and data", [
+    "{{> node}}", "{{#each children}}{{> node}}{{/each}}", "{{> node children.[0]}}",
+    "{{#each children}}{{@index}}{{#each children}}{{@../index}}{{@index}}{{/each}}{{/each}}",
+    "{{#each children as |c i|}}{{#each c.children as |g j|}}{{c.name}}{{i}}{{g.name}}{{j}}{{/each}}{{/each}}",
+    "{{#each this}}{{@key}};{{/each}}", "{{#each m}}{{@key}}={{this}} {{/each}}", "{{#each arr}}{{this}} {{/each}}",
+    "{{arr}}", "{{#each flags}}{{@key}}:{{#if this}}T{{else}}F{{/if}} {{/each}}",
+    "{{#with deep.a}}{{#with b}}{{#with c}}{{d}}{{../../../deep.a.b.c.d}}{{@root.name}}{{/with}}{{/with}}{{/with}}",
+    "{{lookup this 'name'}}", "{{lookup . sel}}", "{{lookup deep.a 'b'}}", "{{#with (lookup deep 'a')}}{{b.c.d}}{{/with}}",
+    "{{> (lookup . 'which')}}", "{{#each children}}{{> (lookup ../this 'which')}}{{/each}}",
+    "{{#each children as |name|}}{{name.name}}{{/each}}", "{{#with deep as |name|}}{{name.a.b.c.d}}{{/with}}",
+    "{{{echo name}}}", "{{echo a=true b=null c=undefined d=-1.5 e='s'}}", "{{echo (echo k=(echo 1))}}",
+    "{{#each children}}{{#with ../flags}}{{x}}{{../name}}{{/with}}{{/each}}", "{{echo ..}}", "{{#with deep}}{{echo ..}}{{/with}}",
+    "{{#with deep}}{{> leaf ..}}{{/with}}", "{{> leaf deep}}", "{{#each children}}{{@first}}{{@last}}{{/each}}",
+    "\\\\\\\\{{name}}", "{{#times n}}{{#each ../children}}{{name}}{{/each}}{{/times}}",
+    "{{#each children}}{{#times 2}}{{name}}{{@index}}{{/times}}{{/each}}",
+    "{{#with deep}}{{#*inline 'q'}}[{{../name}}|{{x}}]{{/inline}}{{> q x=1}}{{/with}}",
+    "{{#each children}}{{#*inline 'q'}}{{../name}}/{{name}};{{/inline}}{{> q}}{{/each}}",
+    "{{#*inline 'q'}}[{{../name}}]{{/inline}}{{#with deep}}{{> q}}{{/with}}",
+], data=tree, partials={"node": "{{name}}({{#each children}}{{> node}}{{/each}})", "leaf": "<{{name}}|{{a.b.c.d}}>"})
+group("extra", "nested layouts", [
+    "{{#> outer}}X{{/outer}}", "{{#> outer}}{{#> inner}}Y{{/inner}}{{/outer}}", "{{#> wrap2}}Z{{/wrap2}}",
+    "{{#> outer}}{{#*inline 'slot'}}S{{/inline}}B{{/outer}}", "{{#> slotted}}{{#*inline 'slot'}}S{{name}}{{/inline}}{{/slotted}}",
+    "{{#> slotted}}no slot{{/slotted}}", "{{#> outer name='N'}}{{name}}{{/outer}}",
+    "{{#each items}}{{#> outer}}{{this}}{{@index}}{{/outer}}{{/each}}", "{{#> recur n=2}}leaf{{/recur}}",
+    "{{#> outer}}\n  line\n{{/outer}}\n", "  {{#> outer}}\n  a\n  {{/outer}}\n  b",
+], data={"name": "ctx", "items": ["i", "j"]}, partials={
+    "outer": "<o>{{> @partial-block}}</o>", "inner": "<i>{{> @partial-block}}</i>",
+    "wrap2": "{{#> outer}}[{{> @partial-block}}]{{/outer}}", "slotted": "<s>{{#> slot}}default{{/slot}}</s>",
+    "recur": "({{> @partial-block}})"})
+group("extra", "standalone edge cases", [
+    "{{#each items}}\n{{this}}\n{{else}}\nnone\n{{/each}}\n", "{{#each none}}\n{{this}}\n{{else}}\nnone\n{{/each}}\n",
+    "a\n  {{^items}}\n  empty\n  {{/items}}\nb", "{{#if t}}\n  {{#each items}}\n    - {{this}}\n  {{/each}}\n{{/if}}\n",
+    " {{#if t}} \n x \n {{/if}} ", "\t{{#if t}}\t\n\tx\n\t{{else}}\t\n\ty\n\t{{/if}}\t\n",
+    "{{#if t}}\n{{! comment }}\nx\n{{/if}}\n", "a\n{{! c1 }}\n{{! c2 }}\nb", "{{!-- a --}}\n{{> p}}\n{{!-- b --}}\n",
+    "x\n  {{> p}}\n  {{> p}}\ny", "{{#if t}}x{{/if}}\n{{#if t}}\ny\n{{/if}}", "\n  {{#if t}}\n\n  {{/if}}\n",
+    "{{#if t}}\r\n  a\r\n{{else}}\r\n  b\r\n{{/if}}\r\n", "  {{#if t~}}\n  a\n  {{~/if}}  \n", "{{#each items}}{{#if @last}}\n{{/if}}{{/each}}",
+    "a{{#if t}}\n{{/if}}\nb", "{{#if f}}\n{{else if t}}\n  mid\n{{/if}}\n", "{{#with o}}\n  {{#each this}}\n  {{@key}}\n  {{/each}}\n{{/with}}\n",
+], data={"items": ["a", "b"], "none": [], "t": True, "f": False, "o": {"k1": 1, "k2": 2}}, partials={"p": "P1\nP2\n"})
+# handlebars.js joins a program's pieces with JavaScript `+`: raw numbers and booleans add up.
+group("extra", "javascript + joining", [
+    "{{{a}}}{{{a}}}", "{{{a}}}{{{b}}}x", "x{{{a}}}{{{a}}}", "{{{t}}}{{{t}}}", "{{{f}}}{{{a}}}", "{{{a}}}{{a}}{{{a}}}",
+    "{{#if t}}{{{a}}}{{/if}}{{{a}}}", "{{#sec}}{{{a}}}{{/sec}}{{{a}}}", "{{#sec}}x{{/sec}}{{{a}}}{{{a}}}{{#sec}}y{{/sec}}",
+    "{{{a}}}{{#each l}}{{{this}}}{{/each}}", "{{#each l}}{{{this}}}{{{this}}},{{/each}}", "{{{a}}}{{> p}}{{{a}}}",
+    "{{#with o}}{{{n}}}{{{n}}}{{/with}}", "{{{a}}}{{! c }}{{{a}}}", "{{{a}}}\n{{{a}}}", "{{{s}}}{{{a}}}{{{a}}}",
+    "{{#times 2}}{{{../a}}}{{/times}}", "{{{add a a}}}{{{a}}}", "{{#if t}}{{{a}}}{{{b}}}{{/if}}",
+    "{{#sec}}{{/sec}}{{{a}}}{{{b}}}{{#sec}}{{/sec}}", "{{#sec}}{{/sec}}{{{a}}}{{{b}}}",
+], data={"a": 1, "b": 2.5, "t": True, "f": False, "s": "s", "sec": True, "l": [1, 2], "o": {"n": 3}},
+   partials={"p": "{{{a}}}{{{a}}}"})
+
+
+odd = {"s": "h\u00e9llo \U0001F600", "items": ["ab", "cde"], "arr": [[1, 2], [3]], "o": {"length": 7, "0": "zero"},
+       "num": -0.0, "fz": 0.0, "str": "abc", "t": True}
+group("extra", "odd values", [
+    "{{s}}", "{{s.length}}", "{{str.length}}", "{{#each items}}{{this.length}}{{/each}}", "{{o.length}}", "{{o.[0]}}",
+    "{{#with arr}}{{[0]}}|{{[1].[0]}}|{{this.length}}{{/with}}", "{{#if num}}y{{else}}n{{/if}}", "{{num}}", "{{fz}}",
+    "{{#if fz includeZero=true}}y{{/if}}", "{{#with str}}{{this}}{{length}}{{/with}}", "{{#each str}}x{{else}}no{{/each}}",
+    "{{> p 'lit'}}", "{{> p 5}}", "{{> p str x=1}}", "{{> p items x=1}}", "{{> p o x=1}}", "{{> p t x=1}}",
+    "{{echo 'it\\'s'}}", "{{echo \"say \\\"hi\\\"\"}}", "{{#each items as |x|}}{{../x}}{{x}}{{/each}}",
+    "{{../../x}}", "{{#with o}}{{../../../x}}{{/with}}", "{{echo this.str str}}", "{{#each items}}{{echo this @key}}{{/each}}",
+    "{{{{raw}}}}{{{{raw}}}}{{x}}{{{{/raw}}}}{{{{/raw}}}}", "{{#raw}}{{{{raw}}}}a{{{{/raw}}}}{{/raw}}",
+    "\u00e9{{str}}\u00e9", "{{[str]}}{{[s]}}",
+], data=odd, partials={"p": "[{{this}}|{{x}}|{{#each this}}{{@key}}{{/each}}]"})
+
 # a custom helper `echo` is needed in both engines for the params group: define it in partial-free way
 for file, groups in files.items():
     with open(os.path.join(here, "corpus", file + ".json"), "w") as fh:

@@ -7,6 +7,7 @@ file breaks exactly one rule; its name starts with the rule number the readers m
 ("r07-bad-alignment.mtf" -> rule 7). good-*.mtf must be accepted in strict mode with checksums.
 
 Run: python3 make_corpus.py [OUT_DIR]   (default: the directory of this script)
+     python3 make_corpus.py --check     (ctest: the checked-in files are up to date)
 """
 import os
 import struct
@@ -232,12 +233,25 @@ def _out_of_data():
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = {**good_files(), **bad_files()}
+    if sys.argv[1:] == ["--check"]:
+        # ctest: the checked-in corpus is exactly what this encoder writes.
+        on_disk = sorted(n for n in os.listdir(here) if n.endswith(".mtf"))
+        stale = [n for n in files if not os.path.exists(os.path.join(here, n))
+                 or open(os.path.join(here, n), "rb").read() != files[n]]
+        extra = [n for n in on_disk if n not in files]
+        for n in stale + extra:
+            print("corpus file out of date: %s (run make_corpus.py)" % n)
+        print("%d passed, %d failed" % (len(files) - len(stale), len(stale) + len(extra)))
+        return 1 if stale or extra else 0
+    out = sys.argv[1] if len(sys.argv) > 1 else here
     os.makedirs(out, exist_ok=True)
-    for name, data in {**good_files(), **bad_files()}.items():
+    for name, data in files.items():
         with open(os.path.join(out, name), "wb") as fh:
             fh.write(data)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

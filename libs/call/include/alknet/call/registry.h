@@ -53,6 +53,8 @@ class CancelToken {
   bool IsCancelled() const;
   // Returns an id for RemoveCallback; 0 when the callback already ran (token cancelled).
   std::uint64_t OnCancel(std::function<void()> callback) const;
+  // After this returns the callback will not run and is not running (it waits for a
+  // callback in progress on another thread), so the callback's captures may be freed.
   void RemoveCallback(std::uint64_t id) const;
   bool CanBeCancelled() const { return state_ != nullptr; }
 

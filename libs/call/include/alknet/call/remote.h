@@ -33,7 +33,8 @@ struct ServerOptions {
 
 class CallServer {
  public:
-  // Refuses a non-loopback address without a token, and a half-configured TLS.
+  // Refuses a non-loopback address without a token, and a half-configured TLS. Seals the
+  // registry (a served registry never changes under its clients); it must outlive the server.
   static Result<std::unique_ptr<CallServer>> Start(CallRegistry& registry,
                                                    ServerOptions options);
   ~CallServer();  // shuts down (in-flight calls are cancelled after a short grace period)

@@ -129,6 +129,7 @@ class Registry {
   struct Impl;
 
  private:
+  void rebind();
   std::unique_ptr<Impl> impl_;
 };
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,8 +14,9 @@ namespace alknet::hbs {
 
 class Value;
 
-// Objects keep insertion order (as JSON.parse does for non-index keys), so `{{#each}}` over an
-// object visits keys in the order the data gave them. Lookup is a linear scan: template contexts
+// Objects keep JavaScript's property order: integer-like keys ("0", "42") first in ascending
+// order, then the other keys in insertion order, so `{{#each}}` over an object visits keys as
+// handlebars.js does. Lookup is a linear scan: template contexts
 // are small, and a scan over a few dozen keys beats hashing.
 class Object {
  public:
@@ -54,8 +56,8 @@ class Value {
   Value(const char* s) : data_(std::string(s)) {}
   Value(std::string s) : data_(std::move(s)) {}
   Value(std::string_view s) : data_(std::string(s)) {}
-  Value(Array a) : data_(std::move(a)) {}
-  Value(Object o) : data_(std::move(o)) {}
+  Value(Array a);
+  Value(Object o);
 
   static Value undefined() { return Value(); }
   static Value null() { return Value(nullptr); }
@@ -82,10 +84,11 @@ class Value {
   double as_double() const { return std::get<double>(data_); }
   double as_number() const { return is_int() ? static_cast<double>(as_int()) : as_double(); }
   const std::string& as_string() const { return std::get<std::string>(data_); }
-  const Array& as_array() const { return std::get<Array>(data_); }
-  Array& as_array() { return std::get<Array>(data_); }
-  const Object& as_object() const { return std::get<Object>(data_); }
-  Object& as_object() { return std::get<Object>(data_); }
+  const Array& as_array() const { return *std::get<std::shared_ptr<Array>>(data_); }
+  const Object& as_object() const { return *std::get<std::shared_ptr<Object>>(data_); }
+  // Mutable access copies a shared array/object first (copy on write).
+  Array& as_array();
+  Object& as_object();
 
   // JavaScript truthiness (ToBoolean): false for undefined, null, false, 0, NaN and "".
   bool truthy() const;
@@ -107,8 +110,15 @@ class Value {
   struct Null {
     bool operator==(const Null&) const { return true; }
   };
-  std::variant<std::monostate, Null, bool, std::int64_t, double, std::string, Array, Object> data_;
+  // Arrays and objects are shared between copies and copied on write, so copying a context
+  // (partial hash arguments extend a copy, as handlebars.js does) costs no deep copy.
+  std::variant<std::monostate, Null, bool, std::int64_t, double, std::string,
+               std::shared_ptr<Array>, std::shared_ptr<Object>>
+      data_;
 };
+
+inline Value::Value(Array a) : data_(std::make_shared<Array>(std::move(a))) {}
+inline Value::Value(Object o) : data_(std::make_shared<Object>(std::move(o))) {}
 
 inline std::size_t Object::size() const { return entries_.size(); }
 inline bool Object::empty() const { return entries_.empty(); }

@@ -44,6 +44,7 @@ struct ReadOptions {
   bool verify_checksums = false;  // rule 36: check per-tensor CRC32C while opening
 };
 
+// Const member functions may be called from several threads at once. Move-only.
 class Reader {
  public:
   // Opens and validates a file. The file is read with pread for the index (no fault if it
@@ -72,7 +73,10 @@ class Reader {
   // Index of the tensor named `name`, or kNotFound.
   Result<size_t> IndexOf(std::string_view name) const;
   // The tensor's bytes without copying (kMap, memory) or after one pread (kPread).
-  // kFileShrank if the file is now shorter than the tensor's end.
+  // kFileShrank if the file is now shorter than the tensor's end. Nothing the Reader does
+  // itself can fault on a shrunken file (it reads with pread); but a kMap view obtained
+  // earlier still points into the mapping, and touching it after another process truncated
+  // the file raises SIGBUS. For files others may modify, use Access::kPread or CopyTensor.
   Result<TensorView> Tensor(size_t index) const;
   Result<TensorView> Find(std::string_view name) const;
 

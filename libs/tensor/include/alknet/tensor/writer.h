@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -67,6 +68,16 @@ class FdSink final : public Sink {
   int fd_;
   bool seekable_;
   uint64_t start_;  // file position when the sink was created: patches are relative to it
+};
+
+// Writes to a std::ostream (not owned). Never patches, so files get the trailer layout.
+class OstreamSink final : public Sink {
+ public:
+  explicit OstreamSink(std::ostream& out) : out_(out) {}
+  Status Write(std::span<const std::byte> bytes) override;
+
+ private:
+  std::ostream& out_;
 };
 
 enum class IndexPlacement { kAfterData, kBeforeData };
@@ -122,8 +133,9 @@ class FileWriter {
   static Result<std::unique_ptr<FileWriter>> Create(const std::filesystem::path& path,
                                                     WriteOptions options = {});
   // Opens `path` (validated as by Reader::Open), copies its tensors and metadata into a new
-  // temporary file (copy_file_range: no user-space copy), then accepts more tensors.
-  // Commit replaces the old file. Options other than alignment and checksums are ignored.
+  // temporary file (pread in 8 MiB chunks, so a concurrently shrinking source is an error, not
+  // a fault), then accepts more tensors and metadata. Commit replaces the old file, which stays
+  // valid until then. The index is always written after the data (placement is ignored).
   static Result<std::unique_ptr<FileWriter>> Append(const std::filesystem::path& path,
                                                     WriteOptions options = {});
   ~FileWriter();
