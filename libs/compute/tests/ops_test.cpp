@@ -192,6 +192,7 @@ TEST(OpSemantics, ElementwiseItemsPerInvocation) {
     RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{4096}}}, rng, ex);  // vec4
     RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{3001}}}, rng, ex);
     RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{}}}, rng, ex);  // rank 0
+    RunCase(*t.Find("Add", 14), DType::kF32, Case{{{0, 3}, {3}}}, rng, ex);  // no elements
     RunCase(*t.Find("Add", 14), DType::kF32, Case{{{4096}, {4096}}}, rng, ex);
     RunCase(*t.Find("Add", 14), DType::kI32, Case{{{3, 1, 7}, {5, 1}}}, rng, ex);
     RunCase(*t.Find("Less", 13), DType::kF32, Case{{{4096}, {4096}}}, rng, ex);  // vec4 bool out
