@@ -32,6 +32,8 @@ const char* WgslStorageType(DType d) {
 struct WgslGenerator::Impl {
   hbs::Registry registry{hbs::Mode::kStrict};
   std::vector<std::string> ids;
+  // Templates that failed to parse, with the parser's message (template:line:col).
+  std::vector<std::pair<std::string, std::string>> broken;
 };
 
 WgslGenerator::WgslGenerator(const OpTable& table) : table_(table), impl_(std::make_unique<Impl>()) {
@@ -47,9 +49,8 @@ WgslGenerator::WgslGenerator(const OpTable& table) : table_(table), impl_(std::m
                                                "shaders/" + std::string(name));
       impl_->ids.push_back(id);
     } catch (const hbs::Error& e) {
-      // Keep going: the broken template fails when used, with this message.
-      impl_->registry.register_template_string(id, "{{broken_template_see_log}}", std::string(name));
-      std::fprintf(stderr, "alknet-compute: %s\n", e.what());
+      // Keep going: every other op still works; this one fails when used, with this message.
+      impl_->broken.emplace_back(id, e.what());
     }
   }
 }
@@ -58,7 +59,16 @@ WgslGenerator::~WgslGenerator() = default;
 
 std::vector<std::string> WgslGenerator::TemplateIds() const { return impl_->ids; }
 
+std::vector<std::string> WgslGenerator::TemplateErrors() const {
+  std::vector<std::string> out;
+  for (const auto& b : impl_->broken) out.push_back(b.second);
+  return out;
+}
+
 Result<std::string> WgslGenerator::Render(const std::string& shader, const hbs::Value& context) const {
+  for (const auto& [id, message] : impl_->broken) {
+    if (id == shader) return Error{ErrorCode::kTemplate, message};
+  }
   if (!impl_->registry.has_template(shader)) {
     return Error{ErrorCode::kTemplate, "no template shaders/" + shader + std::string(kSuffix) +
                                            " is embedded (is the file under libs/compute/shaders/?)"};

@@ -185,6 +185,7 @@ TEST(Golden, OpsDocMatchesTheTable) {
 
 TEST(Templates, EveryEmbeddedShaderIsRegistered) {
   WgslGenerator gen;
+  for (const std::string& e : gen.TemplateErrors()) ADD_FAILURE() << e;
   auto ids = gen.TemplateIds();
   std::set<std::string> set(ids.begin(), ids.end());
   for (const OpRecord& r : OpTable::Default().records()) {

@@ -29,6 +29,9 @@ class WgslGenerator final : public ShaderGenerator {
   Result<std::string> Render(const std::string& shader, const hbs::Value& context) const;
   // Ids of every embedded template ("unary/abs", "common/index", ...).
   std::vector<std::string> TemplateIds() const;
+  // Parse errors of embedded templates ("shaders/x.wgsl.hbs:3:7: ..."); empty when all parse.
+  // A broken template fails only the ops that use it, with this message.
+  std::vector<std::string> TemplateErrors() const;
 
  private:
   struct Impl;
