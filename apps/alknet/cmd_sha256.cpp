@@ -1,0 +1,167 @@
+// `alknet sha256 FILE...`: SHA-256 of files on the GPU (or lavapipe), printed like sha256sum.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "alknet/compute/executor.h"
+#include "alknet/compute/sha256.h"
+#include "alknet/webgpu/context.h"
+#include "command.h"
+#include "json_writer.h"
+
+namespace {
+
+namespace ac = alknet::compute;
+namespace wg = alknet::webgpu;
+
+constexpr const char* kHelp =
+    "Usage: alknet sha256 [--json] [--k-mode inline|switch|array] FILE...\n\n"
+    "Prints the SHA-256 of each FILE (\"-\" reads standard input) as \"<hex>  <name>\", like\n"
+    "sha256sum. Files up to 16 MiB are hashed together in one GPU batch (one invocation per\n"
+    "file); larger ones stream through the single-message kernel in 64 MiB chunks.\n\n"
+    "Exit codes: 0 all files hashed, 1 a file could not be read or the GPU run failed,\n"
+    "2 bad command line, 3 no WebGPU adapter.\n";
+
+constexpr uint64_t kBatchLimit = 16ull << 20;
+
+struct Input {
+  std::string name;
+  std::vector<std::byte> data;  // small files
+  bool streamed = false;
+  bool failed = false;
+  ac::Sha256Digest digest{};
+};
+
+bool ReadAll(std::FILE* f, std::vector<std::byte>& out, uint64_t limit, bool* over) {
+  std::byte buf[1 << 16];
+  *over = false;
+  while (size_t n = std::fread(buf, 1, sizeof buf, f)) {
+    out.insert(out.end(), buf, buf + n);
+    if (out.size() > limit) {
+      *over = true;
+      return true;
+    }
+  }
+  return !std::ferror(f);
+}
+
+int RunSha256(std::span<const std::string_view> args) {
+  bool json = false;
+  std::string k_mode = "inline";
+  std::vector<std::string> files;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-h" || args[i] == "--help") {
+      std::fputs(kHelp, stdout);
+      return alknet::cli::kExitOk;
+    } else if (args[i] == "--json") {
+      json = true;
+    } else if (args[i] == "--k-mode" && i + 1 < args.size()) {
+      k_mode = std::string(args[++i]);
+      if (k_mode != "inline" && k_mode != "switch" && k_mode != "array") {
+        std::fprintf(stderr, "alknet sha256: --k-mode must be inline, switch or array\n");
+        return alknet::cli::kExitUsage;
+      }
+    } else if (args[i].size() > 1 && args[i][0] == '-' && args[i] != "-") {
+      std::fprintf(stderr, "alknet sha256: unknown option '%s'\n\n%s", std::string(args[i]).c_str(), kHelp);
+      return alknet::cli::kExitUsage;
+    } else {
+      files.emplace_back(args[i]);
+    }
+  }
+  if (files.empty()) {
+    std::fprintf(stderr, "alknet sha256: no FILE given\n\n%s", kHelp);
+    return alknet::cli::kExitUsage;
+  }
+  auto ctx = wg::Context::Create();
+  if (!ctx) {
+    std::fprintf(stderr, "alknet sha256: %s\n", ctx.error().ToString().c_str());
+    return alknet::cli::kExitEnvironment;
+  }
+  ac::Executor ex(**ctx);
+  ac::Sha256 sha(ex, {.k_mode = k_mode});
+
+  int status = alknet::cli::kExitOk;
+  std::vector<Input> inputs(files.size());
+  std::vector<size_t> batch;
+  for (size_t i = 0; i < files.size(); ++i) {
+    Input& in = inputs[i];
+    in.name = files[i];
+    std::FILE* f = files[i] == "-" ? stdin : std::fopen(files[i].c_str(), "rb");
+    if (f == nullptr) {
+      std::fprintf(stderr, "alknet sha256: %s: %s\n", files[i].c_str(), std::strerror(errno));
+      in.failed = true;
+      status = alknet::cli::kExitFailure;
+      continue;
+    }
+    bool over = false;
+    if (!ReadAll(f, in.data, kBatchLimit, &over)) {
+      std::fprintf(stderr, "alknet sha256: %s: read error: %s\n", files[i].c_str(), std::strerror(errno));
+      in.failed = true;
+      status = alknet::cli::kExitFailure;
+    } else if (over) {
+      // Large: hash what was read, then the rest of the file, through the stream kernel.
+      size_t pos = 0;
+      auto digest = sha.HashStream([&](std::span<std::byte> out) -> ac::Result<size_t> {
+        if (pos < in.data.size()) {
+          const size_t n = std::min(out.size(), in.data.size() - pos);
+          std::memcpy(out.data(), in.data.data() + pos, n);
+          pos += n;
+          return n;
+        }
+        const size_t n = std::fread(out.data(), 1, out.size(), f);
+        if (n == 0 && std::ferror(f)) return ac::Error{ac::ErrorCode::kInvalidArgument, "read error"};
+        return n;
+      });
+      if (!digest.ok()) {
+        std::fprintf(stderr, "alknet sha256: %s: %s\n", files[i].c_str(), digest.error().ToString().c_str());
+        in.failed = true;
+        status = alknet::cli::kExitFailure;
+      } else {
+        in.digest = *digest;
+      }
+      in.streamed = true;
+      in.data.clear();
+    } else {
+      batch.push_back(i);
+    }
+    if (f != stdin) std::fclose(f);
+  }
+  if (!batch.empty()) {
+    std::vector<std::span<const std::byte>> msgs;
+    for (size_t i : batch) msgs.emplace_back(inputs[i].data);
+    auto digests = sha.HashBatch(msgs);
+    if (!digests.ok()) {
+      std::fprintf(stderr, "alknet sha256: %s\n", digests.error().ToString().c_str());
+      return alknet::cli::kExitFailure;  // nothing from a failed run is printed
+    }
+    for (size_t k = 0; k < batch.size(); ++k) inputs[batch[k]].digest = (*digests)[k];
+  }
+  if (json) {
+    alknet::cli::JsonWriter j;
+    j.BeginObject();
+    j.Field("adapter", (*ctx)->adapter().Summary());
+    j.Key("files");
+    j.BeginArray();
+    for (const Input& in : inputs) {
+      j.BeginObject();
+      j.Field("name", in.name);
+      j.Field("ok", !in.failed);
+      if (!in.failed) j.Field("sha256", ac::ToHex(in.digest));
+      j.EndObject();
+    }
+    j.EndArray();
+    j.EndObject();
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    for (const Input& in : inputs) {
+      if (!in.failed) std::printf("%s  %s\n", ac::ToHex(in.digest).c_str(), in.name.c_str());
+    }
+  }
+  return status;
+}
+
+const alknet::cli::Registration kRegistration{{"sha256", "SHA-256 of files on the GPU (sha256sum-style)", &RunSha256}};
+
+}  // namespace

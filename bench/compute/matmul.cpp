@@ -1,0 +1,105 @@
+// MatMul f32 GFLOP/s: alknet's tiled WGSL kernel against OpenBLAS sgemm on the host's cores,
+// in the same run, on the same random matrices; the results are compared too.
+//
+//   bench_matmul [--sizes 256,1024,2048] [--min-seconds 1] [--json]
+//
+// On the H200 (docs/gpu.md): --sizes 256,1024,2048,4096. cuBLAS is measured separately there
+// (torch, TF32 off); this program prints alknet's figure and OpenBLAS on that host's CPU.
+#include <cblas.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "alknet/compute/executor.h"
+#include "alknet/compute/wgsl_generator.h"
+#include "bench_util.h"
+
+namespace ac = alknet::compute;
+namespace wg = alknet::webgpu;
+
+int main(int argc, char** argv) {
+  std::vector<uint64_t> sizes = {256, 1024, 2048};
+  double min_seconds = 1.0;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--sizes" && i + 1 < argc) sizes = bench::ParseList(argv[++i]);
+    else if (a == "--min-seconds" && i + 1 < argc) min_seconds = std::atof(argv[++i]);
+    else if (a == "--json") json = true;
+    else {
+      std::fprintf(stderr, "usage: bench_matmul [--sizes 256,1024,2048] [--min-seconds S] [--json]\n");
+      return 2;
+    }
+  }
+  auto ctx = bench::Must(wg::Context::Create(), "WebGPU context");
+  ac::Executor ex(*ctx);
+  if (!json) {
+    std::printf("adapter: %s; OpenBLAS %s, %d threads\n", ctx->adapter().Summary().c_str(),
+                openblas_get_config(), openblas_get_num_threads());
+    std::printf("%6s %14s %14s %8s %12s\n", "n", "alknet GFLOP/s", "sgemm GFLOP/s", "ratio", "max rel err");
+  } else {
+    std::printf("{\"adapter\": \"%s\", \"results\": [", ctx->adapter().Summary().c_str());
+  }
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> u(-1, 1);
+  bool first = true;
+  for (uint64_t n : sizes) {
+    std::vector<float> a(n * n), b(n * n), c_gpu(n * n), c_cpu(n * n);
+    for (float& v : a) v = u(rng);
+    for (float& v : b) v = u(rng);
+    auto ta = bench::Must(ex.Upload(ac::DType::kF32, {n, n}, std::as_bytes(std::span(a))), "upload A");
+    auto tb = bench::Must(ex.Upload(ac::DType::kF32, {n, n}, std::as_bytes(std::span(b))), "upload B");
+    auto tc = bench::Must(ex.Empty(ac::DType::kF32, {n, n}), "output");
+    ac::OpNode node{"MatMul", "bench", 13, {}, {ta.desc(), tb.desc()}, {}};
+    auto program = bench::Must(ex.generator().Generate(node, ex.caps()), "generate");
+    auto record = [&](int count) {
+      wg::Recorder rec = ctx->BeginCommands("bench matmul");
+      for (int k = 0; k < count; ++k) {
+        auto st = ex.Dispatch(rec, program, {&ta.buffer(), &tb.buffer(), &tc.buffer()});
+        if (!st.ok()) bench::Die(st.error().ToString());
+      }
+      auto st = ex.SubmitChecked(std::move(rec));
+      if (!st.ok()) bench::Die(st.error().ToString());
+      if (auto w = ctx->WaitIdle(); !w.ok()) bench::Die(w.error().ToString());
+    };
+    record(1);  // compile + warm up
+    // Calibrate: one timed dispatch, then enough to fill min_seconds in one command buffer.
+    auto t0 = bench::Clock::now();
+    record(1);
+    const double one = bench::Seconds(t0, bench::Clock::now());
+    const int reps = std::max(1, static_cast<int>(min_seconds / std::max(one, 1e-6)));
+    t0 = bench::Clock::now();
+    record(reps);
+    const double gpu_s = bench::Seconds(t0, bench::Clock::now()) / reps;
+    auto out = bench::Must(ex.Download(tc), "download");
+    std::memcpy(c_gpu.data(), out.data.data(), n * n * 4);
+
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
+                c_cpu.data(), n);  // warm up
+    t0 = bench::Clock::now();
+    int cpu_reps = 0;
+    do {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
+                  c_cpu.data(), n);
+      ++cpu_reps;
+    } while (bench::Seconds(t0, bench::Clock::now()) < min_seconds);
+    const double cpu_s = bench::Seconds(t0, bench::Clock::now()) / cpu_reps;
+
+    double max_rel = 0, scale = 0;
+    for (float v : c_cpu) scale = std::max(scale, double(std::fabs(v)));
+    for (size_t i = 0; i < c_cpu.size(); ++i) max_rel = std::max(max_rel, std::fabs(double(c_gpu[i]) - c_cpu[i]) / scale);
+    const double flop = 2.0 * n * n * n;
+    const double g = flop / gpu_s / 1e9, c = flop / cpu_s / 1e9;
+    if (json) {
+      std::printf("%s{\"n\": %llu, \"alknet_gflops\": %.2f, \"sgemm_gflops\": %.2f, \"ratio\": %.3f, \"max_rel_err\": %.2e}",
+                  first ? "" : ", ", (unsigned long long)n, g, c, g / c, max_rel);
+    } else {
+      std::printf("%6llu %14.2f %14.2f %8.3f %12.2e\n", (unsigned long long)n, g, c, g / c, max_rel);
+    }
+    first = false;
+    if (max_rel > 1e-4) bench::Die("alknet and OpenBLAS disagree at n = " + std::to_string(n));
+  }
+  if (json) std::printf("]}\n");
+  return 0;
+}

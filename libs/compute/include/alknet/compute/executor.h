@@ -1,0 +1,123 @@
+// Executor: runs op nodes and small graphs on a webgpu::Context.
+//
+//   Executor ex(ctx);
+//   auto a = ex.Upload(DType::kF32, {2, 3}, bytes);
+//   Graph g(2);                                  // two graph inputs: values 0 and 1
+//   int s = g.Add("Add", {0, 1});
+//   g.outputs = {g.Add("Relu", {s})};
+//   auto out = ex.Run(g, {*a, *b});              // one command buffer, checked submission
+//   auto host = ex.Download((*out)[0]);
+//
+// Every node is checked (op table supports/infer) and its shader generated before anything is
+// recorded; all dispatches go into one command buffer; intermediate buffers return to a pool
+// after their last use and are reused by later nodes (and later runs). A run that raises any
+// WebGPU error fails with it and returns no tensors.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alknet/compute/error.h"
+#include "alknet/compute/op.h"
+#include "alknet/compute/shader_generator.h"
+#include "alknet/compute/tensor.h"
+#include "alknet/tensor/tensor_view.h"
+#include "alknet/webgpu/context.h"
+
+namespace alknet::compute {
+
+struct Graph {
+  struct Node {
+    std::string op;
+    std::vector<int> inputs;  // value ids
+    Attributes attributes;
+    int opset = 17;
+    std::string name;
+    int first_output = 0;  // value id of its first output (set by Add)
+    int output_count = 1;
+  };
+
+  explicit Graph(int num_inputs = 0) : num_inputs(num_inputs), num_values(num_inputs) {}
+  // Appends a node; returns the value id of its first output.
+  int Add(std::string op, std::vector<int> inputs, Attributes attributes = {}, int opset = 17,
+          int output_count = 1);
+
+  int num_inputs = 0;
+  int num_values = 0;
+  std::vector<Node> nodes;
+  std::vector<int> outputs;
+};
+
+struct ExecutorOptions {
+  // Fill every freshly bound output with 0xFF bytes (NaN for floats, -1 for integers) before
+  // the run, so a kernel that skips an element cannot pass a test by luck.
+  bool poison_outputs = false;
+  // Replaces the capabilities read from the device (tests use it to force small limits, e.g.
+  // a grid that must spill into y). Values above the device's real limits are a caller error.
+  std::optional<DeviceCaps> caps;
+};
+
+struct ExecutorStats {
+  uint64_t buffers_created = 0;
+  uint64_t buffers_reused = 0;
+  uint64_t dispatches = 0;
+  uint64_t submits = 0;
+};
+
+// Host bytes of a tensor in metatensor layout (bool: one byte per element).
+struct HostTensor {
+  DType dtype = DType::kF32;
+  Shape shape;
+  std::vector<std::byte> data;
+};
+
+class Executor {
+ public:
+  explicit Executor(webgpu::Context& ctx, ExecutorOptions options = {});
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  webgpu::Context& context() { return ctx_; }
+  const DeviceCaps& caps() const { return caps_; }
+  const ShaderGenerator& generator() const;
+  const ExecutorStats& stats() const { return stats_; }
+
+  // `data` is in host layout (metatensor: bool one byte per element, f16 as IEEE half).
+  Result<Tensor> Upload(DType dtype, const Shape& shape, std::span<const std::byte> data);
+  Result<Tensor> Upload(const tensor::TensorView& view);
+  Result<HostTensor> Download(const Tensor& t);
+  // A tensor with unspecified contents.
+  Result<Tensor> Empty(DType dtype, const Shape& shape);
+
+  Result<std::vector<Tensor>> Run(const Graph& graph, const std::vector<Tensor>& inputs);
+  // One node.
+  Result<Tensor> Run(const std::string& op, const std::vector<Tensor>& inputs, Attributes attributes = {},
+                     int opset = 17);
+
+  // Compile (or fetch from the pipeline cache) and record one program; for callers that build
+  // their own programs (SHA-256). `bindings` follow program.bindings.
+  Status Dispatch(webgpu::Recorder& rec, const ShaderProgram& program,
+                  const std::vector<const webgpu::Buffer*>& bindings);
+  // Submits with error scopes and checks uncaptured errors and device loss.
+  Status SubmitChecked(webgpu::Recorder rec);
+
+ private:
+  Result<std::shared_ptr<webgpu::Buffer>> Acquire(uint64_t bytes);
+  void Release(std::shared_ptr<webgpu::Buffer> buffer);
+
+  webgpu::Context& ctx_;
+  ExecutorOptions options_;
+  DeviceCaps caps_;
+  std::unique_ptr<ShaderGenerator> generator_;
+  std::vector<std::shared_ptr<webgpu::Buffer>> pool_;
+  ExecutorStats stats_;
+};
+
+// Device capabilities from a context's limits and features.
+DeviceCaps CapsOf(const webgpu::Context& ctx);
+Error FromWebGpu(const webgpu::Error& e);
+
+}  // namespace alknet::compute

@@ -1,0 +1,63 @@
+// What an op node is, independent of any shader language: type, attributes, operand shapes
+// and dtypes, opset. ShaderGenerator turns one of these into a shader; the executor builds them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "alknet/compute/error.h"
+#include "alknet/tensor/dtype.h"
+
+namespace alknet::compute {
+
+using tensor::DType;
+using Shape = std::vector<uint64_t>;
+
+// ONNX attribute kinds we use: INT, FLOAT, STRING, INTS, FLOATS.
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+using Attributes = std::map<std::string, AttrValue>;
+
+std::string AttrToString(const AttrValue& v);
+
+// An operand as the shader sees it. Empty `strides` means contiguous row-major; otherwise one
+// stride per dimension in elements (0 = broadcast). `offset` is in elements. This is how
+// zero-copy views (transposes, slices, expands) reach a kernel without a copy.
+struct TensorDesc {
+  DType dtype = DType::kF32;
+  Shape shape;
+  std::vector<int64_t> strides;
+  uint64_t offset = 0;
+
+  uint64_t elements() const;
+  bool contiguous() const;  // row-major, offset 0
+  std::vector<int64_t> EffectiveStrides() const;
+};
+
+struct OpNode {
+  std::string op_type;        // "Add", "MatMul", ...
+  std::string name;           // node name, for messages (may be empty)
+  int opset = 17;
+  Attributes attributes;
+  std::vector<TensorDesc> inputs;
+  std::vector<TensorDesc> outputs;  // filled by shape inference when empty
+
+  // "Add 'node_3' (inputs f32[2,3], f32[3])": how error messages name a node.
+  std::string Describe() const;
+};
+
+std::string ShapeToString(const Shape& s);
+std::string DescToString(const TensorDesc& d);
+const char* DTypeName(DType d);
+// Bytes per element as stored on the device: bool takes a 32-bit word (WGSL has no 8-bit
+// storage type), everything else its natural size.
+uint32_t DeviceElementSize(DType d);
+
+Shape ContiguousStridesOf(const Shape& shape);  // row-major strides in elements
+// numpy broadcasting of any number of shapes; an error names both shapes and the dimension.
+Result<Shape> BroadcastShapes(const std::vector<Shape>& shapes);
+
+}  // namespace alknet::compute

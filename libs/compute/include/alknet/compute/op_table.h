@@ -1,0 +1,109 @@
+// The op table: one declarative record per ONNX op. Records hold no shader text: they say
+// which template renders the op, what its attributes are, which shapes and dtypes it
+// supports (and why not), how big the dispatch is, and how to compute it in float64 on the
+// CPU (the reference the tests check every op against). docs/adding-an-op.md is the recipe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "alknet/compute/error.h"
+#include "alknet/compute/op.h"
+#include "alknet/compute/shader_generator.h"
+#include "alknet/hbs/value.h"
+
+namespace alknet::compute {
+
+struct AttributeSpec {
+  std::string name;
+  // Used when the node does not set the attribute; nullopt: the attribute is required
+  // (unless `optional`).
+  std::optional<AttrValue> default_value;
+  bool optional = false;
+  // Empty string: valid; otherwise the reason, e.g. "must be 0 or 1".
+  std::function<std::string(const AttrValue&)> validate;
+};
+
+// A float64 tensor for the CPU reference: bool and integers are exact in a double.
+struct RefTensor {
+  DType dtype = DType::kF32;
+  Shape shape;
+  std::vector<double> data;
+};
+
+// How many invocations a kernel needs. kLinear: `invocations` threads in workgroups of the
+// device's linear size, spread over x and y within maxComputeWorkgroupsPerDimension (the
+// shader reads num_workgroups). kGrid: explicit workgroup counts and workgroup size.
+struct DispatchPlan {
+  enum class Kind { kLinear, kGrid } kind = Kind::kLinear;
+  uint64_t invocations = 0;
+  std::array<uint64_t, 3> groups{1, 1, 1};
+  std::array<uint32_t, 3> workgroup_size{1, 1, 1};
+};
+
+// Data the tests use to exercise an op: the input range where the op is well conditioned
+// and the tolerance its result is held to (|gpu - ref| <= abs + rel * |ref|).
+struct TestHints {
+  double lo = -3.0, hi = 3.0;
+  double abs_tol = 1e-5, rel_tol = 1e-5;
+  bool nonzero = false;  // divisors: keep |x| >= 0.5
+  bool integer_valued = false;  // float inputs drawn from integers (Pow exponents, Mod)
+};
+
+struct OpRecord {
+  std::string name;
+  int opset_min = 1;
+  int opset_max = 99;
+  std::string family;     // "unary", "binary", "linalg", ... (docs and layout)
+  std::string shader;     // template id: shaders/<shader>.<language>.hbs
+  uint32_t min_inputs = 1, max_inputs = 1;
+  std::vector<AttributeSpec> attributes;
+  std::string summary;
+  // True when the shader reads operands through their strides (views need no copy); false:
+  // the executor makes strided inputs contiguous first.
+  bool accepts_views = false;
+
+  // Checks shapes and dtypes and infers the outputs; an error (kUnsupported, kShape) says why.
+  // `attrs` are the node's attributes with defaults filled in and validated.
+  std::function<Result<std::vector<TensorDesc>>(const OpNode& node, const Attributes& attrs)> infer;
+  // Op-specific template data (numbers, flags, lists; no shader text).
+  std::function<Result<hbs::Value>(const OpNode& node, const Attributes& attrs, const DeviceCaps& caps)>
+      context;
+  std::function<DispatchPlan(const OpNode& node, const Attributes& attrs, const DeviceCaps& caps)> dispatch;
+  std::function<std::vector<RefTensor>(const OpNode& node, const Attributes& attrs,
+                                       const std::vector<RefTensor>& inputs)>
+      reference;
+  TestHints hints;
+  // dtypes the tests exercise (infer decides what is accepted).
+  std::vector<DType> test_dtypes{DType::kF32};
+};
+
+class OpTable {
+ public:
+  // The built-in table (all families), built once.
+  static const OpTable& Default();
+
+  void Add(OpRecord record);
+  // nullptr when unknown; `opset` outside the record's range also yields nullptr.
+  const OpRecord* Find(std::string_view name, int opset) const;
+  const OpRecord* Find(std::string_view name) const;
+  const std::vector<OpRecord>& records() const { return records_; }
+
+  // Resolves attributes: defaults filled in, kinds and values validated, unknown names refused.
+  Result<Attributes> ResolveAttributes(const OpRecord& record, const OpNode& node) const;
+  // Looks up, resolves and infers: the op's outputs, or the reason it is unsupported.
+  Result<std::vector<TensorDesc>> Infer(const OpNode& node) const;
+
+ private:
+  std::vector<OpRecord> records_;
+};
+
+// Runs an op's float64 reference on the CPU (for tests and the registry's self-checks).
+Result<std::vector<RefTensor>> ReferenceRun(const OpNode& node, const std::vector<RefTensor>& inputs);
+
+}  // namespace alknet::compute

@@ -1,0 +1,199 @@
+#include "alknet/compute/calls.h"
+
+#include <mutex>
+#include <cctype>
+#include <set>
+
+#include "alknet/compute/executor.h"
+#include "alknet/compute/op_table.h"
+#include "alknet/compute/sha256.h"
+
+namespace alknet::compute {
+
+namespace {
+
+namespace c = alknet::call;
+
+// One device per process, opened on first use.
+struct Device {
+  std::mutex mutex;
+  std::unique_ptr<webgpu::Context> ctx;
+  std::unique_ptr<Executor> executor;
+
+  c::Result<Executor*> Get() {
+    if (!executor) {
+      auto created = webgpu::Context::Create();
+      if (!created.ok()) {
+        return c::MakeError(c::ErrorCode::kUnavailable, "no WebGPU device: " + created.error().ToString());
+      }
+      ctx = std::move(created).value();
+      executor = std::make_unique<Executor>(*ctx);
+    }
+    if (ctx->lost()) return c::MakeError(c::ErrorCode::kUnavailable, "the WebGPU device was lost: " + ctx->lost_message());
+    return executor.get();
+  }
+};
+
+Device& TheDevice() {
+  static Device d;
+  return d;
+}
+
+c::Error ToCallError(const Error& e) {
+  c::ErrorCode code = c::ErrorCode::kInternal;
+  switch (e.code) {
+    case ErrorCode::kUnknownOp:
+    case ErrorCode::kInvalidAttribute:
+    case ErrorCode::kUnsupported:
+    case ErrorCode::kShape:
+    case ErrorCode::kInvalidArgument: code = c::ErrorCode::kInvalidArgument; break;
+    case ErrorCode::kLimit: code = c::ErrorCode::kResourceExhausted; break;
+    case ErrorCode::kDevice: code = c::ErrorCode::kUnavailable; break;
+    case ErrorCode::kTemplate: code = c::ErrorCode::kInternal; break;
+  }
+  return c::MakeError(code, e.ToString());
+}
+
+c::Result<AttrValue> ToAttr(const std::string& name, const c::Value& v) {
+  switch (v.kind()) {
+    case c::ValueKind::kInt: return AttrValue(v.as_int());
+    case c::ValueKind::kFloat: return AttrValue(v.as_float());
+    case c::ValueKind::kString: return AttrValue(v.as_string());
+    case c::ValueKind::kList: {
+      std::vector<int64_t> ints;
+      std::vector<double> floats;
+      bool all_int = true;
+      for (const c::Value& x : v.as_list()) {
+        if (x.kind() == c::ValueKind::kInt) {
+          ints.push_back(x.as_int());
+          floats.push_back(static_cast<double>(x.as_int()));
+        } else if (x.kind() == c::ValueKind::kFloat) {
+          all_int = false;
+          floats.push_back(x.as_float());
+        } else {
+          return c::MakeError(c::ErrorCode::kInvalidArgument, "attribute '" + name + "': lists hold numbers only");
+        }
+      }
+      return all_int ? AttrValue(ints) : AttrValue(floats);
+    }
+    default:
+      return c::MakeError(c::ErrorCode::kInvalidArgument,
+                          "attribute '" + name + "' is a " + std::string(c::ValueKindName(v.kind())) +
+                              "; attributes are int, float, string or a list of numbers");
+  }
+}
+
+c::Result<c::Value> RunOp(const std::string& op, std::span<const c::Value> args) {
+  std::vector<c::Tensor> in;
+  for (size_t i = 0; i < args[0].as_list().size(); ++i) {
+    const c::Value& v = args[0].as_list()[i];
+    if (v.kind() != c::ValueKind::kTensor) {
+      return c::MakeError(c::ErrorCode::kInvalidArgument, "inputs[" + std::to_string(i) + "] is a " +
+                                                              std::string(c::ValueKindName(v.kind())) +
+                                                              ", not a tensor");
+    }
+    in.push_back(v.as_tensor());
+  }
+  Attributes attrs;
+  if (args.size() > 1 && !args[1].is_null()) {
+    for (const auto& [k, v] : args[1].as_map()) {
+      auto a = ToAttr(k, v);
+      if (!a.ok()) return std::move(a).error();
+      attrs[k] = *a;
+    }
+  }
+  const int opset = args.size() > 2 && !args[2].is_null() ? static_cast<int>(args[2].as_int()) : 17;
+
+  Device& dev = TheDevice();
+  std::lock_guard lock(dev.mutex);
+  auto ex = dev.Get();
+  if (!ex.ok()) return std::move(ex).error();
+  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const tensor::DTypeInfo* info = tensor::FindDType(in[i].dtype);
+    if (info == nullptr) {
+      return c::MakeError(c::ErrorCode::kInvalidArgument, "inputs[" + std::to_string(i) + "]: unknown dtype '" + in[i].dtype + "'");
+    }
+    Shape shape;
+    for (int64_t d : in[i].shape) {
+      if (d < 0) return c::MakeError(c::ErrorCode::kInvalidArgument, "inputs[" + std::to_string(i) + "]: negative dimension");
+      shape.push_back(static_cast<uint64_t>(d));
+    }
+    auto t = (*ex)->Upload(info->dtype, shape, in[i].data);
+    if (!t.ok()) return ToCallError(t.error());
+    tensors.push_back(*t);
+  }
+  auto out = (*ex)->Run(op, tensors, attrs, opset);
+  if (!out.ok()) return ToCallError(out.error());
+  auto host = (*ex)->Download(*out);
+  if (!host.ok()) return ToCallError(host.error());
+  std::vector<int64_t> shape(host->shape.begin(), host->shape.end());
+  return c::Value(c::Tensor::Adopt(DTypeName(host->dtype), std::move(shape), std::move(host->data)));
+}
+
+c::Result<c::Value> RunSha256(std::span<const c::Value> args) {
+  std::vector<std::span<const std::byte>> msgs;
+  for (size_t i = 0; i < args[0].as_list().size(); ++i) {
+    const c::Value& v = args[0].as_list()[i];
+    if (v.kind() == c::ValueKind::kBytes) {
+      msgs.push_back(std::as_bytes(std::span(v.as_bytes())));
+    } else if (v.kind() == c::ValueKind::kTensor && (v.as_tensor().dtype == "u8" || v.as_tensor().dtype == "i8")) {
+      msgs.push_back(v.as_tensor().data);
+    } else {
+      return c::MakeError(c::ErrorCode::kInvalidArgument,
+                          "messages[" + std::to_string(i) + "] must be bytes or a u8 tensor");
+    }
+  }
+  Device& dev = TheDevice();
+  std::lock_guard lock(dev.mutex);
+  auto ex = dev.Get();
+  if (!ex.ok()) return std::move(ex).error();
+  Sha256 sha(**ex);
+  auto digests = sha.HashBatch(msgs);
+  if (!digests.ok()) return ToCallError(digests.error());
+  c::Value::List out;
+  for (const Sha256Digest& d : *digests) out.emplace_back(c::Bytes(d.begin(), d.end()));
+  return c::Value(std::move(out));
+}
+
+}  // namespace
+
+std::string CallNameOf(std::string_view op) {
+  std::string s = "compute.";
+  for (size_t i = 0; i < op.size(); ++i) {
+    const char ch = op[i];
+    if (std::isupper(static_cast<unsigned char>(ch)) && i > 0 &&
+        std::islower(static_cast<unsigned char>(op[i - 1]))) {
+      s += '_';
+    }
+    s += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return s;
+}
+
+c::Component ComputeComponent() {
+  c::Component comp;
+  comp.name = "compute";
+  std::set<std::string> seen;
+  for (const OpRecord& r : OpTable::Default().records()) {
+    if (!seen.insert(r.name).second) continue;  // one call per op; the opset argument picks the record
+    c::CallDecl d;
+    d.name = CallNameOf(r.name);
+    d.signature = "(inputs: list, attrs: map?, opset: int?) -> tensor";
+    d.flags.execution = c::Execution::kAsync;
+    d.doc = r.summary + " (ONNX " + r.name + ", on the GPU)";
+    const std::string op = r.name;
+    d.handler = [op](c::CallContext&, std::span<const c::Value> args) { return RunOp(op, args); };
+    comp.calls.push_back(std::move(d));
+  }
+  c::CallDecl sha;
+  sha.name = "crypto.sha256";
+  sha.signature = "(messages: list) -> list";
+  sha.flags.execution = c::Execution::kAsync;
+  sha.doc = "SHA-256 of each message (bytes or u8 tensor) on the GPU, one 32-byte digest each";
+  sha.handler = [](c::CallContext&, std::span<const c::Value> args) { return RunSha256(args); };
+  comp.calls.push_back(std::move(sha));
+  return comp;
+}
+
+}  // namespace alknet::compute

@@ -1,0 +1,122 @@
+// Where, Clip, Cast: elementwise ops with dtype rules of their own (shaders/select/).
+#include <cfloat>
+#include <cmath>
+
+#include "ops/elementwise.h"
+#include "ops/families.h"
+
+namespace alknet::compute::ops {
+
+namespace {
+
+using In = std::span<const double>;
+
+// ONNX TensorProto.DataType values that alknet computes with.
+std::optional<DType> FromOnnxType(int64_t t) {
+  switch (t) {
+    case 1: return DType::kF32;
+    case 6: return DType::kI32;
+    case 9: return DType::kBool;
+    case 10: return DType::kF16;
+    case 12: return DType::kU32;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void AddSelectOps(OpTable& table) {
+  OpRecord where = ElementwiseRecord("Where", "select/where", "cond ? X : Y, broadcasting all three", kAny,
+                                     OutType::kSame,
+                                     [](In x, const Attributes&) { return x[0] != 0 ? x[1] : x[2]; }, 3, 3);
+  where.opset_min = 9;
+  where.hints = {-4, 4, 0, 0};
+  where.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    if (node.inputs[0].dtype != DType::kBool) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": condition must be bool, got " +
+                                                DTypeName(node.inputs[0].dtype)};
+    }
+    if (node.inputs[1].dtype != node.inputs[2].dtype) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": X and Y must share one dtype"};
+    }
+    COMPUTE_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kAny, OutType::kSame, false));
+    outs[0].dtype = node.inputs[1].dtype;
+    return outs;
+  };
+  where.test_dtypes = {DType::kF32, DType::kI32};  // of X and Y; the condition is bool
+  table.Add(std::move(where));
+
+  OpRecord clip6 = ElementwiseRecord("Clip", "select/clip6", "clamp to [min, max] (attributes)", kFloat,
+                                     OutType::kSame,
+                                     [](In x, const Attributes& a) {
+                                       double v = x[0];
+                                       if (a.count("min")) v = std::max(v, ToF32(std::get<double>(a.at("min"))));
+                                       if (a.count("max")) v = std::min(v, ToF32(std::get<double>(a.at("max"))));
+                                       return v;
+                                     });
+  clip6.opset_min = 6;
+  clip6.opset_max = 10;
+  // Unset bounds leave that side open (the ONNX defaults are the dtype's extremes, which an
+  // f16 literal could not even hold).
+  auto bound = [](const AttrValue& v) {
+    return v.index() == 1 ? FiniteFloat(v) : std::string("must be a float");
+  };
+  clip6.attributes = {{"min", std::nullopt, true, bound}, {"max", std::nullopt, true, bound}};
+  clip6.hints = {-4, 4, 0, 0};
+  table.Add(std::move(clip6));
+
+  OpRecord clip = ElementwiseRecord("Clip", "select/clip", "clamp to [min, max] (optional scalar inputs)",
+                                    kNumeric, OutType::kSame,
+                                    [](In x, const Attributes&) {
+                                      double v = x[0];
+                                      if (x.size() > 1) v = std::max(v, x[1]);
+                                      if (x.size() > 2) v = std::min(v, x[2]);
+                                      return v;
+                                    },
+                                    1, 3);
+  clip.opset_min = 11;
+  clip.hints = {-4, 4, 0, 0};
+  clip.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    for (size_t i = 1; i < node.inputs.size(); ++i) {
+      if (node.inputs[i].elements() != 1) {
+        return Error{ErrorCode::kShape, node.Describe() + ": " + (i == 1 ? "min" : "max") +
+                                            " must be a scalar, got shape " +
+                                            ShapeToString(node.inputs[i].shape)};
+      }
+    }
+    COMPUTE_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kNumeric, OutType::kSame));
+    outs[0].shape = node.inputs[0].shape;  // scalar bounds never grow X
+    return outs;
+  };
+  table.Add(std::move(clip));
+
+  OpRecord cast = ElementwiseRecord("Cast", "select/cast", "convert to the dtype `to`", kAny, OutType::kSame,
+                                    [](In x, const Attributes&) { return x[0]; });
+  cast.opset_min = 6;
+  cast.attributes = {{"to", std::nullopt, false, [](const AttrValue& v) {
+                        if (v.index() != 0) return std::string("must be an int (TensorProto.DataType)");
+                        return FromOnnxType(std::get<int64_t>(v))
+                                   ? std::string()
+                                   : std::string("is not one of FLOAT(1), INT32(6), BOOL(9), FLOAT16(10), UINT32(12)");
+                      }}};
+  cast.infer = [](const OpNode& node, const Attributes& attrs) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kAny, OutType::kSame));
+    outs[0].dtype = *FromOnnxType(std::get<int64_t>(attrs.at("to")));
+    return outs;
+  };
+  cast.reference = [](const OpNode& node, const Attributes& attrs, const std::vector<RefTensor>& in) {
+    const DType to = node.outputs.at(0).dtype;
+    const bool from_float = node.inputs.at(0).dtype == DType::kF32 || node.inputs.at(0).dtype == DType::kF16;
+    return ElementwiseReference(node, attrs, in, [to, from_float](In x, const Attributes&) {
+      if (to == DType::kBool) return x[0] != 0 ? 1.0 : 0.0;
+      // Between i32 and u32 the bits are kept (two's complement wrap, done by the caller).
+      if (to == DType::kF32 || to == DType::kF16 || !from_float) return x[0];
+      // WGSL float -> integer conversion truncates and saturates (ONNX leaves overflow undefined).
+      if (to == DType::kU32) return std::clamp(std::trunc(x[0]), 0.0, 4294967295.0);
+      return std::clamp(std::trunc(x[0]), -2147483648.0, 2147483647.0);
+    });
+  };
+  table.Add(std::move(cast));
+}
+
+}  // namespace alknet::compute::ops

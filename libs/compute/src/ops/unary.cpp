@@ -1,0 +1,73 @@
+// Unary elementwise ops: one record each; the shader is shaders/unary/<op>.wgsl.hbs.
+#include <cmath>
+
+#include "ops/elementwise.h"
+#include "ops/families.h"
+
+namespace alknet::compute::ops {
+
+namespace {
+
+struct Unary {
+  const char* name;
+  int opset_min;
+  const DTypeSet* types;
+  double (*ref)(double);
+  TestHints hints;
+};
+
+double Sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; }
+
+}  // namespace
+
+void AddUnaryOps(OpTable& table) {
+  // asin/acos: WGSL inherits their accuracy from atan2(x, sqrt(1 - x^2)); lavapipe is off by
+  // up to 4e-4 near |x| = 0.95.
+  // Tolerances follow WGSL's accuracy table: exp/log within a few ULP, sin/cos within 2^-11
+  // absolute on [-pi, pi], the rest inherited from the formulas implementations use.
+  const TestHints exact{-3, 3, 0, 0};
+  const TestHints trig{-3, 3, 6e-4, 1e-5};
+  const TestHints tan{-1.2, 1.2, 2e-3, 2e-3};
+  const TestHints expo{-5, 5, 1e-5, 4e-6};
+  const TestHints hyper{-4, 4, 1e-4, 1e-4};
+  const Unary list[] = {
+      {"Abs", 1, &kSignedNum, [](double x) { return std::fabs(x); }, exact},
+      {"Acos", 7, &kFloat, [](double x) { return std::acos(x); }, {-0.95, 0.95, 1e-3, 1e-4}},
+      {"Acosh", 9, &kFloat, [](double x) { return std::acosh(x); }, {1.05, 6, 2e-4, 1e-4}},
+      {"Asin", 7, &kFloat, [](double x) { return std::asin(x); }, {-0.95, 0.95, 1e-3, 1e-4}},
+      {"Asinh", 9, &kFloat, [](double x) { return std::asinh(x); }, {-5, 5, 2e-4, 1e-4}},
+      {"Atan", 7, &kFloat, [](double x) { return std::atan(x); }, {-5, 5, 2e-4, 1e-4}},
+      {"Atanh", 9, &kFloat, [](double x) { return std::atanh(x); }, {-0.9, 0.9, 2e-4, 1e-4}},
+      {"Ceil", 1, &kFloat, [](double x) { return std::ceil(x); }, exact},
+      {"Cos", 7, &kFloat, [](double x) { return std::cos(x); }, trig},
+      {"Cosh", 9, &kFloat, [](double x) { return std::cosh(x); }, hyper},
+      {"Exp", 1, &kFloat, [](double x) { return std::exp(x); }, expo},
+      {"Floor", 1, &kFloat, [](double x) { return std::floor(x); }, exact},
+      {"Log", 1, &kFloat, [](double x) { return std::log(x); }, {0.01, 8, 1e-5, 1e-5}},
+      {"Neg", 6, &kSignedNum, [](double x) { return -x; }, exact},
+      {"Reciprocal", 6, &kFloat, [](double x) { return 1.0 / x; }, {-3, 3, 1e-6, 1e-6, true}},
+      {"Round", 11, &kFloat, [](double x) { return std::nearbyint(x); }, exact},
+      {"Sign", 9, &kSignedNum, &Sign, exact},
+      {"Sin", 7, &kFloat, [](double x) { return std::sin(x); }, trig},
+      {"Sinh", 9, &kFloat, [](double x) { return std::sinh(x); }, hyper},
+      {"Sqrt", 6, &kFloat, [](double x) { return std::sqrt(x); }, {0, 8, 1e-6, 1e-6}},
+      {"Tan", 7, &kFloat, [](double x) { return std::tan(x); }, tan},
+      {"Tanh", 6, &kFloat, [](double x) { return std::tanh(x); }, {-5, 5, 1e-5, 1e-5}},
+      {"Erf", 9, &kFloat, [](double x) { return std::erf(x); }, {-3, 3, 2e-6, 0}},
+      {"Identity", 1, &kAny, [](double x) { return x; }, exact},
+      {"Not", 1, &kBoolOnly, [](double x) { return x == 0 ? 1.0 : 0.0; }, exact},
+  };
+  for (const Unary& u : list) {
+    std::string lower = u.name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto fn = u.ref;
+    OpRecord r = ElementwiseRecord(u.name, "unary/" + lower, std::string(u.name) + " of each element",
+                                   *u.types, OutType::kSame,
+                                   [fn](std::span<const double> in, const Attributes&) { return fn(in[0]); });
+    r.opset_min = u.opset_min;
+    r.hints = u.hints;
+    table.Add(std::move(r));
+  }
+}
+
+}  // namespace alknet::compute::ops

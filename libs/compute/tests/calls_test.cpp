@@ -1,0 +1,137 @@
+// compute.* and crypto.sha256 through the call registry: locally, and on loopback through
+// alknet-call's gRPC server, checked against the float64 reference and OpenSSL.
+#include <openssl/sha.h>
+
+#include <set>
+
+#include "alknet/call/builtins.h"
+#include "alknet/call/remote.h"
+#include "alknet/compute/calls.h"
+#include "test_util.h"
+
+namespace alknet::compute {
+namespace {
+
+namespace c = alknet::call;
+
+c::Tensor F32Tensor(std::vector<int64_t> shape, const std::vector<float>& v) {
+  return c::Tensor::Copy("f32", std::move(shape), std::as_bytes(std::span(v)));
+}
+
+std::vector<float> Floats(const c::Tensor& t) {
+  std::vector<float> v(t.data.size() / 4);
+  std::memcpy(v.data(), t.data.data(), t.data.size());
+  return v;
+}
+
+class ComputeCalls : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto builtins = c::RegisterBuiltins(registry_);
+    ASSERT_TRUE(builtins.ok()) << builtins.error().ToString();
+    auto r = registry_.AddComponent(ComputeComponent());
+    ASSERT_TRUE(r.ok()) << r.error().ToString();
+    registry_.Seal();
+    c::ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.token = "compute-test-token";
+    auto server = c::CallServer::Start(registry_, options);
+    ASSERT_TRUE(server.ok()) << server.error().ToString();
+    server_ = std::move(*server);
+    c::RemoteOptions ro;
+    ro.address = server_->address();
+    ro.token = "compute-test-token";
+    auto client = c::RemoteRegistry::Connect(ro);
+    ASSERT_TRUE(client.ok()) << client.error().ToString();
+    remote_ = std::move(*client);
+  }
+
+  c::CallRegistry registry_;
+  std::unique_ptr<c::CallServer> server_;
+  std::unique_ptr<c::RemoteRegistry> remote_;
+};
+
+TEST(CallNames, SnakeCase) {
+  EXPECT_EQ(CallNameOf("LeakyRelu"), "compute.leaky_relu");
+  EXPECT_EQ(CallNameOf("GreaterOrEqual"), "compute.greater_or_equal");
+  EXPECT_EQ(CallNameOf("PRelu"), "compute.prelu");
+  EXPECT_EQ(CallNameOf("Abs"), "compute.abs");
+}
+
+TEST_F(ComputeCalls, EveryOpIsACall) {
+  auto list = remote_->List();
+  ASSERT_TRUE(list.ok());
+  std::set<std::string> names;
+  for (const auto& info : *list) names.insert(info.name);
+  for (const OpRecord& r : OpTable::Default().records()) EXPECT_TRUE(names.count(CallNameOf(r.name))) << r.name;
+  EXPECT_TRUE(names.count("crypto.sha256"));
+}
+
+TEST_F(ComputeCalls, RemoteOpsMatchTheReference) {
+  std::mt19937_64 rng(testing::Seed());
+  std::uniform_real_distribution<float> u(-2, 2);
+  std::vector<float> a(3 * 5 * 7), b(5 * 1);
+  for (float& v : a) v = u(rng);
+  for (float& v : b) v = u(rng);
+  for (c::CallTarget* target : {static_cast<c::CallTarget*>(&registry_), static_cast<c::CallTarget*>(remote_.get())}) {
+    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({3, 5, 7}, a), F32Tensor({5, 1}, b)})};
+    auto r = target->Invoke("compute.mul", args, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
+    ASSERT_TRUE(r.ok()) << r.error().ToString();
+    ASSERT_EQ(r->as_tensor().dtype, "f32");
+    ASSERT_EQ(r->as_tensor().shape, (std::vector<int64_t>{3, 5, 7}));
+    std::vector<float> got = Floats(r->as_tensor());
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 5; ++j)
+        for (int k = 0; k < 7; ++k) EXPECT_EQ(got[(i * 5 + j) * 7 + k], a[(i * 5 + j) * 7 + k] * b[j]);
+
+    // Attributes and opset travel too: Gemm with transB, alpha.
+    std::vector<float> x = {1, 2, 3, 4, 5, 6}, w = {1, 0, -1, 2, 1, 0};  // x [2,3], w [2,3] (transB)
+    std::vector<c::Value> gargs{c::Value(c::Value::List{F32Tensor({2, 3}, x), F32Tensor({2, 3}, w)}),
+                                c::Value(c::Value::Map{{"transB", c::Value(1)}, {"alpha", c::Value(0.5)}}),
+                                c::Value(13)};
+    auto g = target->Invoke("compute.gemm", gargs, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
+    ASSERT_TRUE(g.ok()) << g.error().ToString();
+    EXPECT_EQ(Floats(g->as_tensor()), (std::vector<float>{-1, 2, -1, 6.5f}));
+  }
+}
+
+TEST_F(ComputeCalls, RemoteErrorsNameTheProblem) {
+  std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({3}, {1, 2, 3}), F32Tensor({4}, {1, 2, 3, 4})})};
+  auto r = remote_->Invoke("compute.add", args, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, c::ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.error().message.find("do not broadcast"), std::string::npos) << r.error().message;
+  std::vector<c::Value> bad{c::Value(c::Value::List{c::Value(3)})};
+  auto r2 = remote_->Invoke("compute.relu", bad, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.error().message.find("inputs[0] is a int"), std::string::npos) << r2.error().message;
+}
+
+TEST_F(ComputeCalls, RemoteSha256MatchesOpenSsl) {
+  std::mt19937_64 rng(testing::Seed() + 3);
+  c::Value::List msgs;
+  std::vector<c::Bytes> raw;
+  for (size_t len : {0, 3, 55, 56, 64, 1000}) {
+    c::Bytes m(len);
+    for (auto& b : m) b = static_cast<uint8_t>(rng());
+    raw.push_back(m);
+    msgs.emplace_back(m);
+  }
+  std::vector<std::byte> u8(100, std::byte{7});
+  msgs.emplace_back(c::Tensor::Copy("u8", {100}, u8));
+  std::vector<c::Value> args{c::Value(msgs)};
+  auto r = remote_->Invoke("crypto.sha256", args, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_EQ(r->as_list().size(), msgs.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    c::Bytes want(32);
+    SHA256(raw[i].data(), raw[i].size(), want.data());
+    EXPECT_EQ(r->as_list()[i].as_bytes(), want) << "message " << i;
+  }
+  c::Bytes want(32);
+  SHA256(reinterpret_cast<const unsigned char*>(u8.data()), u8.size(), want.data());
+  EXPECT_EQ(r->as_list().back().as_bytes(), want);
+}
+
+}  // namespace
+}  // namespace alknet::compute

@@ -1,0 +1,340 @@
+// WgslGenerator and the op table: golden WGSL per (op, variant), template patterns, and the
+// errors an unsupported node gets (before any shader text exists).
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "alknet/compute/sha256.h"
+#include "alknet/compute/wgsl_generator.h"
+#include "test_util.h"
+
+namespace alknet::compute {
+namespace {
+
+namespace fs = std::filesystem;
+
+TensorDesc T(DType d, Shape s) { return TensorDesc{d, std::move(s)}; }
+
+DeviceCaps GoldenCaps() {
+  DeviceCaps c;  // fixed, so golden text does not depend on the machine
+  c.shader_f16 = true;
+  return c;
+}
+
+DeviceCaps CpuCaps() {
+  DeviceCaps c = GoldenCaps();
+  c.items_per_invocation = 8;
+  c.shared_memory_tiles = false;
+  return c;
+}
+
+struct Golden {
+  std::string name;
+  OpNode node;
+  DeviceCaps caps = GoldenCaps();
+};
+
+// Each variant exercises a distinct template path; the rendered text is checked in under
+// tests/golden/<name>.wgsl. Regenerate after an intended change with
+//   ALKNET_UPDATE_GOLDEN=1 build/default/libs/compute/tests/compute_generator_tests
+// and review the diff.
+std::vector<Golden> GoldenNodes() {
+  const DType f32 = DType::kF32;
+  TensorDesc view = T(f32, {7, 5});
+  view.strides = {1, 7};  // a transposed [5, 7]
+  return {
+      {"abs_f32_scalar_path", {"Abs", "", 13, {}, {T(f32, {1031})}, {}}},
+      {"abs_f32_vec4_path", {"Abs", "", 13, {}, {T(f32, {4096})}, {}}},
+      {"abs_f32_cpu_8_per_invocation", {"Abs", "", 13, {}, {T(f32, {4096})}, {}}, CpuCaps()},
+      {"erf_f32", {"Erf", "", 13, {}, {T(f32, {100})}, {}}},
+      {"not_bool", {"Not", "", 13, {}, {T(DType::kBool, {9})}, {}}},
+      {"add_f32_broadcast", {"Add", "", 14, {}, {T(f32, {3, 1, 7}), T(f32, {5, 1})}, {}}},
+      {"add_i32_scalar_broadcast", {"Add", "", 14, {}, {T(DType::kI32, {}), T(DType::kI32, {6, 5})}, {}}},
+      {"relu_f16", {"Relu", "", 14, {}, {T(DType::kF16, {64})}, {}}},
+      {"leakyrelu_alpha", {"LeakyRelu", "", 16, {{"alpha", 0.25}}, {T(f32, {10})}, {}}},
+      {"gelu_erf", {"Gelu", "", 20, {}, {T(f32, {10})}, {}}},
+      {"gelu_tanh", {"Gelu", "", 20, {{"approximate", std::string("tanh")}}, {T(f32, {10})}, {}}},
+      {"pow_f32", {"Pow", "", 15, {}, {T(f32, {10}), T(f32, {10})}, {}}},
+      {"mod_i32_fmod0", {"Mod", "", 13, {}, {T(DType::kI32, {10}), T(DType::kI32, {10})}, {}}},
+      {"max_variadic3", {"Max", "", 13, {}, {T(f32, {3, 5, 7}), T(f32, {5, 7}), T(f32, {1, 7})}, {}}},
+      {"less_f32", {"Less", "", 13, {}, {T(f32, {8}), T(f32, {8})}, {}}},
+      {"where_broadcast", {"Where", "", 16, {}, {T(DType::kBool, {4, 1}), T(f32, {4, 6}), T(f32, {6})}, {}}},
+      {"clip6_min_only", {"Clip", "", 6, {{"min", -1.0}}, {T(f32, {10})}, {}}},
+      {"clip13_bounds", {"Clip", "", 13, {}, {T(f32, {10}), T(f32, {}), T(f32, {})}, {}}},
+      {"cast_f32_to_bool", {"Cast", "", 13, {{"to", int64_t{9}}}, {T(f32, {10})}, {}}},
+      {"identity_transposed_view", {"Identity", "", 13, {}, {view}, {}}},
+      {"matmul_vec4", {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}}},
+      {"matmul_batched_odd", {"MatMul", "", 13, {}, {T(f32, {3, 65, 33}), T(f32, {33, 67})}, {}}},
+      {"matmul_cpu_direct", {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}}, CpuCaps()},
+      {"gemm_transb_bias", {"Gemm", "", 13, {{"transB", int64_t{1}}, {"alpha", 0.5}}, {T(f32, {7, 13}), T(f32, {5, 13}), T(f32, {5})}, {}}},
+      {"softmax_axis0", {"Softmax", "", 13, {{"axis", int64_t{0}}}, {T(f32, {3, 4, 5})}, {}}},
+      {"logsoftmax_opset11_flatten", {"LogSoftmax", "", 11, {}, {T(f32, {3, 4, 5})}, {}}},
+  };
+}
+
+// ALKNET_SOURCE_DIR points the test at a checkout elsewhere (the GPU machine runs the
+// binary built here from another path).
+fs::path SourceDir() {
+  const char* env = std::getenv("ALKNET_SOURCE_DIR");
+  return env ? fs::path(env) : fs::path(ALKNET_SOURCE_DIR);
+}
+fs::path GoldenDir() { return SourceDir() / "libs/compute/tests/golden"; }
+
+void CheckGolden(const std::string& name, const std::string& text) {
+  const fs::path file = GoldenDir() / (name + ".wgsl");
+  if (std::getenv("ALKNET_UPDATE_GOLDEN")) {
+    std::ofstream(file, std::ios::binary) << text;
+    return;
+  }
+  std::ifstream in(file, std::ios::binary);
+  ASSERT_TRUE(in) << file << " is missing; run with ALKNET_UPDATE_GOLDEN=1 to create it";
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(text, want.str()) << name << ": rendered WGSL differs from " << file
+                              << " (ALKNET_UPDATE_GOLDEN=1 regenerates; review the diff)";
+}
+
+TEST(Golden, OpsRenderAsCheckedIn) {
+  WgslGenerator gen;
+  for (const Golden& g : GoldenNodes()) {
+    auto p = gen.Generate(g.node, g.caps);
+    ASSERT_TRUE(p.ok()) << g.name << ": " << p.error().ToString();
+    CheckGolden(g.name, p->source);
+  }
+}
+
+TEST(Golden, Sha256RendersAsCheckedIn) {
+  Executor ex(testing::SharedContext());
+  for (std::string mode : {"inline", "switch", "array"}) {
+    Sha256 sha(ex, {.k_mode = mode});
+    auto src = sha.BatchSource();
+    ASSERT_TRUE(src.ok()) << src.error().ToString();
+    CheckGolden("sha256_batch_" + mode, *src);
+  }
+  auto stream = Sha256(ex).StreamSource();
+  ASSERT_TRUE(stream.ok());
+  CheckGolden("sha256_stream_inline", *stream);
+}
+
+// Every checked-in file has a variant that produces it: no stale goldens.
+TEST(Golden, NoOrphanFiles) {
+  std::set<std::string> names;
+  for (const Golden& g : GoldenNodes()) names.insert(g.name + ".wgsl");
+  for (std::string m : {"inline", "switch", "array"}) names.insert("sha256_batch_" + m + ".wgsl");
+  names.insert("sha256_stream_inline.wgsl");
+  for (const auto& e : fs::directory_iterator(GoldenDir())) {
+    EXPECT_TRUE(names.count(e.path().filename().string())) << e.path() << " has no variant";
+  }
+}
+
+// Every golden shader also compiles on the device (the text is not just stable but valid).
+TEST(Golden, EveryVariantCompiles) {
+  webgpu::Context& ctx = testing::SharedContext();
+  WgslGenerator gen;
+  for (const Golden& g : GoldenNodes()) {
+    if (g.name == "relu_f16" && !ctx.HasFeature(WGPUFeatureName_ShaderF16)) continue;
+    auto p = gen.Generate(g.node, g.caps);
+    ASSERT_TRUE(p.ok());
+    auto m = ctx.CompileWgsl(p->source, g.name);
+    EXPECT_TRUE(m.ok()) << g.name << ": " << m.error().ToString();
+  }
+}
+
+// docs/ops.md is rendered from the table, so it cannot drift from the code. After changing
+// a record: ALKNET_UPDATE_GOLDEN=1 build/default/libs/compute/tests/compute_generator_tests
+TEST(Golden, OpsDocMatchesTheTable) {
+  std::string md =
+      "# Ops (alknet-compute)\n\n"
+      "Generated from the op table (`libs/compute/src/ops/`) by `compute_generator_tests`\n"
+      "(`ALKNET_UPDATE_GOLDEN=1` regenerates it); a test fails when the two differ. Every op\n"
+      "is checked against its float64 CPU reference on random data with the tolerance shown\n"
+      "(|gpu - ref| <= abs + rel * |ref|; f16 runs with at least 4e-3 for both). As registry\n"
+      "calls the ops are `compute.<snake_case name>` (see `alknet/compute/calls.h`).\n\n"
+      "| op | opset | template | inputs | attributes (default) | dtypes tested | tolerance abs / rel | what |\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const OpRecord& r : OpTable::Default().records()) {
+    std::string attrs;
+    for (const AttributeSpec& a : r.attributes) {
+      attrs += (attrs.empty() ? "" : ", ") + a.name + " (" +
+               (a.default_value ? AttrToString(*a.default_value) : a.optional ? "unset" : "required") + ")";
+    }
+    std::string dtypes;
+    for (DType d : r.test_dtypes) dtypes += (dtypes.empty() ? "" : ", ") + std::string(DTypeName(d));
+    char tol[64];
+    std::snprintf(tol, sizeof tol, "%g / %g", r.hints.abs_tol, r.hints.rel_tol);
+    const std::string opset = std::to_string(r.opset_min) + (r.opset_max >= 99 ? "+" : ".." + std::to_string(r.opset_max));
+    const std::string inputs = r.min_inputs == r.max_inputs ? std::to_string(r.min_inputs)
+                                                            : std::to_string(r.min_inputs) + ".." + std::to_string(r.max_inputs);
+    md += "| " + r.name + " | " + opset + " | `shaders/" + r.shader + ".wgsl.hbs` | " + inputs + " | " +
+          (attrs.empty() ? "-" : attrs) + " | " + dtypes + " | " + tol + " | " + r.summary + " |\n";
+  }
+  const fs::path file = SourceDir() / "docs" / "ops.md";
+  if (std::getenv("ALKNET_UPDATE_GOLDEN")) {
+    std::ofstream(file, std::ios::binary) << md;
+    return;
+  }
+  std::ifstream in(file, std::ios::binary);
+  ASSERT_TRUE(in) << file << " is missing";
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(md, want.str()) << "docs/ops.md is out of date; regenerate with ALKNET_UPDATE_GOLDEN=1";
+}
+
+// ---- template patterns ------------------------------------------------------------------
+
+TEST(Templates, EveryEmbeddedShaderIsRegistered) {
+  WgslGenerator gen;
+  for (const std::string& e : gen.TemplateErrors()) ADD_FAILURE() << e;
+  auto ids = gen.TemplateIds();
+  std::set<std::string> set(ids.begin(), ids.end());
+  for (const OpRecord& r : OpTable::Default().records()) {
+    EXPECT_TRUE(set.count(r.shader)) << r.name << " names shaders/" << r.shader << ".wgsl.hbs, which is not embedded";
+  }
+  EXPECT_TRUE(set.count("common/index"));
+  EXPECT_TRUE(set.count("crypto/sha256_compress"));
+}
+
+TEST(Templates, WorkgroupSizeIsAParameter) {
+  WgslGenerator gen;
+  DeviceCaps caps;
+  caps.linear_workgroup_size = 64;
+  OpNode n{"Abs", "", 13, {}, {T(DType::kF32, {1001})}, {}};  // odd: the scalar path
+  auto p = gen.Generate(n, caps);
+  ASSERT_TRUE(p.ok());
+  EXPECT_NE(p->source.find("@workgroup_size(64)"), std::string::npos);
+  EXPECT_EQ(p->workgroup_size[0], 64u);
+  EXPECT_EQ(p->grid[0], 16u);  // ceil(1001 / 64)
+}
+
+TEST(Templates, PartialsInlineSharedFragments) {
+  WgslGenerator gen;
+  OpNode n{"Add", "", 14, {}, {T(DType::kF32, {3, 1, 7}), T(DType::kF32, {5, 1})}, {}};
+  auto p = gen.Generate(n, DeviceCaps{});
+  ASSERT_TRUE(p.ok());
+  // common/index renders one offset function per operand; broadcast dims step with stride 0.
+  EXPECT_NE(p->source.find("fn in0_index(i: u32) -> u32"), std::string::npos);
+  EXPECT_NE(p->source.find("fn in1_index(i: u32) -> u32"), std::string::npos);
+  // Gelu pulls common/erf in; Erf too: one definition, shared.
+  OpNode g{"Gelu", "", 20, {}, {T(DType::kF32, {4})}, {}};
+  auto pg = gen.Generate(g, DeviceCaps{});
+  ASSERT_TRUE(pg.ok());
+  EXPECT_NE(pg->source.find("fn erf(x: T) -> T"), std::string::npos);
+}
+
+TEST(Templates, Sha256SwitchTableIsRenderedFromTheContextTable) {
+  Executor ex(testing::SharedContext());
+  auto src = Sha256(ex, {.k_mode = "switch"}).BatchSource();
+  ASSERT_TRUE(src.ok());
+  size_t cases = 0;
+  for (size_t pos = 0; (pos = src->find("case ", pos)) != std::string::npos; ++pos) ++cases;
+  EXPECT_EQ(cases, 64u);
+  EXPECT_NE(src->find("case 0u: { return 0x428a2f98u; }"), std::string::npos);
+  auto inl = Sha256(ex).BatchSource();
+  ASSERT_TRUE(inl.ok());
+  EXPECT_EQ(inl->find("switch"), std::string::npos);
+  EXPECT_NE(inl->find("0xc67178f2u + w15"), std::string::npos);  // K_63 inlined in round 63
+}
+
+TEST(Templates, RenderErrorNamesTemplateLineAndColumn) {
+  WgslGenerator gen;
+  auto r = gen.Render("common/index", hbs::Value::object({}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kTemplate);
+  EXPECT_NE(r.error().message.find("shaders/common/index.wgsl.hbs:"), std::string::npos) << r.error().message;
+  auto missing = gen.Render("no/such", hbs::Value::object({}));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("shaders/no/such.wgsl.hbs"), std::string::npos);
+}
+
+// ---- errors before shader text -----------------------------------------------------------
+
+Error GenerateError(const OpNode& n, DeviceCaps caps = {}) {
+  WgslGenerator gen;
+  auto p = gen.Generate(n, caps);
+  EXPECT_FALSE(p.ok()) << n.Describe() << " unexpectedly generated";
+  return p.ok() ? Error{ErrorCode::kInvalidArgument, ""} : p.error();
+}
+
+TEST(Errors, UnknownOpAndOpset) {
+  Error e = GenerateError({"Conv", "c1", 13, {}, {T(DType::kF32, {1})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kUnknownOp);
+  EXPECT_NE(e.message.find("Conv 'c1'"), std::string::npos) << e.message;
+  e = GenerateError({"Gelu", "", 13, {}, {T(DType::kF32, {1})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kUnknownOp);
+  EXPECT_NE(e.message.find("opset 13 is outside the supported range 20..99"), std::string::npos) << e.message;
+}
+
+TEST(Errors, AttributesAreValidated) {
+  Error e = GenerateError({"LeakyRelu", "", 16, {{"alpha", std::string("big")}}, {T(DType::kF32, {1})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
+  EXPECT_NE(e.message.find("attribute 'alpha' must be float, got string"), std::string::npos) << e.message;
+  e = GenerateError({"Relu", "", 16, {{"alpha", 1.0}}, {T(DType::kF32, {1})}, {}});
+  EXPECT_NE(e.message.find("unknown attribute 'alpha' (Relu takes none)"), std::string::npos) << e.message;
+  e = GenerateError({"Gemm", "", 13, {{"transA", int64_t{2}}}, {T(DType::kF32, {2, 2}), T(DType::kF32, {2, 2})}, {}});
+  EXPECT_NE(e.message.find("'transA' = 2 must be 0 or 1"), std::string::npos) << e.message;
+  e = GenerateError({"Cast", "", 13, {}, {T(DType::kF32, {1})}, {}});
+  EXPECT_NE(e.message.find("required attribute 'to' is missing"), std::string::npos) << e.message;
+  e = GenerateError({"Cast", "", 13, {{"to", int64_t{11}}}, {T(DType::kF32, {1})}, {}});
+  EXPECT_NE(e.message.find("is not one of FLOAT(1)"), std::string::npos) << e.message;
+  e = GenerateError({"Mod", "", 13, {}, {T(DType::kF32, {1}), T(DType::kF32, {1})}, {}});
+  EXPECT_NE(e.message.find("needs fmod=1"), std::string::npos) << e.message;
+  e = GenerateError({"Softmax", "", 13, {{"axis", int64_t{3}}}, {T(DType::kF32, {2, 2})}, {}});
+  EXPECT_NE(e.message.find("axis 3 is out of range for rank 2"), std::string::npos) << e.message;
+}
+
+TEST(Errors, UnsupportedDtypesSayWhatIsSupported) {
+  Error e = GenerateError({"Sin", "s", 13, {}, {T(DType::kI32, {4})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kUnsupported);
+  EXPECT_NE(e.message.find("input 0 has dtype i32; Sin supports f32, f16"), std::string::npos) << e.message;
+  e = GenerateError({"Add", "", 14, {}, {T(DType::kF64, {4}), T(DType::kF64, {4})}, {}});
+  EXPECT_NE(e.message.find("has dtype f64"), std::string::npos) << e.message;
+  e = GenerateError({"MatMul", "", 13, {}, {T(DType::kI32, {2, 2}), T(DType::kI32, {2, 2})}, {}});
+  EXPECT_NE(e.message.find("MatMul is implemented for f32 only"), std::string::npos) << e.message;
+  DeviceCaps no_f16;
+  no_f16.shader_f16 = false;
+  e = GenerateError({"Relu", "", 14, {}, {T(DType::kF16, {4})}, {}}, no_f16);
+  EXPECT_NE(e.message.find("needs the WebGPU feature shader-f16"), std::string::npos) << e.message;
+  e = GenerateError({"Where", "", 16, {}, {T(DType::kF32, {4}), T(DType::kF32, {4}), T(DType::kF32, {4})}, {}});
+  EXPECT_NE(e.message.find("condition must be bool"), std::string::npos) << e.message;
+}
+
+TEST(Errors, ShapesThatDoNotFit) {
+  Error e = GenerateError({"Add", "", 14, {}, {T(DType::kF32, {3, 4}), T(DType::kF32, {5})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kShape);
+  EXPECT_NE(e.message.find("shapes [3,4] and [5] do not broadcast"), std::string::npos) << e.message;
+  e = GenerateError({"MatMul", "", 13, {}, {T(DType::kF32, {3, 4}), T(DType::kF32, {5, 2})}, {}});
+  EXPECT_NE(e.message.find("inner dimensions differ: A has K = 4, B has 5"), std::string::npos) << e.message;
+  e = GenerateError({"PRelu", "", 16, {}, {T(DType::kF32, {4}), T(DType::kF32, {3, 4})}, {}});
+  EXPECT_NE(e.message.find("unidirectional"), std::string::npos) << e.message;
+  e = GenerateError({"Gemm", "", 13, {}, {T(DType::kF32, {2, 3}), T(DType::kF32, {3, 4}), T(DType::kF32, {3})}, {}});
+  EXPECT_NE(e.message.find("does not broadcast to [M, N] = [2,4]"), std::string::npos) << e.message;
+  e = GenerateError({"Add", "", 14, {}, {T(DType::kF32, {4})}, {}});
+  EXPECT_NE(e.message.find("takes 2..2 inputs, got 1"), std::string::npos) << e.message;
+}
+
+TEST(Errors, DeviceLimitsAreNamed) {
+  DeviceCaps small;
+  small.max_workgroups_per_dimension = 4;
+  // 4 x 256 invocations fit in x; more spill into y; beyond 4 x 4 groups it is an error.
+  // (Odd sizes keep the scalar path: one invocation per element.)
+  WgslGenerator gen;
+  auto spill = gen.Generate({"Abs", "", 13, {}, {T(DType::kF32, {3001})}, {}}, small);
+  ASSERT_TRUE(spill.ok());
+  EXPECT_EQ(spill->grid[0], 4u);
+  EXPECT_EQ(spill->grid[1], 3u);
+  Error e = GenerateError({"Abs", "", 13, {}, {T(DType::kF32, {5001})}, {}}, small);
+  EXPECT_EQ(e.code, ErrorCode::kLimit);
+  EXPECT_NE(e.message.find("maxComputeWorkgroupsPerDimension"), std::string::npos) << e.message;
+  e = GenerateError({"MatMul", "", 13, {}, {T(DType::kF32, {5, 2, 2}), T(DType::kF32, {2, 2})}, {}}, small);
+  EXPECT_NE(e.message.find("needs 5 workgroups in dimension z; the device limit maxComputeWorkgroupsPerDimension is 4"),
+            std::string::npos) << e.message;
+  DeviceCaps tiny;
+  tiny.max_storage_binding_bytes = 1024;
+  e = GenerateError({"Add", "", 14, {}, {T(DType::kF32, {300}), T(DType::kF32, {300})}, {}}, tiny);
+  EXPECT_NE(e.message.find("1200 bytes; the device limit maxStorageBufferBindingSize is 1024"), std::string::npos)
+      << e.message;
+}
+
+}  // namespace
+}  // namespace alknet::compute

@@ -1,0 +1,25 @@
+// alknet-compute: unary/identity.wgsl.hbs
+alias T0 = f32;
+alias T = T0;
+alias O = f32;
+
+@group(0) @binding(0) var<storage, read> in0: array<T0>;
+@group(0) @binding(1) var<storage, read_write> out0: array<O>;
+
+fn in0_index(i: u32) -> u32 {
+  var r = i;
+  var o = 0u;
+  o += (r % 5u) * 7u;
+  r = r / 5u;
+  o += r * 1u;
+  return o;
+}
+
+fn op(x: T) -> O { return x; }
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+  let i = gid.x + gid.y * groups.x * 256u;
+  if (i >= 35u) { return; }
+  out0[i] = op(in0[in0_index(i)]);
+}

@@ -1,0 +1,20 @@
+// alknet-compute: unary/not.wgsl.hbs
+alias T0 = u32;
+alias T = T0;
+alias O = u32;
+
+@group(0) @binding(0) var<storage, read> in0: array<T0>;
+@group(0) @binding(1) var<storage, read_write> out0: array<O>;
+
+fn in0_index(i: u32) -> u32 {
+  return i;
+}
+
+fn op(x: T) -> O { return select(O(0u), O(1u), x == T(0u)); }
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+  let i = gid.x + gid.y * groups.x * 256u;
+  if (i >= 9u) { return; }
+  out0[i] = op(in0[in0_index(i)]);
+}

@@ -1,0 +1,149 @@
+// alknet-compute: crypto/sha256.wgsl.hbs (K: switch)
+@group(0) @binding(0) var<storage, read> data: array<u32>;
+@group(0) @binding(1) var<storage, read> index: array<u32>;
+@group(0) @binding(2) var<storage, read_write> digest: array<u32>;
+
+fn rotr(x: u32, n: u32) -> u32 { return (x >> n) | (x << (32u - n)); }
+fn ch(x: u32, y: u32, z: u32) -> u32 { return (x & y) ^ (~x & z); }
+fn maj(x: u32, y: u32, z: u32) -> u32 { return (x & y) ^ (x & z) ^ (y & z); }
+fn big_sigma0(x: u32) -> u32 { return rotr(x, 2u) ^ rotr(x, 13u) ^ rotr(x, 22u); }
+fn big_sigma1(x: u32) -> u32 { return rotr(x, 6u) ^ rotr(x, 11u) ^ rotr(x, 25u); }
+fn sigma0(x: u32) -> u32 { return rotr(x, 7u) ^ rotr(x, 18u) ^ (x >> 3u); }
+fn sigma1(x: u32) -> u32 { return rotr(x, 17u) ^ rotr(x, 19u) ^ (x >> 10u); }
+
+fn k_of(t: u32) -> u32 {
+  switch t {
+    case 0u: { return 0x428a2f98u; }
+    case 1u: { return 0x71374491u; }
+    case 2u: { return 0xb5c0fbcfu; }
+    case 3u: { return 0xe9b5dba5u; }
+    case 4u: { return 0x3956c25bu; }
+    case 5u: { return 0x59f111f1u; }
+    case 6u: { return 0x923f82a4u; }
+    case 7u: { return 0xab1c5ed5u; }
+    case 8u: { return 0xd807aa98u; }
+    case 9u: { return 0x12835b01u; }
+    case 10u: { return 0x243185beu; }
+    case 11u: { return 0x550c7dc3u; }
+    case 12u: { return 0x72be5d74u; }
+    case 13u: { return 0x80deb1feu; }
+    case 14u: { return 0x9bdc06a7u; }
+    case 15u: { return 0xc19bf174u; }
+    case 16u: { return 0xe49b69c1u; }
+    case 17u: { return 0xefbe4786u; }
+    case 18u: { return 0x0fc19dc6u; }
+    case 19u: { return 0x240ca1ccu; }
+    case 20u: { return 0x2de92c6fu; }
+    case 21u: { return 0x4a7484aau; }
+    case 22u: { return 0x5cb0a9dcu; }
+    case 23u: { return 0x76f988dau; }
+    case 24u: { return 0x983e5152u; }
+    case 25u: { return 0xa831c66du; }
+    case 26u: { return 0xb00327c8u; }
+    case 27u: { return 0xbf597fc7u; }
+    case 28u: { return 0xc6e00bf3u; }
+    case 29u: { return 0xd5a79147u; }
+    case 30u: { return 0x06ca6351u; }
+    case 31u: { return 0x14292967u; }
+    case 32u: { return 0x27b70a85u; }
+    case 33u: { return 0x2e1b2138u; }
+    case 34u: { return 0x4d2c6dfcu; }
+    case 35u: { return 0x53380d13u; }
+    case 36u: { return 0x650a7354u; }
+    case 37u: { return 0x766a0abbu; }
+    case 38u: { return 0x81c2c92eu; }
+    case 39u: { return 0x92722c85u; }
+    case 40u: { return 0xa2bfe8a1u; }
+    case 41u: { return 0xa81a664bu; }
+    case 42u: { return 0xc24b8b70u; }
+    case 43u: { return 0xc76c51a3u; }
+    case 44u: { return 0xd192e819u; }
+    case 45u: { return 0xd6990624u; }
+    case 46u: { return 0xf40e3585u; }
+    case 47u: { return 0x106aa070u; }
+    case 48u: { return 0x19a4c116u; }
+    case 49u: { return 0x1e376c08u; }
+    case 50u: { return 0x2748774cu; }
+    case 51u: { return 0x34b0bcb5u; }
+    case 52u: { return 0x391c0cb3u; }
+    case 53u: { return 0x4ed8aa4au; }
+    case 54u: { return 0x5b9cca4fu; }
+    case 55u: { return 0x682e6ff3u; }
+    case 56u: { return 0x748f82eeu; }
+    case 57u: { return 0x78a5636fu; }
+    case 58u: { return 0x84c87814u; }
+    case 59u: { return 0x8cc70208u; }
+    case 60u: { return 0x90befffau; }
+    case 61u: { return 0xa4506cebu; }
+    case 62u: { return 0xbef9a3f7u; }
+    case 63u: { return 0xc67178f2u; }
+    default: { return 0u; }
+  }
+}
+
+fn compress(state: array<u32, 8>, m: array<u32, 16>) -> array<u32, 8> {
+  var a = state[0];
+  var b = state[1];
+  var c = state[2];
+  var d = state[3];
+  var e = state[4];
+  var f = state[5];
+  var g = state[6];
+  var h = state[7];
+  var w = m;
+  for (var t = 0u; t < 64u; t++) {
+    let i = t % 16u;
+    if (t >= 16u) {
+      w[i] = sigma1(w[(t + 14u) % 16u]) + w[(t + 9u) % 16u] + sigma0(w[(t + 1u) % 16u]) + w[i];
+    }
+    let t1 = h + big_sigma1(e) + ch(e, f, g) + k_of(t) + w[i];
+    let t2 = big_sigma0(a) + maj(a, b, c);
+    h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+  }
+  return array<u32, 8>(state[0] + a, state[1] + b, state[2] + c, state[3] + d,
+                       state[4] + e, state[5] + f, state[6] + g, state[7] + h);
+}
+
+fn bswap(x: u32) -> u32 {
+  return (x << 24u) | ((x << 8u) & 0xff0000u) | ((x >> 8u) & 0xff00u) | (x >> 24u);
+}
+
+fn message_word(off: u32, len: u32, p: u32) -> u32 {
+  if (p + 4u <= len) { return bswap(data[(off + p) / 4u]); }
+  var w = 0u;
+  for (var j = 0u; j < 4u; j++) {
+    let q = p + j;
+    var byte = 0u;
+    if (q < len) {
+      byte = (data[(off + q) / 4u] >> (8u * (q % 4u))) & 0xffu;
+    } else if (q == len) {
+      byte = 0x80u;
+    }
+    w = w | (byte << (24u - 8u * j));
+  }
+  return w;
+}
+
+fn message_block(off: u32, len: u32, block: u32, last: bool, bits_hi: u32, bits_lo: u32) -> array<u32, 16> {
+  var m: array<u32, 16>;
+  for (var k = 0u; k < 16u; k++) { m[k] = message_word(off, len, block * 64u + 4u * k); }
+  if (last) {
+    m[14] = bits_hi;
+    m[15] = bits_lo;
+  }
+  return m;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+  let i = gid.x + gid.y * groups.x * 64u;
+  if (i >= arrayLength(&index) / 2u) { return; }
+  let off = index[2u * i];
+  let len = index[2u * i + 1u];
+  let blocks = (len + 8u) / 64u + 1u;
+  var s = array<u32, 8>(0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au, 0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u);
+  for (var blk = 0u; blk < blocks; blk++) {
+    s = compress(s, message_block(off, len, blk, blk + 1u == blocks, len >> 29u, len << 3u));
+  }
+  for (var k = 0u; k < 8u; k++) { digest[8u * i + k] = s[k]; }
+}

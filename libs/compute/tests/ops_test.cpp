@@ -1,0 +1,228 @@
+// Every op of the table against its float64 CPU reference, on random data (fresh seed per run,
+// printed), odd sizes, broadcasting and strided views, with outputs poisoned before dispatch.
+#include <map>
+#include <set>
+
+#include "test_util.h"
+
+namespace alknet::compute {
+namespace {
+
+using testing::Close;
+using testing::RandomTensor;
+using testing::SharedContext;
+
+struct Case {
+  std::vector<Shape> shapes;
+  Attributes attrs;
+  bool transposed_view = false;  // input 0 is a transposed view of a [b, a] tensor
+};
+
+struct Param {
+  const OpRecord* record;
+  DType dtype;
+};
+
+std::string ParamName(const ::testing::TestParamInfo<Param>& p) {
+  return p.param.record->name + "_opset" + std::to_string(p.param.record->opset_min) + "_" +
+         DTypeName(p.param.dtype);
+}
+
+std::vector<Param> AllParams() {
+  std::vector<Param> out;
+  for (const OpRecord& r : OpTable::Default().records()) {
+    for (DType d : r.test_dtypes) out.push_back({&r, d});
+  }
+  return out;
+}
+
+// Each case is a distinct shader (shapes are compiled in), and lavapipe spends most of the
+// suite's time compiling: f32 gets every layout, other dtypes the broadcasting case only.
+// The vec4 path and rank 0 are covered for every op family by ElementwiseItemsPerInvocation.
+std::vector<Case> CasesFor(const OpRecord& r, DType dtype, bool tiled) {
+  const std::string& n = r.name;
+  if (n == "MatMul") {
+    if (!tiled) return {{{{64, 64}, {64, 64}}}, {{{3, 65, 33}, {33, 67}}}, {{{4, 13}, {13}}}};
+    return {{{{7, 13}, {13, 5}}},     {{{64, 64}, {64, 64}}},    {{{3, 65, 33}, {33, 67}}},
+            {{{2, 1, 8, 16}, {3, 16, 12}}}, {{{13}, {13, 6}}},     {{{4, 13}, {13}}},
+            {{{130, 96}, {96, 132}}}};
+  }
+  if (n == "Gemm") {
+    if (!tiled) return {{{{13, 7}, {13, 5}, {7, 1}}, {{"transA", int64_t{1}}}},
+                        {{{70, 33}, {68, 33}, {}}, {{"transB", int64_t{1}}, {"alpha", -1.5}}}};
+    return {{{{7, 13}, {13, 5}}},
+            {{{7, 13}, {13, 5}, {5}}},
+            {{{13, 7}, {13, 5}, {7, 1}}, {{"transA", int64_t{1}}}},
+            {{{7, 13}, {5, 13}, {7, 5}}, {{"transB", int64_t{1}}, {"alpha", 0.5}, {"beta", 2.0}}},
+            {{{70, 33}, {68, 33}, {}}, {{"transA", int64_t{0}}, {"transB", int64_t{1}}, {"alpha", -1.5}}},
+            {{{64, 32}, {32, 68}, {1, 68}}}};
+  }
+  if (n == "Softmax" || n == "LogSoftmax") {
+    if (r.opset_min < 13) return {{{{3, 4, 5}}}, {{{3, 4, 5}}, {{"axis", int64_t{0}}}}, {{{2, 3, 7}}, {{"axis", int64_t{2}}}}};
+    return {{{{3, 4, 5}}}, {{{3, 4, 5}}, {{"axis", int64_t{0}}}}, {{{3, 4, 5}}, {{"axis", int64_t{-2}}}},
+            {{{1000}}}, {{{7, 1, 9}}, {{"axis", int64_t{1}}}}};
+  }
+  std::vector<Case> cases;
+  const uint32_t arity = r.name == "Where" || r.name == "Clip" ? r.max_inputs
+                         : r.name == "Min" || r.name == "Max"  ? 3
+                                                               : r.min_inputs;
+  // cases[0] is the one every dtype runs.
+  if (arity == 1) {
+    cases = {{{{3, 5, 7}}}, {{{1031}}}, {{{7, 5}}, {}, true}};
+  } else if (arity == 2) {
+    cases = {{{{3, 1, 7}, {5, 1}}}, {{{1031}, {1031}}}, {{{2, 3, 4, 5}, {4, 1}}}, {{{}, {6, 5}}},
+             {{{5, 9}, {9}}, {}, true}};
+    if (n == "PRelu") cases = {{{{3, 5, 7}, {5, 1}}}, {{{1031}, {1031}}}, {{{2, 3, 4, 5}, {}}}, {{{5, 9}, {9}}, {}, true}};
+  } else {
+    cases = {{{{3, 5, 7}, {5, 7}, {1, 7}}}, {std::vector<Shape>(arity, Shape{1031})}};
+    if (n == "Clip") cases = {{{{3, 5, 7}, {}, {}}}, {{{1031}, {}}}, {{{9, 7}, {}, {}}, {}, true}};
+  }
+  // Non-default attributes, so the template's parameters are exercised too.
+  std::map<std::string, Attributes> extra = {
+      {"LeakyRelu", {{"alpha", 0.2}}},
+      {"Elu", {{"alpha", 0.5}}},
+      {"Celu", {{"alpha", 2.0}}},
+      {"Selu", {{"alpha", 1.5}, {"gamma", 2.0}}},
+      {"HardSigmoid", {{"alpha", 0.3}, {"beta", 0.4}}},
+      {"Gelu", {{"approximate", std::string("tanh")}}},
+      {"Clip", {{"min", -1.5}, {"max", 2.25}}},
+  };
+  if (auto it = extra.find(n); it != extra.end() && !(n == "Clip" && r.opset_min >= 11)) {
+    cases.push_back({cases[0].shapes, it->second});
+  }
+  if (dtype != DType::kF32) cases.resize(1);
+  return cases;
+}
+
+class OpTest : public ::testing::TestWithParam<Param> {};
+
+std::vector<RefTensor> Transpose2D(RefTensor t) {
+  // t has shape [b, a]; the returned data is laid out [a, b].
+  RefTensor o{t.dtype, {t.shape[1], t.shape[0]}, std::vector<double>(t.data.size())};
+  for (uint64_t i = 0; i < t.shape[0]; ++i)
+    for (uint64_t j = 0; j < t.shape[1]; ++j) o.data[j * t.shape[0] + i] = t.data[i * t.shape[1] + j];
+  return {o};
+}
+
+void RunCase(const OpRecord& r, DType dtype, const Case& c, std::mt19937_64& rng, Executor& ex) {
+  std::vector<RefTensor> ref_inputs;
+  std::vector<Tensor> dev_inputs;
+  std::string what = r.name + " " + DTypeName(dtype);
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    DType d = dtype;
+    if (r.name == "Where" && i == 0) d = DType::kBool;
+    Shape s = c.shapes[i];
+    const bool view = c.transposed_view && i == 0;
+    if (view) std::swap(s[0], s[1]);
+    RefTensor t = RandomTensor(rng, d, s, r.hints);
+    auto up = ex.Upload(d, s, testing::ToHost(t));
+    ASSERT_TRUE(up.ok()) << up.error().ToString();
+    Tensor dev = *up;
+    if (view) {
+      auto tv = dev.Transpose({1, 0});
+      ASSERT_TRUE(tv.ok());
+      dev = *tv;
+      t = Transpose2D(t)[0];
+    }
+    what += " " + ShapeToString(c.shapes[i]) + (view ? "(view)" : "");
+    ref_inputs.push_back(t);
+    dev_inputs.push_back(dev);
+  }
+  for (const auto& [k, v] : c.attrs) what += " " + k + "=" + AttrToString(v);
+  OpNode node{r.name, "t", r.opset_min, c.attrs, {}, {}};
+  auto ref = ReferenceRun(node, ref_inputs);
+  ASSERT_TRUE(ref.ok()) << what << ": " << ref.error().ToString();
+  auto out = ex.Run(r.name, dev_inputs, c.attrs, r.opset_min);
+  ASSERT_TRUE(out.ok()) << what << ": " << out.error().ToString();
+  auto host = ex.Download(*out);
+  ASSERT_TRUE(host.ok()) << host.error().ToString();
+  ASSERT_EQ(host->shape, (*ref)[0].shape) << what;
+  double abs_tol = r.hints.abs_tol, rel_tol = r.hints.rel_tol;
+  if (dtype == DType::kF16) {
+    abs_tol = std::max(abs_tol, 4e-3);
+    rel_tol = std::max(rel_tol, 4e-3);
+  }
+  EXPECT_TRUE(Close(testing::FromHost(*host), (*ref)[0].data, abs_tol, rel_tol, what));
+}
+
+TEST_P(OpTest, MatchesFloat64Reference) {
+  const Param& p = GetParam();
+  webgpu::Context& ctx = SharedContext();
+  if (p.dtype == DType::kF16 && !ctx.HasFeature(WGPUFeatureName_ShaderF16)) {
+    GTEST_SKIP() << "the adapter lacks shader-f16";
+  }
+  // Both MatMul kernels run everywhere: staged through workgroup memory (what GPUs get) and
+  // straight from storage (what CPU adapters get).
+  std::vector<DeviceCaps> variants{CapsOf(ctx)};
+  if (p.record->family == "linalg") {
+    variants = {CapsOf(ctx), CapsOf(ctx)};
+    variants[0].shared_memory_tiles = true;
+    variants[1].shared_memory_tiles = false;
+  }
+  for (const DeviceCaps& caps : variants) {
+  Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
+  std::mt19937_64 rng(testing::Seed() ^ std::hash<std::string>{}(p.record->name + DTypeName(p.dtype)));
+  for (const Case& c : CasesFor(*p.record, p.dtype, caps.shared_memory_tiles)) {
+    if (p.record->name == "Cast") {
+      for (int64_t to : {1, 6, 9, 12}) {
+        Case cc = c;
+        cc.attrs["to"] = to;
+        RunCase(*p.record, p.dtype, cc, rng, ex);
+      }
+      continue;
+    }
+    RunCase(*p.record, p.dtype, c, rng, ex);
+  }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, OpTest, ::testing::ValuesIn(AllParams()), ParamName);
+
+// The elementwise kernel's two shapes: one element per invocation (GPUs) and several
+// (CPU adapters); the table run above uses whichever the device gets, this one the other.
+TEST(OpSemantics, ElementwiseItemsPerInvocation) {
+  webgpu::Context& ctx = SharedContext();
+  for (uint32_t per : {1u, 3u}) {
+    DeviceCaps caps = CapsOf(ctx);
+    caps.items_per_invocation = per;
+    caps.max_workgroups_per_dimension = 4;  // and spill the grid into y on the way
+    Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
+    std::mt19937_64 rng(testing::Seed() + per);
+    const OpTable& t = OpTable::Default();
+    RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{4096}}}, rng, ex);  // vec4
+    RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{3001}}}, rng, ex);
+    RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{}}}, rng, ex);  // rank 0
+    RunCase(*t.Find("Add", 14), DType::kF32, Case{{{0, 3}, {3}}}, rng, ex);  // no elements
+    RunCase(*t.Find("Add", 14), DType::kF32, Case{{{4096}, {4096}}}, rng, ex);
+    RunCase(*t.Find("Add", 14), DType::kI32, Case{{{3, 1, 7}, {5, 1}}}, rng, ex);
+    RunCase(*t.Find("Less", 13), DType::kF32, Case{{{4096}, {4096}}}, rng, ex);  // vec4 bool out
+    RunCase(*t.Find("Where", 16), DType::kI32, Case{{{7, 5}, {5}, {}}}, rng, ex);
+    RunCase(*t.Find("Where", 16), DType::kF32, Case{{{4096}, {4096}, {4096}}}, rng, ex);
+    RunCase(*t.Find("Max", 13), DType::kF32, Case{{{4096}, {4096}, {4096}}}, rng, ex);
+    RunCase(*t.Find("Tanh", 13), DType::kF32, Case{{{9, 7}}, {}, true}, rng, ex);
+    if (ctx.HasFeature(WGPUFeatureName_ShaderF16)) RunCase(*t.Find("Gelu", 20), DType::kF16, Case{{{4096}}}, rng, ex);
+  }
+}
+
+// Float Mod needs fmod=1 (ONNX); the table's i32 run uses fmod=0 (Python) semantics.
+TEST(OpSemantics, FloatModIsCFmod) {
+  Executor ex(SharedContext(), ExecutorOptions{.poison_outputs = true});
+  std::mt19937_64 rng(testing::Seed() + 1);
+  const OpRecord* r = OpTable::Default().Find("Mod", 13);
+  for (DType d : {DType::kF32, DType::kI32}) {
+    Case c{{{3, 5, 7}, {5, 7}}, {{"fmod", int64_t{1}}}};
+    RunCase(*r, d, c, rng, ex);
+  }
+}
+
+// Negative bases with integral exponents have real results that WGSL's pow() does not give.
+TEST(OpSemantics, PowWithIntegralExponentsOfNegativeBases) {
+  Executor ex(SharedContext(), ExecutorOptions{.poison_outputs = true});
+  OpRecord r = *OpTable::Default().Find("Pow", 13);
+  r.hints = {-3, 3, 1e-5, 2e-5, true, true};  // integer-valued, non-zero
+  std::mt19937_64 rng(testing::Seed() + 2);
+  RunCase(r, DType::kF32, Case{{{1031}, {1031}}}, rng, ex);
+}
+
+}  // namespace
+}  // namespace alknet::compute
