@@ -13,6 +13,7 @@
 #include "alknet/tensor/reader.h"
 #include "alknet/tensor/writer.h"
 #include "command.h"
+#include "registry_setup.h"
 #include "npy.h"
 
 namespace alknet::cli {
@@ -27,7 +28,7 @@ constexpr const char* kUsage =
     "Invokes the registered call NAME (see alknet calls) and prints its result as JSON.\n"
     "  ARG                       a JSON literal (42, 1.5, true, null, '\"text\"', '[1,2]', '{}')\n"
     "                            or a tensor file: FILE.npy, FILE.mtf (one tensor) or\n"
-    "                            FILE.mtf:NAME\n"
+    "                            FILE.mtf:NAME, or a list of tensor files [A.npy,B.mtf]\n"
     "  --out DIR                 write tensor results to DIR as NAME.mtf (a tensor inside a\n"
     "                            list or map: NAME.0.mtf, NAME.key.mtf, ...)\n"
     "  --format mtf|npy          file format for --out (default mtf)\n"
@@ -154,6 +155,27 @@ ac::Result<ac::Value> ParseArgument(std::string_view arg, std::size_t position) 
     if (!t) return t.error();
     return ac::Value(std::move(*t));
   }
+  // A list of tensor files, "[a.npy,b.mtf]" (not JSON: the names are unquoted), for calls
+  // such as compute.* that take their inputs as one list.
+  if (text.size() >= 2 && text.front() == '[' && text.back() == ']' && !ac::ParseJson(text)) {
+    ac::Value::List items;
+    const std::string inner = text.substr(1, text.size() - 2);
+    for (size_t start = 0; start <= inner.size();) {
+      size_t comma = inner.find(',', start);
+      if (comma == std::string::npos) comma = inner.size();
+      const std::string item = inner.substr(start, comma - start);
+      if (!item.ends_with(".npy") && !item.ends_with(".mtf") && item.find(".mtf:") == std::string::npos) {
+        return ac::MakeError(ac::ErrorCode::kInvalidArgument,
+                             "argument " + std::to_string(position) + ": '" + item +
+                                 "' in a tensor list must be a .npy or .mtf file");
+      }
+      auto v = ParseArgument(item, position);
+      if (!v) return v.error();
+      items.push_back(std::move(*v));
+      start = comma + 1;
+    }
+    return ac::Value(std::move(items));
+  }
   auto v = ac::ParseJson(text);
   if (!v) {
     return ac::MakeError(ac::ErrorCode::kInvalidArgument,
@@ -261,7 +283,7 @@ int RunCall(std::span<const std::string_view> args) {
   ac::Result<ac::Value> result = ac::Value();
   if (remote.empty()) {
     ac::CallRegistry registry;
-    if (auto r = ac::RegisterBuiltins(registry); !r) {
+    if (auto r = RegisterAllCalls(registry); !r) {
       std::fprintf(stderr, "alknet call: %s\n", r.error().ToString().c_str());
       return kExitFailure;
     }

@@ -6,6 +6,7 @@
 #include "alknet/call/json.h"
 #include "alknet/call/remote.h"
 #include "command.h"
+#include "registry_setup.h"
 
 namespace alknet::cli {
 namespace {
@@ -60,7 +61,7 @@ int RunCalls(std::span<const std::string_view> args) {
   ac::Result<std::vector<ac::CallInfo>> calls = std::vector<ac::CallInfo>{};
   if (remote.empty()) {
     ac::CallRegistry registry;
-    if (auto r = ac::RegisterBuiltins(registry); !r) {
+    if (auto r = RegisterAllCalls(registry); !r) {
       std::fprintf(stderr, "alknet calls: %s\n", r.error().ToString().c_str());
       return kExitFailure;
     }

@@ -7,6 +7,7 @@
 #include "alknet/call/builtins.h"
 #include "alknet/call/remote.h"
 #include "command.h"
+#include "registry_setup.h"
 
 namespace alknet::cli {
 namespace {
@@ -116,7 +117,7 @@ int RunServe(std::span<const std::string_view> args) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   ac::CallRegistry registry;
-  if (auto r = ac::RegisterBuiltins(registry); !r) {
+  if (auto r = RegisterAllCalls(registry); !r) {
     std::fprintf(stderr, "alknet serve: %s\n", r.error().ToString().c_str());
     return kExitFailure;
   }
