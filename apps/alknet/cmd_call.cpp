@@ -227,8 +227,9 @@ int RunCall(std::span<const std::string_view> args) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
-  bool json = false, tls = false, npy = false;
-  std::string name, remote, token_file, tls_ca, tls_name, out_dir;
+  bool json = false, npy = false;
+  std::string name, out_dir;
+  TargetFlags target;
   std::optional<std::uint64_t> timeout_ms;
   std::vector<std::string_view> positional;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -238,20 +239,11 @@ int RunCall(std::span<const std::string_view> args) {
       out = std::string(args[++i]);
       return true;
     };
-    std::string text;
-    if (a == "--json") {
+    std::string text, error;
+    if (target.Consume(args, i, error)) {
+      if (!error.empty()) return Usage(error);
+    } else if (a == "--json") {
       json = true;
-    } else if (a == "--tls") {
-      tls = true;
-    } else if (a == "--remote") {
-      if (!value(remote)) return Usage("--remote needs HOST:PORT");
-    } else if (a == "--token-file") {
-      if (!value(token_file)) return Usage("--token-file needs a file");
-    } else if (a == "--tls-ca") {
-      if (!value(tls_ca)) return Usage("--tls-ca needs a file");
-      tls = true;
-    } else if (a == "--tls-server-name") {
-      if (!value(tls_name)) return Usage("--tls-server-name needs a name");
     } else if (a == "--out") {
       if (!value(out_dir)) return Usage("--out needs a directory");
     } else if (a == "--format") {
@@ -280,32 +272,13 @@ int RunCall(std::span<const std::string_view> args) {
 
   ac::CallOptions options;
   if (timeout_ms) options.deadline = ac::Clock::now() + std::chrono::milliseconds(*timeout_ms);
-  ac::Result<ac::Value> result = ac::Value();
-  if (remote.empty()) {
-    ac::CallRegistry registry;
-    if (auto r = RegisterAllCalls(registry); !r) {
-      std::fprintf(stderr, "alknet call: %s\n", r.error().ToString().c_str());
-      return kExitFailure;
-    }
-    registry.Seal();
-    result = registry.Invoke(name, call_args, options);
-  } else {
-    ac::RemoteOptions o;
-    o.address = remote;
-    auto token = ac::LoadToken(token_file);
-    if (!token) return Usage(token.error().message);
-    o.token = *token;
-    o.tls = tls;
-    o.tls_server_name = tls_name;
-    if (!tls_ca.empty()) {
-      auto pem = ac::ReadTextFile(tls_ca);
-      if (!pem) return Usage(pem.error().message);
-      o.tls_root_pem = *pem;
-    }
-    auto client = ac::RemoteRegistry::Connect(o);
-    if (!client) return Usage(client.error().message);
-    result = (*client)->Invoke(name, call_args, options);
+  auto opened = OpenTarget(target);
+  if (!opened) {
+    if (!target.remote.empty()) return Usage(opened.error().message);
+    std::fprintf(stderr, "alknet call: %s\n", opened.error().ToString().c_str());
+    return kExitFailure;
   }
+  ac::Result<ac::Value> result = (*opened)->Invoke(name, call_args, options);
 
   if (result.ok() && !out_dir.empty()) {
     std::error_code ec;

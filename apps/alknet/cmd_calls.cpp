@@ -31,59 +31,26 @@ int RunCalls(std::span<const std::string_view> args) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
-  bool json = false, tls = false;
-  std::string remote, token_file, tls_ca, tls_name;
+  bool json = false;
+  TargetFlags target;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string_view a = args[i];
-    auto value = [&](std::string& out) {
-      if (i + 1 >= args.size()) return false;
-      out = std::string(args[++i]);
-      return true;
-    };
-    if (a == "--json") {
+    std::string error;
+    if (target.Consume(args, i, error)) {
+      if (!error.empty()) return Usage(error);
+    } else if (args[i] == "--json") {
       json = true;
-    } else if (a == "--tls") {
-      tls = true;
-    } else if (a == "--remote") {
-      if (!value(remote)) return Usage("--remote needs HOST:PORT");
-    } else if (a == "--token-file") {
-      if (!value(token_file)) return Usage("--token-file needs a file");
-    } else if (a == "--tls-ca") {
-      if (!value(tls_ca)) return Usage("--tls-ca needs a file");
-      tls = true;
-    } else if (a == "--tls-server-name") {
-      if (!value(tls_name)) return Usage("--tls-server-name needs a name");
     } else {
-      return Usage("unknown option '" + std::string(a) + "'");
+      return Usage("unknown option '" + std::string(args[i]) + "'");
     }
   }
 
-  ac::Result<std::vector<ac::CallInfo>> calls = std::vector<ac::CallInfo>{};
-  if (remote.empty()) {
-    ac::CallRegistry registry;
-    if (auto r = RegisterAllCalls(registry); !r) {
-      std::fprintf(stderr, "alknet calls: %s\n", r.error().ToString().c_str());
-      return kExitFailure;
-    }
-    registry.Seal();
-    calls = registry.List();
-  } else {
-    ac::RemoteOptions o;
-    o.address = remote;
-    auto token = ac::LoadToken(token_file);
-    if (!token) return Usage(token.error().message);
-    o.token = *token;
-    o.tls = tls;
-    o.tls_server_name = tls_name;
-    if (!tls_ca.empty()) {
-      auto pem = ac::ReadTextFile(tls_ca);
-      if (!pem) return Usage(pem.error().message);
-      o.tls_root_pem = *pem;
-    }
-    auto client = ac::RemoteRegistry::Connect(o);
-    if (!client) return Usage(client.error().message);
-    calls = (*client)->List();
+  auto opened = OpenTarget(target);
+  if (!opened) {
+    if (!target.remote.empty()) return Usage(opened.error().message);
+    std::fprintf(stderr, "alknet calls: %s\n", opened.error().ToString().c_str());
+    return kExitFailure;
   }
+  ac::Result<std::vector<ac::CallInfo>> calls = (*opened)->List();
   if (!calls) {
     std::fprintf(stderr, "alknet calls: %s\n", calls.error().ToString().c_str());
     return calls.error().code == ac::ErrorCode::kUnavailable ? kExitEnvironment : kExitFailure;

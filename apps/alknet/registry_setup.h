@@ -1,16 +1,31 @@
 // The registry every CLI command serves or calls: alknet-call's built-ins plus the compute
-// ops and SHA-256, so `alknet call`, `alknet calls` and `alknet serve` see the same records.
+// ops and SHA-256, so `alknet call`, `alknet calls` and `alknet serve` see the same records;
+// and the flags that point `call`/`calls` at a remote server instead.
 #pragma once
 
-#include "alknet/call/builtins.h"
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
 #include "alknet/call/registry.h"
-#include "alknet/compute/calls.h"
 
 namespace alknet::cli {
 
-inline call::Result<void> RegisterAllCalls(call::CallRegistry& registry) {
-  if (auto r = call::RegisterBuiltins(registry); !r) return r;
-  return registry.AddComponent(compute::ComputeComponent());
-}
+call::Result<void> RegisterAllCalls(call::CallRegistry& registry);
+
+// --remote HOST:PORT, --token-file FILE, --tls, --tls-ca FILE, --tls-server-name NAME.
+struct TargetFlags {
+  std::string remote, token_file, tls_ca, tls_name;
+  bool tls = false;
+
+  // If args[i] is one of these flags, consumes it (and its value, advancing i) and returns
+  // true; a missing value sets `error`.
+  bool Consume(std::span<const std::string_view> args, std::size_t& i, std::string& error);
+};
+
+// Without --remote: the local registry, every call registered, sealed. With it: a connected
+// RemoteRegistry (token from --token-file or $ALKNET_TOKEN).
+call::Result<std::unique_ptr<call::CallTarget>> OpenTarget(const TargetFlags& flags);
 
 }  // namespace alknet::cli
