@@ -130,6 +130,80 @@ Result<Tensor> Executor::Upload(DType dtype, const Shape& shape, std::span<const
   return t;
 }
 
+namespace {
+// IEEE binary32 to binary16, round to nearest even; NaN stays NaN, overflow becomes infinity.
+uint16_t HalfOf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past 65504
+  if (abs < 0x38800000u) {  // subnormal or zero in half
+    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
+    const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
+    const uint32_t shift = 126 - (abs >> 23) + 14;  // 24 - (exp - 112)
+    uint32_t h = mant >> shift;
+    const uint32_t rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rest > half || (rest == half && (h & 1u))) ++h;
+    return static_cast<uint16_t>(sign | h);
+  }
+  uint32_t h = ((abs >> 13) - (112u << 10));
+  const uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+  return static_cast<uint16_t>(sign | h);
+}
+
+std::vector<std::byte> EncodeHost(const RefTensor& r) {
+  std::vector<std::byte> out;
+  const size_t size = r.dtype == DType::kBool ? 1 : DeviceElementSize(r.dtype);
+  out.resize(r.data.size() * size);
+  std::byte* p = out.data();
+  for (double v : r.data) {
+    switch (r.dtype) {
+      case DType::kF32: { float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
+      case DType::kF16: { uint16_t h = HalfOf(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
+      case DType::kI32: { int32_t i = static_cast<int32_t>(v); std::memcpy(p, &i, 4); break; }
+      case DType::kU32: { uint32_t u = static_cast<uint32_t>(v); std::memcpy(p, &u, 4); break; }
+      case DType::kBool: *p = std::byte{v != 0 ? uint8_t{1} : uint8_t{0}}; break;
+      default: break;
+    }
+    p += size;
+  }
+  return out;
+}
+}  // namespace
+
+Result<Tensor> Executor::UploadConstant(const RefTensor& value, bool fresh) {
+  if (WgslStorageType(value.dtype) == nullptr) {
+    return Error{ErrorCode::kUnsupported, std::string("constant of dtype ") + DTypeName(value.dtype) +
+                                              " cannot live on the device (use f32, f16, i32, u32 or bool)"};
+  }
+  uint64_t n = 1;
+  for (uint64_t d : value.shape) n *= d;
+  if (n != value.data.size()) {
+    return Error{ErrorCode::kInvalidArgument, "constant " + std::string(DTypeName(value.dtype)) +
+                                                  ShapeToString(value.shape) + " holds " +
+                                                  std::to_string(value.data.size()) + " values"};
+  }
+  if (!fresh) return Upload(value.dtype, value.shape, EncodeHost(value));
+  auto created = ctx_.CreateBuffer(Rounded(DeviceBytes(value.dtype, n)), wg::kStorageUsage, "alknet-compute constant");
+  if (!created.ok()) return FromWebGpu(created.error());
+  ++stats_.buffers_created;
+  Tensor t(std::make_shared<wg::Buffer>(std::move(created).value()), value.dtype, value.shape);
+  std::vector<std::byte> host = EncodeHost(value);
+  wg::Status st = wg::Ok{};
+  if (value.dtype == DType::kBool) {
+    std::vector<uint32_t> words(n);
+    for (size_t i = 0; i < n; ++i) words[i] = host[i] != std::byte{0} ? 1u : 0u;
+    st = ctx_.Write(t.buffer(), 0, std::as_bytes(std::span<const uint32_t>(words)));
+  } else if (!host.empty()) {
+    st = ctx_.Write(t.buffer(), 0, host);
+  }
+  if (!st.ok()) return FromWebGpu(st.error());
+  return t;
+}
+
 Result<Tensor> Executor::Upload(const tensor::TensorView& view) {
   if (WgslStorageType(view.dtype()) == nullptr) {
     return Error{ErrorCode::kUnsupported, "tensor '" + std::string(view.name()) + "' has dtype " +
@@ -197,34 +271,64 @@ Status Executor::SubmitChecked(wg::Recorder rec) {
   return Ok{};
 }
 
-Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<Tensor>& inputs) {
-  if (static_cast<int>(inputs.size()) != graph.num_inputs) {
-    return Error{ErrorCode::kInvalidArgument, "graph takes " + std::to_string(graph.num_inputs) +
-                                                  " inputs, got " + std::to_string(inputs.size())};
-  }
-  std::vector<Tensor> values(graph.num_values);
+struct Executor::Pass {
+  wg::Recorder rec;
+};
+
+namespace {
+constexpr int kMaxDecompositionDepth = 8;
+
+Result<std::vector<int>> LastUses(const Graph& graph) {
   std::vector<int> last_use(graph.num_values, -1);
-  for (int i = 0; i < graph.num_inputs; ++i) {
-    if (!inputs[i].valid()) return Error{ErrorCode::kInvalidArgument, "graph input " + std::to_string(i) + " is empty"};
-    values[i] = inputs[i];
-  }
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
-    for (int v : graph.nodes[k].inputs) {
-      if (v < 0 || v >= graph.nodes[k].first_output) {
-        return Error{ErrorCode::kInvalidArgument, "node " + std::to_string(k) + " (" + graph.nodes[k].op +
-                                                      ") reads value " + std::to_string(v) +
-                                                      ", which is not defined before it"};
+    const Graph::Node& n = graph.nodes[k];
+    if (!n.input_values.empty() && n.input_values.size() != n.inputs.size()) {
+      return Error{ErrorCode::kInvalidArgument, "node " + std::to_string(k) + " (" + n.op + ") has " +
+                                                    std::to_string(n.input_values.size()) + " input values for " +
+                                                    std::to_string(n.inputs.size()) + " inputs"};
+    }
+    for (int v : n.inputs) {
+      if (v == Graph::kAbsent) continue;
+      if (v < 0 || v >= n.first_output) {
+        return Error{ErrorCode::kInvalidArgument, "node " + std::to_string(k) + " (" + n.op + ") reads value " +
+                                                      std::to_string(v) + ", which is not defined before it"};
       }
       last_use[v] = static_cast<int>(k);
     }
   }
   for (int v : graph.outputs) {
-    if (v < 0 || v >= graph.num_values) return Error{ErrorCode::kInvalidArgument, "graph output " + std::to_string(v) + " is undefined"};
+    if (v < 0 || v >= graph.num_values) {
+      return Error{ErrorCode::kInvalidArgument, "graph output " + std::to_string(v) + " is undefined"};
+    }
     last_use[v] = INT_MAX;
+  }
+  return last_use;
+}
+}  // namespace
+
+Result<Tensor> Executor::Contiguous(Pass& pass, const Tensor& t, const std::string& label) {
+  OpNode copy{"Identity", label + "/contiguous", 17, {}, {t.desc()}, {}};
+  COMPUTE_ASSIGN_OR_RETURN(ShaderProgram cp, generator_->Generate(copy, caps_));
+  COMPUTE_ASSIGN_OR_RETURN(Tensor c, Empty(t.dtype(), t.shape()));
+  COMPUTE_TRY(Dispatch(pass.rec, cp, {&t.buffer(), &c.buffer()}));
+  return c;
+}
+
+Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, const std::vector<Tensor>& inputs,
+                                             const std::vector<ConstValue>& known_inputs, int depth) {
+  if (static_cast<int>(inputs.size()) != graph.num_inputs) {
+    return Error{ErrorCode::kInvalidArgument, "graph takes " + std::to_string(graph.num_inputs) +
+                                                  " inputs, got " + std::to_string(inputs.size())};
+  }
+  COMPUTE_ASSIGN_OR_RETURN(std::vector<int> last_use, LastUses(graph));
+  std::vector<Tensor> values(graph.num_values);
+  std::vector<ConstValue> known(graph.num_values);
+  for (int i = 0; i < graph.num_inputs; ++i) {
+    values[i] = inputs[i];
+    if (static_cast<size_t>(i) < known_inputs.size()) known[i] = known_inputs[i];
   }
 
   const OpTable& table = OpTable::Default();
-  wg::Recorder rec = ctx_.BeginCommands("alknet-compute run");
   auto release = [&](Tensor& t) {
     std::shared_ptr<wg::Buffer> s = t.storage();
     t = Tensor();
@@ -233,55 +337,126 @@ Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
     const Graph::Node& n = graph.nodes[k];
     const OpRecord* record = table.Find(n.op, n.opset);
-    std::vector<Tensor> ins;
-    std::vector<Tensor> temps;
-    for (int v : n.inputs) {
-      Tensor t = values[v];
-      if (!t.contiguous() && record != nullptr && !record->accepts_views) {
-        // Materialise the view: an Identity copy recorded just before the node.
-        OpNode copy{"Identity", n.name + "/contiguous", 17, {}, {t.desc()}, {}};
-        COMPUTE_ASSIGN_OR_RETURN(ShaderProgram cp, generator_->Generate(copy, caps_));
-        COMPUTE_ASSIGN_OR_RETURN(Tensor c, Empty(t.dtype(), t.shape()));
-        COMPUTE_TRY(Dispatch(rec, cp, {&t.buffer(), &c.buffer()}));
-        temps.push_back(c);
-        t = c;
-      }
-      ins.push_back(t);
-    }
     OpNode node{n.op, n.name, n.opset, n.attributes, {}, {}};
-    for (const Tensor& t : ins) node.inputs.push_back(t.desc());
-    COMPUTE_ASSIGN_OR_RETURN(ShaderProgram program, generator_->Generate(node, caps_));
-    if (static_cast<int>(program.outputs.size()) != n.output_count) {
-      return Error{ErrorCode::kInvalidArgument, node.Describe() + ": has " + std::to_string(program.outputs.size()) +
-                                                    " outputs, the graph expects " + std::to_string(n.output_count)};
-    }
-    std::vector<const wg::Buffer*> bindings;
-    for (const Tensor& t : ins) bindings.push_back(&t.buffer());
-    for (size_t o = 0; o < program.outputs.size(); ++o) {
-      COMPUTE_ASSIGN_OR_RETURN(Tensor out, Empty(program.outputs[o].dtype, program.outputs[o].shape));
-      if (options_.poison_outputs) {
-        ShaderProgram fill;
-        fill.source = kFillWgsl;
-        fill.label = "poison";
-        fill.bindings = {{ProgramBinding::Role::kOutput, 0, Access::kReadWrite}};
-        auto grid = ctx_.GridFor(out.buffer().size / 4, 256);
-        if (!grid.ok()) return FromWebGpu(grid.error());
-        fill.grid = {grid->x, grid->y, grid->z};
-        COMPUTE_TRY(Dispatch(rec, fill, {&out.buffer()}));
+    std::vector<Tensor> ins(n.inputs.size());
+    std::vector<Tensor> temps;  // contiguous copies made for this node
+    node.input_values.resize(n.inputs.size());
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const int v = n.inputs[i];
+      ConstValue value = i < n.input_values.size() && n.input_values[i] ? n.input_values[i]
+                         : v >= 0                                        ? known[v]
+                                                                         : nullptr;
+      node.input_values[i] = value;
+      if (v >= 0 && !values[v].valid()) {
+        return Error{ErrorCode::kInvalidArgument, "node " + std::to_string(k) + " (" + n.op + ") reads value " +
+                                                      std::to_string(v) + ", which holds no tensor"};
       }
-      values[n.first_output + static_cast<int>(o)] = out;
-      bindings.push_back(&values[n.first_output + static_cast<int>(o)].buffer());
+      TensorDesc d;
+      if (v >= 0) {
+        d = values[v].desc();
+        ins[i] = values[v];
+      } else if (value) {
+        d = TensorDesc{value->dtype, value->shape};
+        if (record != nullptr && !record->is_host_input(i)) {
+          // A known value the kernel reads (a decomposition's constant): a fresh buffer, since
+          // a pooled one may still be read by a dispatch recorded earlier in this pass.
+          COMPUTE_ASSIGN_OR_RETURN(Tensor c, UploadConstant(*value, /*fresh=*/true));
+          temps.push_back(c);
+          ins[i] = c;
+        }
+      } else {
+        d.absent = true;
+      }
+      const bool host = record != nullptr && record->is_host_input(i);
+      if (v >= 0 && !host && !d.absent && !ins[i].contiguous() && record != nullptr && !record->accepts_views) {
+        COMPUTE_ASSIGN_OR_RETURN(Tensor c, Contiguous(pass, ins[i], n.name));
+        temps.push_back(c);
+        ins[i] = c;
+        d = c.desc();
+      }
+      node.inputs.push_back(d);
     }
-    COMPUTE_TRY(Dispatch(rec, program, bindings));
+    auto store = [&](size_t o, Tensor t) { values[n.first_output + static_cast<int>(o)] = std::move(t); };
+    auto check_count = [&](size_t got) -> Status {
+      if (static_cast<int>(got) == n.output_count) return Ok{};
+      return Error{ErrorCode::kInvalidArgument, node.Describe() + ": has " + std::to_string(got) +
+                                                    " outputs, the graph expects " + std::to_string(n.output_count)};
+    };
+
+    if (record != nullptr && (record->view || record->decompose)) {
+      COMPUTE_ASSIGN_OR_RETURN(std::vector<TensorDesc> outs, table.Infer(node));
+      COMPUTE_ASSIGN_OR_RETURN(Attributes attrs, table.ResolveAttributes(*record, node));
+      node.outputs = outs;
+      COMPUTE_TRY(check_count(outs.size()));
+      if (record->view) {
+        if (!ins[0].valid()) {
+          return Error{ErrorCode::kInvalidArgument, node.Describe() + ": input 0 of a view op must be on the device"};
+        }
+        COMPUTE_ASSIGN_OR_RETURN(TensorDesc layout, record->view(node, attrs));
+        store(0, Tensor(ins[0].storage(), layout));
+      } else {
+        if (depth >= kMaxDecompositionDepth) {
+          return Error{ErrorCode::kInvalidArgument, node.Describe() + ": decompositions nest deeper than " +
+                                                        std::to_string(kMaxDecompositionDepth)};
+        }
+        COMPUTE_ASSIGN_OR_RETURN(Graph sub, record->decompose(node, attrs));
+        COMPUTE_ASSIGN_OR_RETURN(std::vector<Tensor> outs_t, Record(pass, sub, ins, node.input_values, depth + 1));
+        COMPUTE_TRY(check_count(outs_t.size()));
+        for (size_t o = 0; o < outs_t.size(); ++o) store(o, outs_t[o]);
+      }
+    } else {
+      COMPUTE_ASSIGN_OR_RETURN(ShaderProgram program, generator_->Generate(node, caps_));
+      COMPUTE_TRY(check_count(program.outputs.size()));
+      std::vector<Tensor> outs;
+      for (size_t o = 0; o < program.outputs.size(); ++o) {
+        COMPUTE_ASSIGN_OR_RETURN(Tensor out, Empty(program.outputs[o].dtype, program.outputs[o].shape));
+        if (options_.poison_outputs) {
+          ShaderProgram fill;
+          fill.source = kFillWgsl;
+          fill.label = "poison";
+          fill.bindings = {{ProgramBinding::Role::kOutput, 0, Access::kReadWrite}};
+          auto grid = ctx_.GridFor(out.buffer().size / 4, 256);
+          if (!grid.ok()) return FromWebGpu(grid.error());
+          fill.grid = {grid->x, grid->y, grid->z};
+          COMPUTE_TRY(Dispatch(pass.rec, fill, {&out.buffer()}));
+        }
+        outs.push_back(out);
+      }
+      std::vector<const wg::Buffer*> bindings;
+      for (const ProgramBinding& b : program.bindings) {
+        if (b.role == ProgramBinding::Role::kInput) {
+          if (b.index >= ins.size() || !ins[b.index].valid()) {
+            return Error{ErrorCode::kInvalidArgument,
+                         node.Describe() + ": input " + std::to_string(b.index) + " is bound but not on the device"};
+          }
+          bindings.push_back(&ins[b.index].buffer());
+        } else if (b.role == ProgramBinding::Role::kOutput) {
+          bindings.push_back(&outs.at(b.index).buffer());
+        } else {
+          return Error{ErrorCode::kInvalidArgument, node.Describe() + ": scratch bindings are not supported"};
+        }
+      }
+      COMPUTE_TRY(Dispatch(pass.rec, program, bindings));
+      for (size_t o = 0; o < outs.size(); ++o) store(o, outs[o]);
+    }
     ins.clear();
     for (Tensor& t : temps) release(t);
     for (int v : n.inputs) {
-      if (last_use[v] == static_cast<int>(k) && v >= graph.num_inputs) release(values[v]);
+      if (v >= graph.num_inputs && last_use[v] == static_cast<int>(k)) release(values[v]);
     }
   }
-  COMPUTE_TRY(SubmitChecked(std::move(rec)));
   std::vector<Tensor> outs;
   for (int v : graph.outputs) outs.push_back(values[v]);
+  return outs;
+}
+
+Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<Tensor>& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].valid()) return Error{ErrorCode::kInvalidArgument, "graph input " + std::to_string(i) + " is empty"};
+  }
+  Pass pass{ctx_.BeginCommands("alknet-compute run")};
+  COMPUTE_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Record(pass, graph, inputs, {}, 0));
+  COMPUTE_TRY(SubmitChecked(std::move(pass.rec)));
   return outs;
 }
 

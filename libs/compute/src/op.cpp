@@ -24,6 +24,16 @@ std::string AttrToString(const AttrValue& v) {
       for (size_t i = 0; i < l.size(); ++i) s += (i ? "," : "") + (*this)(l[i]);
       return s + "]";
     }
+    std::string operator()(const ConstValue& t) const {
+      if (!t) return "tensor(null)";
+      std::string s = std::string("tensor ") + DTypeName(t->dtype) + ShapeToString(t->shape);
+      if (t->data.size() <= 8) {
+        s += " {";
+        for (size_t i = 0; i < t->data.size(); ++i) s += (i ? "," : "") + (*this)(t->data[i]);
+        s += "}";
+      }
+      return s;
+    }
   };
   return std::visit(V{}, v);
 }
@@ -74,6 +84,7 @@ std::string ShapeToString(const Shape& s) {
 }
 
 std::string DescToString(const TensorDesc& d) {
+  if (d.absent) return "absent";
   return std::string(DTypeName(d.dtype)) + ShapeToString(d.shape);
 }
 

@@ -13,6 +13,8 @@ const OpTable& OpTable::Default() {
     ops::AddSelectOps(t);
     ops::AddLinalgOps(t);
     ops::AddSoftmaxOps(t);
+    ops::AddMovementOps(t);
+    ops::AddVariadicOps(t);
     return t;
   }();
   return table;
@@ -41,7 +43,8 @@ const char* KindName(const AttrValue& v) {
     case 1: return "float";
     case 2: return "string";
     case 3: return "ints";
-    default: return "floats";
+    case 4: return "floats";
+    default: return "tensor";
   }
 }
 }  // namespace
@@ -111,6 +114,19 @@ Result<std::vector<TensorDesc>> OpTable::Infer(const OpNode& node) const {
                                         std::to_string(record->max_inputs) + " inputs, got " +
                                         std::to_string(node.inputs.size())};
   }
+  for (uint32_t h : record->host_inputs) {
+    if (node.has_input(h) && node.value(h) == nullptr) {
+      return Error{ErrorCode::kUnsupported,
+                   node.Describe() + ": input " + std::to_string(h) +
+                       " must be known when the graph is planned (a constant, an initializer or "
+                       "computed from shapes); here it is computed on the device"};
+    }
+  }
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (node.inputs[i].absent && i < record->min_inputs) {
+      return Error{ErrorCode::kShape, node.Describe() + ": input " + std::to_string(i) + " is required"};
+    }
+  }
   COMPUTE_ASSIGN_OR_RETURN(Attributes attrs, ResolveAttributes(*record, node));
   return record->infer(node, attrs);
 }
@@ -121,9 +137,17 @@ Result<std::vector<RefTensor>> ReferenceRun(const OpNode& node, const std::vecto
   if (record == nullptr) return Error{ErrorCode::kUnknownOp, node.Describe() + ": unknown op"};
   OpNode n = node;
   n.inputs.clear();
-  for (const RefTensor& r : inputs) n.inputs.push_back(TensorDesc{r.dtype, r.shape});
+  n.input_values.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TensorDesc d{inputs[i].dtype, inputs[i].shape};
+    d.absent = i < node.inputs.size() && node.inputs[i].absent;
+    n.inputs.push_back(d);
+    if (!d.absent && n.input_values[i] == nullptr && record->is_host_input(i)) {
+      n.input_values[i] = std::make_shared<const RefTensor>(inputs[i]);
+    }
+  }
+  COMPUTE_ASSIGN_OR_RETURN(std::vector<TensorDesc> outs, t.Infer(n));
   COMPUTE_ASSIGN_OR_RETURN(Attributes attrs, t.ResolveAttributes(*record, n));
-  COMPUTE_ASSIGN_OR_RETURN(std::vector<TensorDesc> outs, record->infer(n, attrs));
   n.outputs = outs;
   return record->reference(n, attrs, inputs);
 }

@@ -11,6 +11,12 @@ Tensor::Tensor(std::shared_ptr<webgpu::Buffer> storage, DType dtype, Shape shape
   desc_.strides = desc_.EffectiveStrides();
 }
 
+Tensor::Tensor(std::shared_ptr<webgpu::Buffer> storage, TensorDesc layout)
+    : storage_(std::move(storage)), desc_(std::move(layout)) {
+  desc_.absent = false;
+  if (desc_.strides.empty()) desc_.strides = desc_.EffectiveStrides();
+}
+
 Result<Tensor> Tensor::Reshape(Shape shape) const {
   uint64_t n = 1;
   for (uint64_t d : shape) n *= d;

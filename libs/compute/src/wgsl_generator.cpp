@@ -82,10 +82,16 @@ Result<std::string> WgslGenerator::Render(const std::string& shader, const hbs::
 
 namespace {
 
-hbs::Value Operand(const TensorDesc& d, size_t index) {
+// `binding` is the operand's slot in group 0 (host and absent inputs take none; `bound` is
+// false for them).
+hbs::Value Operand(const TensorDesc& d, size_t index, long long binding) {
+  const char* ty = WgslStorageType(d.dtype);
   return hbs::Value::object({{"index", static_cast<long long>(index)},
+                             {"binding", binding},
+                             {"bound", binding >= 0},
+                             {"absent", d.absent},
                              {"dtype", std::string(DTypeName(d.dtype))},
-                             {"ty", std::string(WgslStorageType(d.dtype))},
+                             {"ty", std::string(ty != nullptr ? ty : "")},
                              {"elements", d.elements()}});
 }
 
@@ -127,17 +133,32 @@ Result<std::array<uint32_t, 3>> Grid(const OpNode& node, const DispatchPlan& pla
 }  // namespace
 
 Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const DeviceCaps& caps) const {
-  const OpRecord* record = table_.Find(in_node.op_type, in_node.opset);
   COMPUTE_ASSIGN_OR_RETURN(std::vector<TensorDesc> outputs, table_.Infer(in_node));
+  const OpRecord* record = table_.Find(in_node.op_type, in_node.opset);
+  if (record->view || record->decompose || record->shader.empty()) {
+    return Error{ErrorCode::kUnsupported, in_node.Describe() + ": " + in_node.op_type +
+                                              " is a view or a composite op and has no shader of its own; "
+                                              "run it through the Executor"};
+  }
   OpNode node = in_node;
   node.outputs = outputs;
   COMPUTE_ASSIGN_OR_RETURN(Attributes attrs, table_.ResolveAttributes(*record, node));
 
   bool f16 = false;
   hbs::Array ins, outs;
-  for (size_t i = 0; i < node.inputs.size(); ++i) ins.push_back(Operand(node.inputs[i], i));
-  for (size_t i = 0; i < outputs.size(); ++i) outs.push_back(Operand(outputs[i], i));
-  auto all = node.inputs;
+  std::vector<TensorDesc> all;
+  long long slot = 0;
+  std::vector<uint32_t> bound_inputs;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const bool bound = !node.inputs[i].absent && !record->is_host_input(i);
+    ins.push_back(Operand(node.inputs[i], i, bound ? slot : -1));
+    if (bound) {
+      ++slot;
+      bound_inputs.push_back(static_cast<uint32_t>(i));
+      all.push_back(node.inputs[i]);
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) outs.push_back(Operand(outputs[i], i, slot++));
   all.insert(all.end(), outputs.begin(), outputs.end());
   for (const TensorDesc& d : all) {
     if (WgslStorageType(d.dtype) == nullptr) {
@@ -174,9 +195,7 @@ Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const Devic
                                        {"outputs", hbs::Value(std::move(outs))},
                                        {"op", std::move(op)}});
   COMPUTE_ASSIGN_OR_RETURN(p.source, Render(record->shader, ctx));
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    p.bindings.push_back({ProgramBinding::Role::kInput, static_cast<uint32_t>(i), Access::kRead});
-  }
+  for (uint32_t i : bound_inputs) p.bindings.push_back({ProgramBinding::Role::kInput, i, Access::kRead});
   for (size_t i = 0; i < outputs.size(); ++i) {
     p.bindings.push_back({ProgramBinding::Role::kOutput, static_cast<uint32_t>(i), Access::kReadWrite});
   }

@@ -151,7 +151,7 @@ TEST(Golden, OpsDocMatchesTheTable) {
       "is checked against its float64 CPU reference on random data with the tolerance shown\n"
       "(|gpu - ref| <= abs + rel * |ref|; f16 runs with at least 4e-3 for both). As registry\n"
       "calls the ops are `compute.<snake_case name>` (see `alknet/compute/calls.h`).\n\n"
-      "| op | opset | template | inputs | attributes (default) | dtypes tested | tolerance abs / rel | what |\n"
+      "| op | opset | kernel | inputs | attributes (default) | dtypes tested | tolerance abs / rel | what |\n"
       "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const OpRecord& r : OpTable::Default().records()) {
     std::string attrs;
@@ -166,7 +166,10 @@ TEST(Golden, OpsDocMatchesTheTable) {
     const std::string opset = std::to_string(r.opset_min) + (r.opset_max >= 99 ? "+" : ".." + std::to_string(r.opset_max));
     const std::string inputs = r.min_inputs == r.max_inputs ? std::to_string(r.min_inputs)
                                                             : std::to_string(r.min_inputs) + ".." + std::to_string(r.max_inputs);
-    md += "| " + r.name + " | " + opset + " | `shaders/" + r.shader + ".wgsl.hbs` | " + inputs + " | " +
+    const std::string how = r.view        ? std::string("view (no shader)")
+                            : r.decompose ? std::string("composite")
+                                          : "`shaders/" + r.shader + ".wgsl.hbs`";
+    md += "| " + r.name + " | " + opset + " | " + how + " | " + inputs + " | " +
           (attrs.empty() ? "-" : attrs) + " | " + dtypes + " | " + tol + " | " + r.summary + " |\n";
   }
   const fs::path file = SourceDir() / "docs" / "ops.md";
@@ -189,6 +192,10 @@ TEST(Templates, EveryEmbeddedShaderIsRegistered) {
   auto ids = gen.TemplateIds();
   std::set<std::string> set(ids.begin(), ids.end());
   for (const OpRecord& r : OpTable::Default().records()) {
+    if (r.view || r.decompose) {
+      EXPECT_TRUE(r.shader.empty()) << r.name << " is a view or composite and names a shader too";
+      continue;
+    }
     EXPECT_TRUE(set.count(r.shader)) << r.name << " names shaders/" << r.shader << ".wgsl.hbs, which is not embedded";
   }
   EXPECT_TRUE(set.count("common/index"));

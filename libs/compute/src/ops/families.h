@@ -13,5 +13,7 @@ void AddBinaryOps(OpTable& table);      // ops/binary.cpp
 void AddSelectOps(OpTable& table);      // ops/select.cpp: Where, Clip, Cast
 void AddLinalgOps(OpTable& table);      // ops/matmul.cpp: MatMul, Gemm
 void AddSoftmaxOps(OpTable& table);     // ops/softmax.cpp
+void AddMovementOps(OpTable& table);    // ops/movement.cpp: Reshape, ...
+void AddVariadicOps(OpTable& table);    // ops/variadic.cpp: Sum, Mean
 
 }  // namespace alknet::compute::ops

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "alknet/compute/error.h"
+#include "alknet/compute/graph.h"
 #include "alknet/compute/op.h"
 #include "alknet/compute/shader_generator.h"
 #include "alknet/compute/tensor.h"
@@ -27,28 +28,6 @@
 #include "alknet/webgpu/context.h"
 
 namespace alknet::compute {
-
-struct Graph {
-  struct Node {
-    std::string op;
-    std::vector<int> inputs;  // value ids
-    Attributes attributes;
-    int opset = 17;
-    std::string name;
-    int first_output = 0;  // value id of its first output (set by Add)
-    int output_count = 1;
-  };
-
-  explicit Graph(int num_inputs = 0) : num_inputs(num_inputs), num_values(num_inputs) {}
-  // Appends a node; returns the value id of its first output.
-  int Add(std::string op, std::vector<int> inputs, Attributes attributes = {}, int opset = 17,
-          int output_count = 1);
-
-  int num_inputs = 0;
-  int num_values = 0;
-  std::vector<Node> nodes;
-  std::vector<int> outputs;
-};
 
 struct ExecutorOptions {
   // Fill every freshly bound output with 0xFF bytes (NaN for floats, -1 for integers) before
@@ -88,6 +67,9 @@ class Executor {
   // `data` is in host layout (metatensor: bool one byte per element, f16 as IEEE half).
   Result<Tensor> Upload(DType dtype, const Shape& shape, std::span<const std::byte> data);
   Result<Tensor> Upload(const tensor::TensorView& view);
+  // A float64 host value converted to its dtype (f32, f16, i32, u32, bool). `fresh`: a new
+  // buffer rather than a pooled one.
+  Result<Tensor> UploadConstant(const RefTensor& value, bool fresh = false);
   Result<HostTensor> Download(const Tensor& t);
   // A tensor with unspecified contents.
   Result<Tensor> Empty(DType dtype, const Shape& shape);
@@ -105,6 +87,12 @@ class Executor {
   Status SubmitChecked(webgpu::Recorder rec);
 
  private:
+  struct Pass;
+  // Records `graph` on `inputs` (known values in `known`, parallel; may be empty) and returns
+  // its outputs; composite nodes recurse.
+  Result<std::vector<Tensor>> Record(Pass& pass, const Graph& graph, const std::vector<Tensor>& inputs,
+                                     const std::vector<ConstValue>& known, int depth);
+  Result<Tensor> Contiguous(Pass& pass, const Tensor& t, const std::string& label);
   Result<std::shared_ptr<webgpu::Buffer>> Acquire(uint64_t bytes);
   void Release(std::shared_ptr<webgpu::Buffer> buffer);
 

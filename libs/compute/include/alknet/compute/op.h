@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -17,8 +18,18 @@ namespace alknet::compute {
 using tensor::DType;
 using Shape = std::vector<uint64_t>;
 
-// ONNX attribute kinds we use: INT, FLOAT, STRING, INTS, FLOATS.
-using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+// A float64 tensor on the host: the CPU reference's currency, constant-folded values and
+// TENSOR attributes. bool and integers up to 2^53 are exact in a double.
+struct RefTensor {
+  DType dtype = DType::kF32;
+  std::vector<uint64_t> shape;
+  std::vector<double> data;
+};
+using ConstValue = std::shared_ptr<const RefTensor>;
+
+// ONNX attribute kinds we use: INT, FLOAT, STRING, INTS, FLOATS, TENSOR.
+using AttrValue =
+    std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>, ConstValue>;
 using Attributes = std::map<std::string, AttrValue>;
 
 std::string AttrToString(const AttrValue& v);
@@ -31,6 +42,9 @@ struct TensorDesc {
   Shape shape;
   std::vector<int64_t> strides;
   uint64_t offset = 0;
+  // An optional ONNX input left out (empty name) before a later one that is given. An absent
+  // operand is never bound to a shader.
+  bool absent = false;
 
   uint64_t elements() const;
   bool contiguous() const;  // row-major, offset 0
@@ -44,6 +58,16 @@ struct OpNode {
   Attributes attributes;
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;  // filled by shape inference when empty
+  // The values of inputs known when the node is planned (constants, initializers, folded
+  // shape arithmetic); nullptr where unknown. Empty means none is known. Records read their
+  // host inputs (OpRecord::host_inputs: Reshape's shape, Slice's starts, ...) from here.
+  std::vector<ConstValue> input_values;
+
+  // The known value of input i, or nullptr.
+  const RefTensor* value(size_t i) const {
+    return i < input_values.size() ? input_values[i].get() : nullptr;
+  }
+  bool has_input(size_t i) const { return i < inputs.size() && !inputs[i].absent; }
 
   // "Add 'node_3' (inputs f32[2,3], f32[3])": how error messages name a node.
   std::string Describe() const;

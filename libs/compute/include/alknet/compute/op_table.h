@@ -7,12 +7,14 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "alknet/compute/error.h"
+#include "alknet/compute/graph.h"
 #include "alknet/compute/op.h"
 #include "alknet/compute/shader_generator.h"
 #include "alknet/hbs/value.h"
@@ -29,11 +31,15 @@ struct AttributeSpec {
   std::function<std::string(const AttrValue&)> validate;
 };
 
-// A float64 tensor for the CPU reference: bool and integers are exact in a double.
-struct RefTensor {
-  DType dtype = DType::kF32;
-  Shape shape;
-  std::vector<double> data;
+// One case the generic op test (tests/ops_test.cpp) runs against the float64 reference:
+// input shapes (random data within the record's hints) and attributes. Inputs listed in
+// `values` get those exact values instead (host inputs such as Reshape's shape must); an
+// input whose shape is nullopt is absent.
+struct OpTestCase {
+  std::vector<std::optional<Shape>> shapes;
+  Attributes attrs;
+  std::map<size_t, RefTensor> values;
+  std::string label;  // short description for failure messages
 };
 
 // How many invocations a kernel needs. kLinear: `invocations` threads in workgroups of the
@@ -81,6 +87,31 @@ struct OpRecord {
   TestHints hints;
   // dtypes the tests exercise (infer decides what is accepted).
   std::vector<DType> test_dtypes{DType::kF32};
+  // Cases for tests/ops_test.cpp; empty: the generic elementwise cases by arity.
+  std::vector<OpTestCase> test_cases;
+
+  // Inputs read on the host at plan time, never bound to a shader (Reshape's shape, Slice's
+  // starts/ends/axes/steps, Pad's pads, ...). Their values arrive in OpNode::input_values; a
+  // node whose host input is unknown is refused at plan time with the reason.
+  std::vector<uint32_t> host_inputs;
+
+  // View ops: output 0 is input 0's storage with the returned layout (shape, strides, offset
+  // in elements), and no shader runs. With accepts_views false the executor first makes
+  // input 0 contiguous. `infer` must agree with the returned dtype and shape.
+  std::function<Result<TensorDesc>(const OpNode& node, const Attributes& attrs)> view;
+
+  // Composite ops: a graph over the node's inputs (value i = input i; absent inputs are
+  // Graph::kAbsent there too) whose outputs are the node's outputs, inlined by the executor.
+  // Its nodes may use internal records (family "internal", names starting with "alknet.").
+  // Multi-pass kernels (two-pass reductions, recurrences over time) are written this way.
+  std::function<Result<Graph>(const OpNode& node, const Attributes& attrs)> decompose;
+
+  bool is_host_input(size_t i) const {
+    for (uint32_t h : host_inputs) {
+      if (h == i) return true;
+    }
+    return false;
+  }
 };
 
 class OpTable {

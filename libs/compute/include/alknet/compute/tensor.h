@@ -19,6 +19,9 @@ class Tensor {
   Tensor() = default;
   // Takes a buffer holding `shape` elements of `dtype`, contiguous from offset 0.
   Tensor(std::shared_ptr<webgpu::Buffer> storage, DType dtype, Shape shape);
+  // A view of `storage` with an explicit layout (empty strides: row-major). The caller
+  // guarantees the layout stays inside the buffer.
+  Tensor(std::shared_ptr<webgpu::Buffer> storage, TensorDesc layout);
 
   bool valid() const { return storage_ != nullptr; }
   DType dtype() const { return desc_.dtype; }
