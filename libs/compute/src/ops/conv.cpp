@@ -272,7 +272,9 @@ OpRecord ConvRecord() {
     o.set("pointwise", pointwise);
     o.set("shared_tiles", caps.shared_memory_tiles);
     o.set("x_vec4", pointwise && P % 4 == 0);
-    o.set("w_vec4", !depthwise && d.K % 4 == 0);
+    // W as vec4: the tiled path's row loads and the direct 1x1 path's four-k steps; the
+    // direct general path reads one tap at a time.
+    o.set("w_vec4", !depthwise && d.K % 4 == 0 && (caps.shared_memory_tiles || pointwise));
     o.set("out_vec4", !depthwise && P % 4 == 0);
     o.set("TX", tile[0]);
     o.set("TY", tile[1]);

@@ -267,6 +267,11 @@ Result<MomentsPlan> MomentsShapes(MomentsKind kind, const OpNode& node, const At
   return p;
 }
 
+// Outputs a node produces: LayerNormalization's Mean and InvStdDev only when asked for.
+int64_t LayerOutputs(MomentsKind kind, const Attributes& at) {
+  return kind == MomentsKind::kLayer ? I(at, "alknet.outputs") : 1;
+}
+
 hbs::Value Terms(const std::vector<std::pair<uint64_t, uint64_t>>& t) {
   hbs::Array a;
   for (const auto& [extent, stride] : t) a.push_back(hbs::Value::object({{"extent", extent}, {"stride", stride}}));
@@ -292,9 +297,15 @@ OpRecord MomentsRecord(MomentsKind kind) {
       r.min_inputs = 2;
       r.max_inputs = 3;
       // Statistics are computed in f32 whatever stash_type says (f32 is its default).
+      // alknet.outputs: how many of Y, Mean, InvStdDev the node asks for (the ONNX session
+      // sets it to the node's output count; the executor needs the exact count).
       r.attributes = {{"axis", AttrValue(int64_t{-1}), false, {}},
                       {"epsilon", AttrValue(1e-5), false, &FiniteFloat},
-                      {"stash_type", AttrValue(int64_t{1}), false, {}}};
+                      {"stash_type", AttrValue(int64_t{1}), false, {}},
+                      {"alknet.outputs", AttrValue(int64_t{1}), false, [](const AttrValue& v) {
+                         const int64_t n = std::get<int64_t>(v);
+                         return n >= 1 && n <= 3 ? std::string() : std::string("must be 1, 2 or 3");
+                       }}};
       break;
     case MomentsKind::kMvn:
       r.name = "MeanVarianceNormalization";
@@ -312,10 +323,7 @@ OpRecord MomentsRecord(MomentsKind kind) {
   r.infer = [kind](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
     COMPUTE_ASSIGN_OR_RETURN(MomentsPlan p, MomentsShapes(kind, node, at));
     std::vector<TensorDesc> out{TensorDesc{DType::kF32, node.inputs[0].shape}};
-    if (kind == MomentsKind::kLayer) {
-      out.push_back(TensorDesc{DType::kF32, p.stat_shape});
-      out.push_back(TensorDesc{DType::kF32, p.stat_shape});
-    }
+    for (int64_t k = 1; k < LayerOutputs(kind, at); ++k) out.push_back(TensorDesc{DType::kF32, p.stat_shape});
     return out;
   };
   r.context = [kind](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
@@ -327,6 +335,7 @@ OpRecord MomentsRecord(MomentsKind kind) {
          {"instance", kind == MomentsKind::kInstance}, {"layer", kind == MomentsKind::kLayer},
          {"mvn", kind == MomentsKind::kMvn}, {"lp", kind == MomentsKind::kLp},
          {"p1", kind == MomentsKind::kLp && I(at, "p") == 1},
+         {"has_mean", LayerOutputs(kind, at) >= 2}, {"has_inv", LayerOutputs(kind, at) >= 3},
          {"has_bias", kind == MomentsKind::kInstance || (kind == MomentsKind::kLayer && node.has_input(2))},
          {"channels", kind == MomentsKind::kInstance ? node.inputs[0].shape[1] : 1},
          {"epsilon", FloatLiteral(has_eps ? F(at, "epsilon") : 0.0)}});
@@ -393,10 +402,8 @@ OpRecord MomentsRecord(MomentsKind kind) {
       }
     }
     std::vector<RefTensor> out{std::move(y)};
-    if (kind == MomentsKind::kLayer) {
-      out.push_back(std::move(mean_t));
-      out.push_back(std::move(inv_t));
-    }
+    if (LayerOutputs(kind, at) >= 2) out.push_back(std::move(mean_t));
+    if (LayerOutputs(kind, at) >= 3) out.push_back(std::move(inv_t));
     return out;
   };
   r.hints = {-3, 3, 2e-5, 1e-4};
@@ -408,9 +415,10 @@ OpRecord MomentsRecord(MomentsKind kind) {
                       {{Shape{1, 4, 7}, Shape{4}, Shape{4}}, {{"epsilon", AttrValue(1e-2)}}, {}, "3-D, epsilon"}};
       break;
     case MomentsKind::kLayer:
-      r.test_cases = {{{Shape{2, 3, 4, 5}, Shape{5}, Shape{5}}, {}, {}, "last axis"},
-                      {{Shape{2, 3, 5}, Shape{3, 5}, std::nullopt}, {{"axis", i64(1)}, {"epsilon", AttrValue(0.1)}}, {}, "axis 1, no B"},
-                      {{Shape{3, 4}, Shape{3, 4}, Shape{3, 4}}, {{"axis", i64(0)}}, {}, "axis 0"}};
+      r.test_cases = {{{Shape{2, 3, 4, 5}, Shape{5}, Shape{5}}, {{"alknet.outputs", i64(3)}}, {}, "last axis, all outputs"},
+                      {{Shape{2, 3, 5}, Shape{3, 5}, std::nullopt},
+                       {{"axis", i64(1)}, {"epsilon", AttrValue(0.1)}, {"alknet.outputs", i64(2)}}, {}, "axis 1, no B, Mean"},
+                      {{Shape{3, 4}, Shape{3, 4}, Shape{3, 4}}, {{"axis", i64(0)}}, {}, "axis 0, Y only"}};
       break;
     case MomentsKind::kMvn:
       r.test_cases = {{{Shape{3, 3, 3, 2}}, {}, {}, "default axes"},

@@ -62,6 +62,12 @@ Result<Window> PoolWindow(const OpNode& node, const Attributes& at, bool global)
   return ForwardWindow(node, at, x, kernel, Flag(at, "ceil_mode"));
 }
 
+// Whether a MaxPool node asks for its optional Indices output (alknet.outputs = 2).
+bool WantIndices(const Attributes& at, bool record_has_indices) {
+  auto it = at.find("alknet.outputs");
+  return record_has_indices && it != at.end() && std::get<int64_t>(it->second) == 2;
+}
+
 Shape PoolOutShape(const Shape& x, const Window& w) {
   Shape s{x[0], x[1]};
   s.insert(s.end(), w.out.begin(), w.out.end());
@@ -77,10 +83,19 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
   r.shader = "pool/pool";
   const bool max = kind == PoolKind::kMax;
   r.summary = std::string(max ? "maximum" : "average") + (global ? " over all spatial positions" : " over sliding windows") +
-              (indices ? " (optional Indices output: flat i32)" : "");
+              (indices ? " (optional Indices output: flat i32, requested with alknet.outputs = 2)" : "");
   if (!global) {
     r.attributes = WindowAttributes(/*dilations=*/true);
     r.attributes.push_back({"ceil_mode", AttrValue(int64_t{0}), false, {}});
+    if (max) {
+      // Whether the node asks for Indices (opset 8+): the ONNX session sets this to the node's
+      // output count (ONNX models never carry it); the executor needs the exact count.
+      r.attributes.push_back({"alknet.outputs", AttrValue(int64_t{1}), false, [indices](const AttrValue& v) {
+                                const int64_t n = std::get<int64_t>(v);
+                                if (n == 1 || (n == 2 && indices)) return std::string();
+                                return std::string(indices ? "must be 1 or 2" : "must be 1 (Indices need opset 8)");
+                              }});
+    }
     if (max) {
       r.attributes.push_back({"storage_order", AttrValue(int64_t{0}), false, [](const AttrValue& v) {
                                 const int64_t f = std::get<int64_t>(v);
@@ -95,7 +110,7 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
     COMPUTE_ASSIGN_OR_RETURN(Window w, PoolWindow(node, at, global));
     const Shape out = PoolOutShape(node.inputs[0].shape, w);
     std::vector<TensorDesc> o{TensorDesc{DType::kF32, out}};
-    if (indices) {
+    if (WantIndices(at, indices)) {
       if (node.inputs[0].elements() > (uint64_t{1} << 31)) {
         return Error{ErrorCode::kUnsupported, node.Describe() + ": Indices are i32; the input has more than 2^31 elements"};
       }
@@ -114,8 +129,8 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
     const char* axis = "DHW";
     for (int a = 0; a < 3; ++a) o.set(std::string("P") + axis[a] + "E", a < lead ? int64_t{0} : w.pad_end[a - lead]);
     o.set("max", max);
-    o.set("indices", indices);
-    o.set("column_major", indices && Flag(at, "storage_order"));
+    o.set("indices", WantIndices(at, indices));
+    o.set("column_major", Flag(at, "storage_order"));
     o.set("count_pad", !max && Flag(at, "count_include_pad"));
     return hbs::Value(std::move(o));
   };
@@ -133,7 +148,7 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
     RefTensor y{DType::kF32, out_shape, std::vector<double>(lines * osp)};
     RefTensor ind{DType::kI32, out_shape, std::vector<double>(lines * osp)};
     const bool count_pad = !max && Flag(at, "count_include_pad");
-    const bool column_major = indices && Flag(at, "storage_order");
+    const bool column_major = Flag(at, "storage_order");
     std::vector<int64_t> pe(3, 0);
     for (size_t a = 0; a < w.rank; ++a) pe[3 - w.rank + a] = w.pad_end[a];
     for (uint64_t l = 0; l < lines; ++l) {
@@ -171,7 +186,7 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
       }
     }
     std::vector<RefTensor> out{std::move(y)};
-    if (indices) out.push_back(std::move(ind));
+    if (WantIndices(at, indices)) out.push_back(std::move(ind));
     return out;
   };
   r.hints = {-3, 3, 1e-6, 1e-5};
@@ -186,12 +201,19 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
          {}, "2-D, ResNet stem"},
         {{Shape{1, 2, 7, 6}},
          {{"kernel_shape", ints({2, 3})}, {"dilations", ints({2, 1})}, {"ceil_mode", i64(1)}, {"strides", ints({2, 2})},
-          {"storage_order", i64(1)}},
-         {}, "dilations, ceil_mode, storage_order 1"},
+          {"storage_order", i64(1)}, {"alknet.outputs", i64(indices ? 2 : 1)}},
+         {}, "dilations, ceil_mode, Indices with storage_order 1"},
         {{Shape{1, 3, 10}}, {{"kernel_shape", ints({4})}, {"auto_pad", AttrValue(std::string("SAME_LOWER"))}, {"strides", ints({3})}},
          {}, "1-D, SAME_LOWER"},
         {{Shape{1, 2, 4, 5, 6}}, {{"kernel_shape", ints({2, 2, 3})}, {"strides", ints({2, 1, 2})}}, {}, "3-D"},
     };
+    if (indices) {
+      r.test_cases.push_back({{Shape{2, 3, 9, 8}},
+                              {{"kernel_shape", ints({3, 3})}, {"strides", ints({2, 2})}, {"pads", ints({1, 1, 1, 1})},
+                               {"alknet.outputs", i64(2)}},
+                              {},
+                              "2-D with Indices"});
+    }
   } else {
     r.test_cases = {
         {{Shape{2, 3, 9, 8}},
