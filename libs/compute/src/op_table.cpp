@@ -15,6 +15,9 @@ const OpTable& OpTable::Default() {
     ops::AddSoftmaxOps(t);
     ops::AddMovementOps(t);
     ops::AddVariadicOps(t);
+    ops::AddConvOps(t);
+    ops::AddPoolOps(t);
+    ops::AddNormOps(t);
     return t;
   }();
   return table;

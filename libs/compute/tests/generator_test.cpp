@@ -264,12 +264,40 @@ Error GenerateError(const OpNode& n, DeviceCaps caps = {}) {
 }
 
 TEST(Errors, UnknownOpAndOpset) {
-  Error e = GenerateError({"Conv", "c1", 13, {}, {T(DType::kF32, {1})}, {}});
+  Error e = GenerateError({"NoSuchOp", "c1", 13, {}, {T(DType::kF32, {1})}, {}});
   EXPECT_EQ(e.code, ErrorCode::kUnknownOp);
-  EXPECT_NE(e.message.find("Conv 'c1'"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("NoSuchOp 'c1'"), std::string::npos) << e.message;
   e = GenerateError({"Gelu", "", 13, {}, {T(DType::kF32, {1})}, {}});
   EXPECT_EQ(e.code, ErrorCode::kUnknownOp);
   EXPECT_NE(e.message.find("opset 13 is outside the supported range 20..99"), std::string::npos) << e.message;
+}
+
+// Windowed ops (Conv, pools) and normalisations name what does not fit.
+TEST(Errors, ConvPoolNormShapesAndAttributes) {
+  Error e = GenerateError({"Conv", "c", 17, {{"group", int64_t{2}}}, {T(DType::kF32, {1, 3, 8, 8}), T(DType::kF32, {4, 1, 3, 3})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kShape);
+  EXPECT_NE(e.message.find("with group = 2"), std::string::npos) << e.message;
+  e = GenerateError({"Conv", "c", 17, {{"alknet.activation", std::string("Tanh")}},
+                     {T(DType::kF32, {1, 3, 8, 8}), T(DType::kF32, {4, 3, 3, 3})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
+  EXPECT_NE(e.message.find("alknet.activation"), std::string::npos) << e.message;
+  e = GenerateError({"Conv", "c", 17, {}, {T(DType::kF32, {1, 3, 2, 2}), T(DType::kF32, {4, 3, 3, 3})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kShape);
+  EXPECT_NE(e.message.find("larger than the padded input"), std::string::npos) << e.message;
+  e = GenerateError({"MaxPool", "p", 12, {{"kernel_shape", std::vector<int64_t>{3}}}, {T(DType::kF32, {1, 3, 8, 8})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
+  EXPECT_NE(e.message.find("kernel_shape must have one value per spatial axis (2)"), std::string::npos) << e.message;
+  e = GenerateError({"AveragePool", "p", 12, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"auto_pad", std::string("SAME")}},
+                     {T(DType::kF32, {1, 3, 8, 8})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
+  EXPECT_NE(e.message.find("must be NOTSET, SAME_UPPER, SAME_LOWER or VALID"), std::string::npos) << e.message;
+  e = GenerateError({"BatchNormalization", "b", 15, {},
+                     {T(DType::kF32, {2, 3, 4}), T(DType::kF32, {3}), T(DType::kF32, {3}), T(DType::kF32, {4}), T(DType::kF32, {3})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kShape);
+  EXPECT_NE(e.message.find("mean [4] must be [3]"), std::string::npos) << e.message;
+  e = GenerateError({"LayerNormalization", "l", 17, {{"axis", int64_t{3}}}, {T(DType::kF32, {2, 3}), T(DType::kF32, {3})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
+  EXPECT_NE(e.message.find("axis 3 is out of range for rank 2"), std::string::npos) << e.message;
 }
 
 TEST(Errors, AttributesAreValidated) {

@@ -213,10 +213,10 @@ TEST_P(OpTest, MatchesFloat64Reference) {
   if (p.dtype == DType::kF16 && !ctx.HasFeature(WGPUFeatureName_ShaderF16)) {
     GTEST_SKIP() << "the adapter lacks shader-f16";
   }
-  // Both MatMul kernels run everywhere: staged through workgroup memory (what GPUs get) and
-  // straight from storage (what CPU adapters get).
+  // Both MatMul (and Conv) kernels run everywhere: staged through workgroup memory (what GPUs
+  // get) and straight from storage (what CPU adapters get).
   std::vector<DeviceCaps> variants{CapsOf(ctx)};
-  if (p.record->family == "linalg") {
+  if (p.record->family == "linalg" || p.record->shader == "conv/conv") {
     variants = {CapsOf(ctx), CapsOf(ctx)};
     variants[0].shared_memory_tiles = true;
     variants[1].shared_memory_tiles = false;

@@ -15,5 +15,8 @@ void AddLinalgOps(OpTable& table);      // ops/matmul.cpp: MatMul, Gemm
 void AddSoftmaxOps(OpTable& table);     // ops/softmax.cpp
 void AddMovementOps(OpTable& table);    // ops/movement.cpp: Reshape, ...
 void AddVariadicOps(OpTable& table);    // ops/variadic.cpp: Sum, Mean
+void AddConvOps(OpTable& table);        // ops/conv.cpp: Conv, ConvTranspose
+void AddPoolOps(OpTable& table);        // ops/pool.cpp: MaxPool, AveragePool, Global*Pool, MaxUnpool
+void AddNormOps(OpTable& table);        // ops/norm.cpp: BatchNormalization, LayerNormalization, ...
 
 }  // namespace alknet::compute::ops

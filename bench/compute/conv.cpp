@@ -1,0 +1,191 @@
+// Conv f32 latency at batch 1 on layers of ResNet-50 and MobileNetV2: alknet's Conv kernels
+// against im2col + OpenBLAS sgemm on the host's cores (depthwise: a direct loop, what a BLAS
+// cannot do), in the same run, on the same random tensors; the results are compared too.
+//
+//   bench_conv [--layers all|NAME,NAME] [--min-seconds 1] [--json]
+#include <cblas.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "alknet/compute/executor.h"
+#include "alknet/compute/wgsl_generator.h"
+#include "bench_util.h"
+
+namespace ac = alknet::compute;
+namespace wg = alknet::webgpu;
+
+namespace {
+
+struct Layer {
+  const char* name;
+  uint64_t C, H, W, M, k, stride, pad, group;
+};
+
+// (batch 1) ResNet-50: stem, a 3x3 and the 1x1s of stage 2, a late 3x3; MobileNetV2: an
+// expansion 1x1, a depthwise 3x3 and a projection 1x1.
+const Layer kLayers[] = {
+    {"resnet_stem_7x7s2", 3, 224, 224, 64, 7, 2, 3, 1},
+    {"resnet_3x3_64", 64, 56, 56, 64, 3, 1, 1, 1},
+    {"resnet_1x1_256to64", 256, 56, 56, 64, 1, 1, 0, 1},
+    {"resnet_1x1_64to256", 64, 56, 56, 256, 1, 1, 0, 1},
+    {"resnet_3x3_512_7x7", 512, 7, 7, 512, 3, 1, 1, 1},
+    {"mbv2_1x1_24to144", 24, 56, 56, 144, 1, 1, 0, 1},
+    {"mbv2_dw3x3_144", 144, 56, 56, 144, 3, 1, 1, 144},
+    {"mbv2_1x1_144to24", 144, 56, 56, 24, 1, 1, 0, 1},
+};
+
+uint64_t OutExtent(uint64_t in, const Layer& l) { return (in + 2 * l.pad - l.k) / l.stride + 1; }
+
+// The peer: im2col into a [C/g * k * k, OH * OW] matrix, then one sgemm per group.
+void Im2colConv(const Layer& l, const std::vector<float>& x, const std::vector<float>& w, std::vector<float>& col,
+                std::vector<float>& y) {
+  const uint64_t OH = OutExtent(l.H, l), OW = OutExtent(l.W, l), P = OH * OW;
+  const uint64_t CG = l.C / l.group, MG = l.M / l.group, K = CG * l.k * l.k;
+  if (CG == 1 && l.group > 1) {  // depthwise: direct loop
+    for (uint64_t m = 0; m < l.M; ++m) {
+      const float* xc = &x[(m / MG) * l.H * l.W];
+      for (uint64_t oy = 0; oy < OH; ++oy) {
+        for (uint64_t ox = 0; ox < OW; ++ox) {
+          float s = 0;
+          for (uint64_t ky = 0; ky < l.k; ++ky) {
+            const int64_t iy = int64_t(oy * l.stride + ky) - int64_t(l.pad);
+            if (iy < 0 || iy >= int64_t(l.H)) continue;
+            for (uint64_t kx = 0; kx < l.k; ++kx) {
+              const int64_t ix = int64_t(ox * l.stride + kx) - int64_t(l.pad);
+              if (ix < 0 || ix >= int64_t(l.W)) continue;
+              s += xc[iy * l.W + ix] * w[m * l.k * l.k + ky * l.k + kx];
+            }
+          }
+          y[m * P + oy * OW + ox] = s;
+        }
+      }
+    }
+    return;
+  }
+  for (uint64_t g = 0; g < l.group; ++g) {
+    const float* b = &x[g * CG * l.H * l.W];
+    if (!(l.k == 1 && l.stride == 1 && l.pad == 0)) {
+      for (uint64_t c = 0; c < CG; ++c)
+        for (uint64_t ky = 0; ky < l.k; ++ky)
+          for (uint64_t kx = 0; kx < l.k; ++kx) {
+            float* row = &col[((c * l.k + ky) * l.k + kx) * P];
+            for (uint64_t oy = 0; oy < OH; ++oy) {
+              const int64_t iy = int64_t(oy * l.stride + ky) - int64_t(l.pad);
+              for (uint64_t ox = 0; ox < OW; ++ox) {
+                const int64_t ix = int64_t(ox * l.stride + kx) - int64_t(l.pad);
+                row[oy * OW + ox] = iy < 0 || iy >= int64_t(l.H) || ix < 0 || ix >= int64_t(l.W)
+                                        ? 0.0f
+                                        : x[((g * CG + c) * l.H + iy) * l.W + ix];
+              }
+            }
+          }
+      b = col.data();
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, MG, P, K, 1.0f, &w[g * MG * K], K, b, P, 0.0f,
+                &y[g * MG * P], P);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double min_seconds = 1.0;
+  bool json = false;
+  std::string only = "all";
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--min-seconds" && i + 1 < argc) min_seconds = std::atof(argv[++i]);
+    else if (a == "--layers" && i + 1 < argc) only = argv[++i];
+    else if (a == "--json") json = true;
+    else {
+      std::fprintf(stderr, "usage: bench_conv [--layers all|NAME,NAME] [--min-seconds S] [--json]\n");
+      return 2;
+    }
+  }
+  auto ctx = bench::Must(wg::Context::Create(), "WebGPU context");
+  ac::Executor ex(*ctx);
+  if (!json) {
+    std::printf("adapter: %s; shared-memory tiles: %s; OpenBLAS %s, %d threads\n", ctx->adapter().Summary().c_str(),
+                ex.caps().shared_memory_tiles ? "yes" : "no", openblas_get_config(), openblas_get_num_threads());
+    std::printf("%-22s %10s %12s %12s %8s %10s %12s\n", "layer", "GFLOP", "alknet ms", "peer ms", "ratio",
+                "alknet GF/s", "max rel err");
+  } else {
+    std::printf("{\"adapter\": \"%s\", \"results\": [", ctx->adapter().Summary().c_str());
+  }
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  double total_gpu = 0, total_cpu = 0;
+  bool first = true;
+  for (const Layer& l : kLayers) {
+    if (only != "all" && ("," + only + ",").find(std::string(",") + l.name + ",") == std::string::npos) continue;
+    const uint64_t OH = OutExtent(l.H, l), OW = OutExtent(l.W, l), P = OH * OW;
+    const uint64_t CG = l.C / l.group, K = CG * l.k * l.k;
+    std::vector<float> x(l.C * l.H * l.W), w(l.M * K), y_gpu(l.M * P), y_cpu(l.M * P), col(K * P);
+    for (float& v : x) v = u(rng);
+    for (float& v : w) v = u(rng);
+    auto tx = bench::Must(ex.Upload(ac::DType::kF32, {1, l.C, l.H, l.W}, std::as_bytes(std::span(x))), "upload X");
+    auto tw = bench::Must(ex.Upload(ac::DType::kF32, {l.M, CG, l.k, l.k}, std::as_bytes(std::span(w))), "upload W");
+    auto ty = bench::Must(ex.Empty(ac::DType::kF32, {1, l.M, OH, OW}), "output");
+    const int64_t s = int64_t(l.stride), p = int64_t(l.pad);
+    ac::Attributes attrs{{"strides", std::vector<int64_t>{s, s}},
+                         {"pads", std::vector<int64_t>{p, p, p, p}},
+                         {"group", int64_t(l.group)}};
+    ac::OpNode node{"Conv", l.name, 17, attrs, {tx.desc(), tw.desc()}, {}};
+    auto program = bench::Must(ex.generator().Generate(node, ex.caps()), "generate");
+    auto record = [&](int count) {
+      wg::Recorder rec = ctx->BeginCommands("bench conv");
+      for (int k = 0; k < count; ++k) {
+        auto st = ex.Dispatch(rec, program, {&tx.buffer(), &tw.buffer(), &ty.buffer()});
+        if (!st.ok()) bench::Die(st.error().ToString());
+      }
+      auto st = ex.SubmitChecked(std::move(rec));
+      if (!st.ok()) bench::Die(st.error().ToString());
+      if (auto wt = ctx->WaitIdle(); !wt.ok()) bench::Die(wt.error().ToString());
+    };
+    record(1);  // compile + warm up
+    auto t0 = bench::Clock::now();
+    record(1);
+    const double one = bench::Seconds(t0, bench::Clock::now());
+    const int reps = std::max(1, static_cast<int>(min_seconds / std::max(one, 1e-6)));
+    t0 = bench::Clock::now();
+    record(reps);
+    const double gpu_s = bench::Seconds(t0, bench::Clock::now()) / reps;
+    auto out = bench::Must(ex.Download(ty), "download");
+    std::memcpy(y_gpu.data(), out.data.data(), y_gpu.size() * 4);
+
+    Im2colConv(l, x, w, col, y_cpu);  // warm up
+    t0 = bench::Clock::now();
+    int cpu_reps = 0;
+    do {
+      Im2colConv(l, x, w, col, y_cpu);
+      ++cpu_reps;
+    } while (bench::Seconds(t0, bench::Clock::now()) < min_seconds);
+    const double cpu_s = bench::Seconds(t0, bench::Clock::now()) / cpu_reps;
+
+    double max_rel = 0, scale = 0;
+    for (float v : y_cpu) scale = std::max(scale, double(std::fabs(v)));
+    for (size_t i = 0; i < y_cpu.size(); ++i) max_rel = std::max(max_rel, std::fabs(double(y_gpu[i]) - y_cpu[i]) / scale);
+    const double gflop = 2.0 * l.M * P * K / 1e9;
+    total_gpu += gpu_s;
+    total_cpu += cpu_s;
+    if (json) {
+      std::printf("%s{\"layer\": \"%s\", \"gflop\": %.4f, \"alknet_ms\": %.4f, \"peer_ms\": %.4f, \"ratio\": %.3f, "
+                  "\"max_rel_err\": %.2e}",
+                  first ? "" : ", ", l.name, gflop, gpu_s * 1e3, cpu_s * 1e3, gpu_s / cpu_s, max_rel);
+    } else {
+      std::printf("%-22s %10.4f %12.3f %12.3f %8.2f %10.2f %12.2e\n", l.name, gflop, gpu_s * 1e3, cpu_s * 1e3,
+                  gpu_s / cpu_s, gflop / gpu_s, max_rel);
+    }
+    first = false;
+    if (max_rel > 1e-4) bench::Die(std::string("alknet and the peer disagree on ") + l.name);
+  }
+  if (json) {
+    std::printf("], \"total_alknet_ms\": %.3f, \"total_peer_ms\": %.3f}\n", total_gpu * 1e3, total_cpu * 1e3);
+  } else {
+    std::printf("%-22s %10s %12.3f %12.3f %8.2f   (ratio = alknet time / peer time; < 1: alknet faster)\n", "total", "",
+                total_gpu * 1e3, total_cpu * 1e3, total_gpu / total_cpu);
+  }
+  return 0;
+}

@@ -1,0 +1,543 @@
+// Conv and ConvTranspose (1-D to 3-D, groups, dilations, strides, pads, auto_pad; ONNX
+// Operators.md). Conv renders shaders/conv/conv.wgsl.hbs, an implicit GEMM with fast paths
+// for 1x1 and depthwise convolutions; ConvTranspose gathers into each output element
+// (shaders/conv/conv_transpose.wgsl.hbs).
+//
+// Both take the internal attribute `alknet.activation`, which ONNX models never set: the ONNX
+// session's fuser folds a following activation into the conv's epilogue with it. Values:
+// "" (none), "Relu", "LeakyRelu:<alpha>", "Clip:<min>:<max>", "Sigmoid", "HardSwish".
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+
+#include "ops/families.h"
+#include "ops/spatial.h"
+
+namespace alknet::compute::ops {
+
+namespace {
+
+struct Activation {
+  enum class Kind { kNone, kRelu, kLeakyRelu, kClip, kSigmoid, kHardSwish } kind = Kind::kNone;
+  double a = 0, b = 0;
+};
+
+// Splits "Name:arg:arg"; an error string when the value is malformed.
+std::string ParseActivation(const std::string& s, Activation* out) {
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  while (true) {
+    const size_t colon = s.find(':', pos);
+    parts.push_back(s.substr(pos, colon == std::string::npos ? std::string::npos : colon - pos));
+    if (colon == std::string::npos) break;
+    pos = colon + 1;
+  }
+  auto number = [](const std::string& t, double* v) {
+    char* end = nullptr;
+    *v = std::strtod(t.c_str(), &end);
+    return !t.empty() && end == t.c_str() + t.size() && !std::isnan(*v);
+  };
+  Activation a;
+  const std::string& name = parts[0];
+  const char* usage =
+      "must be \"\", \"Relu\", \"LeakyRelu:<alpha>\", \"Clip:<min>:<max>\", \"Sigmoid\" or \"HardSwish\"";
+  if (name.empty() && parts.size() == 1) {
+    a.kind = Activation::Kind::kNone;
+  } else if (name == "Relu" && parts.size() == 1) {
+    a.kind = Activation::Kind::kRelu;
+  } else if (name == "Sigmoid" && parts.size() == 1) {
+    a.kind = Activation::Kind::kSigmoid;
+  } else if (name == "HardSwish" && parts.size() == 1) {
+    a.kind = Activation::Kind::kHardSwish;
+  } else if (name == "LeakyRelu" && parts.size() == 2 && number(parts[1], &a.a) && std::isfinite(a.a)) {
+    a.kind = Activation::Kind::kLeakyRelu;
+  } else if (name == "Clip" && parts.size() == 3 && number(parts[1], &a.a) && number(parts[2], &a.b)) {
+    a.kind = Activation::Kind::kClip;
+    // Infinite bounds (Clip without min or max) become the largest float: same result.
+    a.a = std::clamp(a.a, -double(FLT_MAX), double(FLT_MAX));
+    a.b = std::clamp(a.b, -double(FLT_MAX), double(FLT_MAX));
+  } else {
+    return usage;
+  }
+  if (out) *out = a;
+  return {};
+}
+
+std::string ValidateActivation(const AttrValue& v) {
+  return ParseActivation(std::get<std::string>(v), nullptr);
+}
+
+Activation ActivationOf(const Attributes& at) {
+  Activation a;
+  ParseActivation(std::get<std::string>(at.at("alknet.activation")), &a);
+  return a;
+}
+
+double ApplyActivation(const Activation& a, double v) {
+  switch (a.kind) {
+    case Activation::Kind::kNone: return v;
+    case Activation::Kind::kRelu: return std::max(v, 0.0);
+    case Activation::Kind::kLeakyRelu: return v >= 0 ? v : ToF32(a.a) * v;
+    case Activation::Kind::kClip: return std::min(std::max(v, ToF32(a.a)), ToF32(a.b));
+    case Activation::Kind::kSigmoid: return 1.0 / (1.0 + std::exp(-v));
+    case Activation::Kind::kHardSwish: return v * std::clamp(v / 6.0 + 0.5, 0.0, 1.0);
+  }
+  return v;
+}
+
+void AddActivationContext(const Activation& a, hbs::Object& o) {
+  using K = Activation::Kind;
+  o.set("act_none", a.kind == K::kNone);
+  o.set("act_relu", a.kind == K::kRelu);
+  o.set("act_leaky", a.kind == K::kLeakyRelu);
+  o.set("act_clip", a.kind == K::kClip);
+  o.set("act_sigmoid", a.kind == K::kSigmoid);
+  o.set("act_hardswish", a.kind == K::kHardSwish);
+  o.set("act_alpha", FloatLiteral(a.a));
+  o.set("act_lo", FloatLiteral(a.a));
+  o.set("act_hi", FloatLiteral(a.b));
+}
+
+Result<std::vector<TensorDesc>> RequireF32(const OpNode& node) {
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (node.inputs[i].absent) continue;
+    if (node.inputs[i].dtype != DType::kF32) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) + " is " +
+                                                DTypeName(node.inputs[i].dtype) + "; " + node.op_type +
+                                                " is implemented for f32 only"};
+    }
+    if (!node.inputs[i].contiguous()) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) +
+                                                " is a strided view; " + node.op_type +
+                                                " reads contiguous operands (the executor copies views first)"};
+    }
+  }
+  return std::vector<TensorDesc>{};
+}
+
+// ---------------------------------------------------------------------------------------
+// Conv
+
+struct ConvDims {
+  uint64_t N = 0, C = 0, M = 0, group = 1, CG = 0, MG = 0, K = 0;
+  Window win;
+  bool has_bias = false;
+};
+
+Result<ConvDims> ConvShapes(const OpNode& node, const Attributes& at) {
+  const Shape& x = node.inputs[0].shape;
+  const Shape& w = node.inputs[1].shape;
+  ConvDims d;
+  if (x.size() < 3 || x.size() > 5 || w.size() != x.size()) {
+    return Error{ErrorCode::kShape, node.Describe() + ": X " + ShapeToString(x) + " and W " + ShapeToString(w) +
+                                        " must both be [N, C, D1..Dk] / [M, C/group, k1..kk] with 1 to 3 spatial axes"};
+  }
+  d.group = static_cast<uint64_t>(std::get<int64_t>(at.at("group")));
+  d.N = x[0];
+  d.C = x[1];
+  d.M = w[0];
+  d.CG = w[1];
+  if (d.group < 1 || d.CG * d.group != d.C || d.M % d.group != 0) {
+    return Error{ErrorCode::kShape, node.Describe() + ": with group = " + std::to_string(d.group) + ", X's " +
+                                        std::to_string(d.C) + " channels and W " + ShapeToString(w) +
+                                        " do not fit (need C = W[1] * group and W[0] divisible by group)"};
+  }
+  d.MG = d.M / d.group;
+  std::vector<uint64_t> kernel(w.begin() + 2, w.end());
+  const auto& ks = Ints(at, "kernel_shape");
+  if (!ks.empty() && (ks.size() != kernel.size() || !std::equal(ks.begin(), ks.end(), kernel.begin(),
+                                                               [](int64_t a, uint64_t b) { return a >= 0 && uint64_t(a) == b; }))) {
+    return Error{ErrorCode::kShape, node.Describe() + ": kernel_shape does not match W " + ShapeToString(w)};
+  }
+  COMPUTE_ASSIGN_OR_RETURN(d.win, ForwardWindow(node, at, x, kernel, false));
+  d.K = d.CG * d.win.kernel_size();
+  d.has_bias = node.has_input(2);
+  if (d.has_bias && node.inputs[2].shape != Shape{d.M}) {
+    return Error{ErrorCode::kShape, node.Describe() + ": B " + ShapeToString(node.inputs[2].shape) +
+                                        " must be [M] = [" + std::to_string(d.M) + "]"};
+  }
+  return d;
+}
+
+Shape ConvOutShape(const ConvDims& d) {
+  Shape s{d.N, d.M};
+  s.insert(s.end(), d.win.out.begin(), d.win.out.end());
+  return s;
+}
+
+bool IsDepthwise(const ConvDims& d) { return d.CG == 1 && d.group > 1; }
+
+bool IsPointwise(const ConvDims& d) {
+  for (size_t i = 0; i < d.win.rank; ++i) {
+    if (d.win.kernel[i] != 1 || d.win.stride[i] != 1 || d.win.pad_begin[i] != 0 || d.win.pad_end[i] != 0) return false;
+  }
+  return true;
+}
+
+uint32_t Pow2AtLeast(uint64_t v, uint32_t cap) {
+  uint32_t p = 1;
+  while (p < v && p < cap) p *= 2;
+  return p;
+}
+
+// Workgroup shape of the GEMM path: 16 x 16 with workgroup-memory tiles; without them, the
+// block shrinks to the problem (a 16-channel layer should not run 48 idle rows).
+std::array<uint32_t, 2> ConvTile(const ConvDims& d, const DeviceCaps& caps) {
+  if (caps.shared_memory_tiles) return {16, 16};
+  const uint32_t ty = Pow2AtLeast((d.MG + 3) / 4, 16);
+  const uint32_t tx = Pow2AtLeast((d.win.out_size() + 3) / 4, 256 / ty);
+  return {tx, ty};
+}
+
+std::vector<RefTensor> ConvReference(const ConvDims& d, const Activation& act, const std::vector<RefTensor>& in,
+                                     const Shape& out_shape) {
+  const Window& w = d.win;
+  RefTensor out{DType::kF32, out_shape, std::vector<double>(d.N * d.M * w.out_size())};
+  const uint64_t isp = w.in_size(), ksp = w.kernel_size();
+  size_t o = 0;
+  for (uint64_t n = 0; n < d.N; ++n) {
+    for (uint64_t m = 0; m < d.M; ++m) {
+      const uint64_t g = m / d.MG;
+      for (uint64_t oz = 0; oz < w.Out3(0); ++oz) {
+        for (uint64_t oy = 0; oy < w.Out3(1); ++oy) {
+          for (uint64_t ox = 0; ox < w.Out3(2); ++ox) {
+            double s = d.has_bias ? in[2].data[m] : 0.0;
+            for (uint64_t c = 0; c < d.CG; ++c) {
+              const uint64_t xc = (n * d.C + g * d.CG + c) * isp;
+              const uint64_t wc = (m * d.CG + c) * ksp;
+              for (uint64_t kz = 0; kz < w.Kernel3(0); ++kz) {
+                const int64_t z = int64_t(oz) * w.Stride3(0) - w.Pad3(0) + int64_t(kz) * w.Dilation3(0);
+                if (z < 0 || z >= int64_t(w.In3(0))) continue;
+                for (uint64_t ky = 0; ky < w.Kernel3(1); ++ky) {
+                  const int64_t y = int64_t(oy) * w.Stride3(1) - w.Pad3(1) + int64_t(ky) * w.Dilation3(1);
+                  if (y < 0 || y >= int64_t(w.In3(1))) continue;
+                  for (uint64_t kx = 0; kx < w.Kernel3(2); ++kx) {
+                    const int64_t xx = int64_t(ox) * w.Stride3(2) - w.Pad3(2) + int64_t(kx) * w.Dilation3(2);
+                    if (xx < 0 || xx >= int64_t(w.In3(2))) continue;
+                    s += in[0].data[xc + (uint64_t(z) * w.In3(1) + uint64_t(y)) * w.In3(2) + uint64_t(xx)] *
+                         in[1].data[wc + (kz * w.Kernel3(1) + ky) * w.Kernel3(2) + kx];
+                  }
+                }
+              }
+            }
+            out.data[o++] = ApplyActivation(act, s);
+          }
+        }
+      }
+    }
+  }
+  return {std::move(out)};
+}
+
+std::vector<AttributeSpec> ConvAttributes() {
+  std::vector<AttributeSpec> a = WindowAttributes();
+  a.push_back({"group", AttrValue(int64_t{1}), false, {}});
+  a.push_back({"alknet.activation", AttrValue(std::string()), false, &ValidateActivation});
+  return a;
+}
+
+OpRecord ConvRecord() {
+  OpRecord r;
+  r.name = "Conv";
+  r.opset_min = 1;
+  r.family = "conv";
+  r.shader = "conv/conv";
+  r.summary = "N-d convolution (1-D to 3-D): groups, dilations, strides, pads, auto_pad, optional bias";
+  r.min_inputs = 2;
+  r.max_inputs = 3;
+  r.attributes = ConvAttributes();
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_TRY(RequireF32(node));
+    COMPUTE_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, ConvOutShape(d)}};
+  };
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
+    COMPUTE_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
+    const uint64_t P = d.win.out_size();
+    const bool depthwise = IsDepthwise(d), pointwise = !depthwise && IsPointwise(d);
+    const auto tile = ConvTile(d, caps);
+    hbs::Object o;
+    o.set("N", d.N);
+    o.set("C", d.C);
+    o.set("M", d.M);
+    o.set("CG", d.CG);
+    o.set("MG", d.MG);
+    o.set("group", d.group);
+    o.set("K", d.K);
+    o.set("P", P);
+    o.set("total", d.N * d.M * P);
+    AddWindowContext(d.win, o);
+    o.set("has_bias", d.has_bias);
+    o.set("depthwise", depthwise);
+    o.set("pointwise", pointwise);
+    o.set("shared_tiles", caps.shared_memory_tiles);
+    o.set("x_vec4", pointwise && P % 4 == 0);
+    // W as vec4: the tiled path's row loads and the direct 1x1 path's four-k steps; the
+    // direct general path reads one tap at a time.
+    o.set("w_vec4", !depthwise && d.K % 4 == 0 && (caps.shared_memory_tiles || pointwise));
+    o.set("out_vec4", !depthwise && P % 4 == 0);
+    o.set("TX", tile[0]);
+    o.set("TY", tile[1]);
+    o.set("TN", 4 * tile[0]);
+    o.set("TM", 4 * tile[1]);
+    AddActivationContext(ActivationOf(at), o);
+    return hbs::Value(std::move(o));
+  };
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
+    ConvDims d = *ConvShapes(node, at);
+    DispatchPlan p;
+    if (IsDepthwise(d)) {
+      p.invocations = d.N * d.M * d.win.out_size();
+      return p;
+    }
+    const auto tile = ConvTile(d, caps);
+    p.kind = DispatchPlan::Kind::kGrid;
+    p.workgroup_size = {tile[0], tile[1], 1};
+    p.groups = {(d.win.out_size() + 4 * tile[0] - 1) / (4 * tile[0]), (d.MG + 4 * tile[1] - 1) / (4 * tile[1]),
+                d.N * d.group};
+    return p;
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    ConvDims d = *ConvShapes(node, at);
+    return ConvReference(d, ActivationOf(at), in, ConvOutShape(d));
+  };
+  // Sums of up to a few hundred products of values in [-1, 1].
+  r.hints = {-1, 1, 2e-5, 1e-4};
+  auto ints = [](std::vector<int64_t> v) { return AttrValue(std::move(v)); };
+  r.test_cases = {
+      {{Shape{2, 3, 9, 11}, Shape{5, 3, 3, 3}, Shape{5}},
+       {{"pads", ints({1, 0, 2, 1})}, {"strides", ints({2, 1})}, {"alknet.activation", AttrValue(std::string("Relu"))}},
+       {}, "2-D, asymmetric pads, stride, bias, fused Relu"},
+      {{Shape{1, 4, 17}, Shape{6, 2, 3}, std::nullopt},
+       {{"group", AttrValue(int64_t{2})}, {"dilations", ints({2})}, {"auto_pad", AttrValue(std::string("SAME_LOWER"))},
+        {"alknet.activation", AttrValue(std::string("LeakyRelu:0.1"))}},
+       {}, "1-D, groups, dilation, SAME_LOWER"},
+      {{Shape{1, 6, 7, 9}, Shape{12, 1, 3, 3}, Shape{12}},
+       {{"group", AttrValue(int64_t{6})}, {"pads", ints({1, 1, 1, 1})}, {"strides", ints({2, 2})},
+        {"alknet.activation", AttrValue(std::string("Clip:0:0.5"))}},
+       {}, "depthwise, multiplier 2, Clip"},
+      {{Shape{2, 8, 5, 4}, Shape{20, 8, 1, 1}, Shape{20}},
+       {{"alknet.activation", AttrValue(std::string("HardSwish"))}}, {}, "1x1 pointwise, HardSwish"},
+      {{Shape{1, 2, 5, 4, 6}, Shape{3, 2, 2, 3, 2}, Shape{3}},
+       {{"auto_pad", AttrValue(std::string("SAME_UPPER"))}, {"strides", ints({1, 2, 1})},
+        {"alknet.activation", AttrValue(std::string("Sigmoid"))}},
+       {}, "3-D, SAME_UPPER, Sigmoid"},
+  };
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------
+// ConvTranspose: y[n, m, o] = B[m] + sum x[n, c, i] W[c, m, k] over o = i * s + k * d - pad.
+
+struct ConvTDims {
+  uint64_t N = 0, C = 0, M = 0, group = 1, CG = 0, MG = 0;
+  Window win;  // in: X's spatial extent, out: Y's
+  bool has_bias = false;
+};
+
+Result<ConvTDims> ConvTShapes(const OpNode& node, const Attributes& at) {
+  const Shape& x = node.inputs[0].shape;
+  const Shape& w = node.inputs[1].shape;
+  if (x.size() < 3 || x.size() > 5 || w.size() != x.size()) {
+    return Error{ErrorCode::kShape, node.Describe() + ": X " + ShapeToString(x) + " and W " + ShapeToString(w) +
+                                        " must be [N, C, D1..Dk] / [C, M/group, k1..kk] with 1 to 3 spatial axes"};
+  }
+  ConvTDims d;
+  d.group = static_cast<uint64_t>(std::get<int64_t>(at.at("group")));
+  d.N = x[0];
+  d.C = x[1];
+  if (d.group < 1 || w[0] != d.C || d.C % d.group != 0) {
+    return Error{ErrorCode::kShape, node.Describe() + ": W " + ShapeToString(w) + " must have W[0] = C = " +
+                                        std::to_string(d.C) + ", divisible by group = " + std::to_string(d.group)};
+  }
+  d.CG = d.C / d.group;
+  d.MG = w[1];
+  d.M = d.MG * d.group;
+  Window& win = d.win;
+  win.rank = x.size() - 2;
+  const size_t k = win.rank;
+  win.in.assign(x.begin() + 2, x.end());
+  win.kernel.assign(w.begin() + 2, w.end());
+  const auto& ks = Ints(at, "kernel_shape");
+  if (!ks.empty() && (ks.size() != k || !std::equal(ks.begin(), ks.end(), win.kernel.begin(),
+                                                     [](int64_t a, uint64_t b) { return a >= 0 && uint64_t(a) == b; }))) {
+    return Error{ErrorCode::kShape, node.Describe() + ": kernel_shape does not match W " + ShapeToString(w)};
+  }
+  auto list = [&](const char* name, int64_t fill, size_t n, std::vector<int64_t>* out) -> Status {
+    const auto& v = Ints(at, name);
+    if (v.empty()) {
+      out->assign(n, fill);
+      return Ok{};
+    }
+    if (v.size() != n) {
+      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": attribute '" + name + "' has " +
+                                                     std::to_string(v.size()) + " values; expected " + std::to_string(n)};
+    }
+    *out = v;
+    return Ok{};
+  };
+  std::vector<int64_t> pads, out_pad;
+  COMPUTE_TRY(list("strides", 1, k, &win.stride));
+  COMPUTE_TRY(list("dilations", 1, k, &win.dilation));
+  COMPUTE_TRY(list("pads", 0, 2 * k, &pads));
+  COMPUTE_TRY(list("output_padding", 0, k, &out_pad));
+  const auto& out_shape = Ints(at, "output_shape");
+  if (!out_shape.empty() && out_shape.size() != k && out_shape.size() != k + 2) {
+    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": output_shape has " +
+                                                   std::to_string(out_shape.size()) + " values; expected " +
+                                                   std::to_string(k) + " (spatial) or " + std::to_string(k + 2)};
+  }
+  const std::string& auto_pad = std::get<std::string>(at.at("auto_pad"));
+  win.pad_begin.assign(k, 0);
+  win.pad_end.assign(k, 0);
+  win.out.assign(k, 0);
+  for (size_t i = 0; i < k; ++i) {
+    const int64_t s = win.stride[i], dl = win.dilation[i];
+    if (s < 1 || dl < 1 || win.kernel[i] < 1 || pads[i] < 0 || pads[i + k] < 0 || out_pad[i] < 0) {
+      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": strides and dilations must be >= 1, pads and "
+                                                                   "output_padding >= 0 (axis " + std::to_string(i) + ")"};
+    }
+    const int64_t in = static_cast<int64_t>(win.in[i]);
+    const int64_t span = (static_cast<int64_t>(win.kernel[i]) - 1) * dl + 1;
+    const int64_t full = s * (in - 1) + out_pad[i] + span;  // output extent before padding
+    int64_t out = 0;
+    const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+    if (!out_shape.empty() || same) {
+      // Pads follow from the requested extent (output_shape, or in * stride for SAME);
+      // SAME_UPPER puts the odd one at the end, as the ONNX backend tests expect.
+      out = !out_shape.empty() ? out_shape[out_shape.size() - k + i] : in * s;
+      const int64_t total = std::max<int64_t>(0, full - out);
+      const bool upper = auto_pad != "SAME_LOWER";
+      win.pad_begin[i] = upper ? total / 2 : total - total / 2;
+      win.pad_end[i] = total - win.pad_begin[i];
+    } else {
+      if (auto_pad == "NOTSET") {
+        win.pad_begin[i] = pads[i];
+        win.pad_end[i] = pads[i + k];
+      }
+      out = full - win.pad_begin[i] - win.pad_end[i];
+    }
+    if (out < 1) {
+      return Error{ErrorCode::kShape, node.Describe() + ": the output extent on spatial axis " + std::to_string(i) +
+                                          " would be " + std::to_string(out)};
+    }
+    win.out[i] = static_cast<uint64_t>(out);
+  }
+  d.has_bias = node.has_input(2);
+  if (d.has_bias && node.inputs[2].shape != Shape{d.M}) {
+    return Error{ErrorCode::kShape, node.Describe() + ": B " + ShapeToString(node.inputs[2].shape) +
+                                        " must be [M] = [" + std::to_string(d.M) + "]"};
+  }
+  return d;
+}
+
+Shape ConvTOutShape(const ConvTDims& d) {
+  Shape s{d.N, d.M};
+  s.insert(s.end(), d.win.out.begin(), d.win.out.end());
+  return s;
+}
+
+OpRecord ConvTransposeRecord() {
+  OpRecord r;
+  r.name = "ConvTranspose";
+  r.opset_min = 1;
+  r.family = "conv";
+  r.shader = "conv/conv_transpose";
+  r.summary = "transposed N-d convolution (1-D to 3-D): groups, dilations, strides, pads, output_padding, output_shape";
+  r.min_inputs = 2;
+  r.max_inputs = 3;
+  r.attributes = ConvAttributes();
+  r.attributes.push_back({"output_padding", AttrValue(std::vector<int64_t>{}), false, {}});
+  r.attributes.push_back({"output_shape", AttrValue(std::vector<int64_t>{}), false, {}});
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_TRY(RequireF32(node));
+    COMPUTE_ASSIGN_OR_RETURN(ConvTDims d, ConvTShapes(node, at));
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, ConvTOutShape(d)}};
+  };
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    COMPUTE_ASSIGN_OR_RETURN(ConvTDims d, ConvTShapes(node, at));
+    hbs::Object o;
+    o.set("C", d.C);
+    o.set("M", d.M);
+    o.set("CG", d.CG);
+    o.set("MG", d.MG);
+    o.set("P", d.win.out_size());
+    o.set("total", d.N * d.M * d.win.out_size());
+    AddWindowContext(d.win, o);
+    o.set("has_bias", d.has_bias);
+    AddActivationContext(ActivationOf(at), o);
+    return hbs::Value(std::move(o));
+  };
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
+    ConvTDims d = *ConvTShapes(node, at);
+    DispatchPlan p;
+    p.invocations = d.N * d.M * d.win.out_size();
+    return p;
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    ConvTDims d = *ConvTShapes(node, at);
+    const Activation act = ActivationOf(at);
+    const Window& w = d.win;
+    RefTensor out{DType::kF32, ConvTOutShape(d), std::vector<double>(d.N * d.M * w.out_size(), 0.0)};
+    const uint64_t isp = w.in_size(), osp = w.out_size(), ksp = w.kernel_size();
+    // Scatter form (the definition), independent of the kernel's gather form.
+    for (uint64_t n = 0; n < d.N; ++n) {
+      for (uint64_t c = 0; c < d.C; ++c) {
+        const uint64_t g = c / d.CG;
+        for (uint64_t i = 0; i < isp; ++i) {
+          const uint64_t iz = i / (w.In3(1) * w.In3(2)), iy = (i / w.In3(2)) % w.In3(1), ix = i % w.In3(2);
+          const double xv = in[0].data[(n * d.C + c) * isp + i];
+          for (uint64_t ml = 0; ml < d.MG; ++ml) {
+            const uint64_t m = g * d.MG + ml;
+            for (uint64_t k = 0; k < ksp; ++k) {
+              const uint64_t kz = k / (w.Kernel3(1) * w.Kernel3(2)), ky = (k / w.Kernel3(2)) % w.Kernel3(1),
+                             kx = k % w.Kernel3(2);
+              const int64_t oz = int64_t(iz) * w.Stride3(0) + int64_t(kz) * w.Dilation3(0) - w.Pad3(0);
+              const int64_t oy = int64_t(iy) * w.Stride3(1) + int64_t(ky) * w.Dilation3(1) - w.Pad3(1);
+              const int64_t ox = int64_t(ix) * w.Stride3(2) + int64_t(kx) * w.Dilation3(2) - w.Pad3(2);
+              if (oz < 0 || oy < 0 || ox < 0 || oz >= int64_t(w.Out3(0)) || oy >= int64_t(w.Out3(1)) ||
+                  ox >= int64_t(w.Out3(2))) {
+                continue;
+              }
+              out.data[(n * d.M + m) * osp + (uint64_t(oz) * w.Out3(1) + uint64_t(oy)) * w.Out3(2) + uint64_t(ox)] +=
+                  xv * in[1].data[(c * d.MG + ml) * ksp + k];
+            }
+          }
+        }
+      }
+    }
+    for (uint64_t n = 0; n < d.N; ++n) {
+      for (uint64_t m = 0; m < d.M; ++m) {
+        for (uint64_t o = 0; o < osp; ++o) {
+          double& v = out.data[(n * d.M + m) * osp + o];
+          v = ApplyActivation(act, v + (d.has_bias ? in[2].data[m] : 0.0));
+        }
+      }
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-1, 1, 2e-5, 1e-4};
+  auto ints = [](std::vector<int64_t> v) { return AttrValue(std::move(v)); };
+  r.test_cases = {
+      {{Shape{1, 2, 4, 5}, Shape{2, 3, 3, 3}, Shape{3}},
+       {{"strides", ints({3, 2})}, {"pads", ints({1, 2, 0, 1})}, {"output_padding", ints({1, 1})}},
+       {}, "2-D, strides, pads, output_padding, bias"},
+      {{Shape{2, 4, 6}, Shape{4, 2, 3}, std::nullopt},
+       {{"group", AttrValue(int64_t{2})}, {"dilations", ints({2})}, {"strides", ints({2})},
+        {"output_shape", ints({14})}, {"alknet.activation", AttrValue(std::string("Relu"))}},
+       {}, "1-D, groups, dilation, output_shape, Relu"},
+      {{Shape{1, 1, 2, 3, 3}, Shape{1, 2, 2, 2, 3}, std::nullopt},
+       {{"auto_pad", AttrValue(std::string("SAME_UPPER"))}, {"strides", ints({2, 1, 2})}},
+       {}, "3-D, SAME_UPPER"},
+  };
+  return r;
+}
+
+}  // namespace
+
+void AddConvOps(OpTable& table) {
+  table.Add(ConvRecord());
+  table.Add(ConvTransposeRecord());
+}
+
+}  // namespace alknet::compute::ops
