@@ -15,6 +15,10 @@ const OpTable& OpTable::Default() {
     ops::AddSoftmaxOps(t);
     ops::AddMovementOps(t);
     ops::AddVariadicOps(t);
+    ops::AddReduceOps(t);
+    ops::AddArgTopKOps(t);
+    ops::AddEinsumOps(t);
+    ops::AddRecurrentOps(t);
     return t;
   }();
   return table;

@@ -1,5 +1,6 @@
 // Every op of the table against its float64 CPU reference, on random data (fresh seed per run,
 // printed), odd sizes, broadcasting and strided views, with outputs poisoned before dispatch.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -24,8 +25,10 @@ struct Param {
 };
 
 std::string ParamName(const ::testing::TestParamInfo<Param>& p) {
-  return p.param.record->name + "_opset" + std::to_string(p.param.record->opset_min) + "_" +
-         DTypeName(p.param.dtype);
+  // Internal records are named "alknet.<Op>"; gtest names take only [A-Za-z0-9_].
+  std::string name = p.param.record->name;
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name + "_opset" + std::to_string(p.param.record->opset_min) + "_" + DTypeName(p.param.dtype);
 }
 
 std::vector<Param> AllParams() {

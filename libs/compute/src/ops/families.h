@@ -15,5 +15,9 @@ void AddLinalgOps(OpTable& table);      // ops/matmul.cpp: MatMul, Gemm
 void AddSoftmaxOps(OpTable& table);     // ops/softmax.cpp
 void AddMovementOps(OpTable& table);    // ops/movement.cpp: Reshape, ...
 void AddVariadicOps(OpTable& table);    // ops/variadic.cpp: Sum, Mean
+void AddReduceOps(OpTable& table);      // ops/reduce.cpp: Reduce*, CumSum
+void AddArgTopKOps(OpTable& table);     // ops/argtopk.cpp: ArgMax, ArgMin, Hardmax, TopK
+void AddEinsumOps(OpTable& table);      // ops/einsum.cpp
+void AddRecurrentOps(OpTable& table);   // ops/recurrent.cpp: RNN, GRU, LSTM
 
 }  // namespace alknet::compute::ops
