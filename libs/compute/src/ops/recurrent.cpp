@@ -296,47 +296,167 @@ hbs::Value ActivationContext(const Activation& a, uint64_t slot) {
                              {"beta", FloatLiteral(a.beta)}});
 }
 
-OpRecord RecurrentRecord(Cell cell, int opset_min, int opset_max, bool layout_attr) {
-  const CellInfo info = Info(cell);
-  OpRecord r;
-  r.name = info.name;
-  r.opset_min = opset_min;
-  r.opset_max = opset_max;
-  r.family = "recurrent";
-  r.shader = "recurrent/recurrent";
-  r.summary = cell == Cell::kRnn   ? "Elman RNN over a sequence (one fused dispatch)"
-              : cell == Cell::kGru ? "GRU over a sequence (one fused dispatch)"
-                                   : "LSTM over a sequence, with peepholes (one fused dispatch)";
-  r.min_inputs = 3;
-  r.max_inputs = cell == Cell::kLstm ? 8 : 6;
+constexpr const char* kPack = "alknet.RnnPack";
+constexpr const char* kSeq = "alknet.RnnSequence";
+
+// The optional small inputs B, initial_h, initial_c, P travel packed in one buffer (in that
+// order, absent ones left out), so the sequence kernel binds at most X, W, R, the pack,
+// sequence_lens and three outputs: 8 storage buffers, the WebGPU default limit.
+constexpr size_t kPacked[] = {3, 5, 6, 7};
+
+Cell CellOf(const Attributes& at) {
+  const auto& c = std::get<std::string>(at.at("cell"));
+  return c == "RNN" ? Cell::kRnn : c == "GRU" ? Cell::kGru : Cell::kLstm;
+}
+
+bool Flag(const Attributes& at, const char* name) { return std::get<int64_t>(at.at(name)) != 0; }
+
+// The public op's view of an alknet.RnnSequence node: inputs X, W, R, B, sequence_lens,
+// initial_h, initial_c, P, with the packed ones described (absent unless flagged).
+Result<OpNode> Unpacked(const OpNode& node, const Attributes& at) {
+  const Cell cell = CellOf(at);
+  const uint64_t G = Info(cell).gates;
+  const Shape& x = node.inputs[0].shape;
+  const Shape& w = node.inputs[1].shape;
+  const Shape& r = node.inputs[2].shape;
+  if (x.size() != 3 || w.size() != 3 || r.size() != 3) {
+    return Error{ErrorCode::kShape, node.Describe() + ": X, W and R must be 3-D"};
+  }
+  const bool layout1 = std::get<int64_t>(at.at("layout")) == 1;
+  const uint64_t D = w[0], H = r[2], B = layout1 ? x[0] : x[1];
+  const Shape state = layout1 ? Shape{B, D, H} : Shape{D, B, H};
+  const Shape shapes[] = {{D, 2 * G * H}, state, state, {D, 3 * H}};
+  const char* flags[] = {"has_b", "has_h0", "has_c0", "has_p"};
+  OpNode v = node;
+  v.inputs.assign(8, TensorDesc{});
+  v.inputs[0] = node.inputs[0];
+  v.inputs[1] = node.inputs[1];
+  v.inputs[2] = node.inputs[2];
+  uint64_t packed = 0;
+  for (size_t k = 0; k < 4; ++k) {
+    v.inputs[kPacked[k]] = TensorDesc{DType::kF32, shapes[k]};
+    v.inputs[kPacked[k]].absent = !Flag(at, flags[k]);
+    if (Flag(at, flags[k])) packed += v.inputs[kPacked[k]].elements();
+  }
+  v.inputs[4].absent = true;
+  if (node.has_input(4)) v.inputs[4] = node.inputs[4];
+  const uint64_t got = node.has_input(3) ? node.inputs[3].elements() : 0;
+  if (got != packed) {
+    return Error{ErrorCode::kShape, node.Describe() + ": the packed operand holds " + std::to_string(got) +
+                                        " elements; the flags need " + std::to_string(packed)};
+  }
+  if (cell != Cell::kLstm) v.inputs.resize(6);
+  return v;
+}
+
+Result<std::vector<TensorDesc>> InferCell(const OpNode& node, const Attributes& at, Cell cell) {
+  COMPUTE_ASSIGN_OR_RETURN(Dims d, Resolve(node, at, cell));
+  const uint64_t floats = (cell == Cell::kRnn ? 2 : 3) * d.hidden;
+  if (floats * 4 > 16384) {
+    return Error{ErrorCode::kLimit, node.Describe() + ": hidden size " + std::to_string(d.hidden) +
+                                        " needs more workgroup memory than the 16 KiB WebGPU guarantees "
+                                        "(supported up to " + std::to_string(16384 / 4 / (floats / d.hidden)) + ")"};
+  }
+  return Outputs(d, cell);
+}
+
+std::vector<AttributeSpec> CellAttributes(Cell cell, bool layout_attr, bool internal) {
   auto kind = [](size_t index, const char* what) {
     return [index, what](const AttrValue& v) { return v.index() == index ? std::string() : std::string("must be ") + what; };
   };
-  r.attributes = {{"activation_alpha", std::nullopt, true, kind(4, "a list of floats")},
-                  {"activation_beta", std::nullopt, true, kind(4, "a list of floats")},
-                  {"activations", std::nullopt, true, kind(2, "a string of comma-separated names")},
-                  {"clip", std::nullopt, true, kind(1, "a float")},
-                  {"direction", AttrValue(std::string("forward")), false, {}},
-                  {"hidden_size", std::nullopt, true, kind(0, "an int")}};
-  if (layout_attr) r.attributes.push_back({"layout", AttrValue(int64_t{0}), false, {}});
-  if (cell == Cell::kGru) r.attributes.push_back({"linear_before_reset", AttrValue(int64_t{0}), false, {}});
-  if (cell == Cell::kLstm) r.attributes.push_back({"input_forget", AttrValue(int64_t{0}), false, {}});
-  r.infer = [cell](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(Dims d, Resolve(node, at, cell));
-    const uint64_t floats = (cell == Cell::kRnn ? 2 : 3) * d.hidden;
-    if (floats * 4 > 16384) {
-      return Error{ErrorCode::kLimit, node.Describe() + ": hidden size " + std::to_string(d.hidden) +
-                                          " needs more workgroup memory than the 16 KiB WebGPU guarantees "
-                                          "(supported up to " + std::to_string(16384 / 4 / (floats / d.hidden)) + ")"};
-    }
-    return Outputs(d, cell);
+  std::vector<AttributeSpec> a = {{"activation_alpha", std::nullopt, true, kind(4, "a list of floats")},
+                                  {"activation_beta", std::nullopt, true, kind(4, "a list of floats")},
+                                  {"activations", std::nullopt, true, kind(2, "a string of comma-separated names")},
+                                  {"clip", std::nullopt, true, kind(1, "a float")},
+                                  {"direction", AttrValue(std::string("forward")), false, {}},
+                                  {"hidden_size", std::nullopt, true, kind(0, "an int")}};
+  if (layout_attr || internal) a.push_back({"layout", AttrValue(int64_t{0}), false, {}});
+  if (cell == Cell::kGru || internal) a.push_back({"linear_before_reset", AttrValue(int64_t{0}), false, {}});
+  if (cell == Cell::kLstm || internal) a.push_back({"input_forget", AttrValue(int64_t{0}), false, {}});
+  if (internal) {
+    a.push_back({"cell", AttrValue(std::string("LSTM")), false, [](const AttrValue& v) {
+                   const auto& c = std::get<std::string>(v);
+                   return c == "RNN" || c == "GRU" || c == "LSTM" ? std::string() : std::string("must be RNN, GRU or LSTM");
+                 }});
+    for (const char* f : {"has_b", "has_h0", "has_c0", "has_p"}) a.push_back({f, AttrValue(int64_t{0}), false, {}});
+  }
+  return a;
+}
+
+// alknet.RnnPack: its inputs' elements one after another (f32).
+OpRecord PackRecord() {
+  OpRecord r;
+  r.name = kPack;
+  r.family = "internal";
+  r.shader = "recurrent/pack";
+  r.summary = "the elements of up to four f32 tensors, one after another";
+  r.min_inputs = 1;
+  r.max_inputs = 4;
+  auto total = [](const OpNode& node) {
+    uint64_t n = 0;
+    for (const TensorDesc& d : node.inputs) n += d.elements();
+    return n;
   };
-  r.context = [cell, info](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(Dims d, Resolve(node, at, cell));
-    int64_t slot = 0;
-    std::vector<int64_t> bind(8, -1);
+  r.infer = [total](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    for (const TensorDesc& d : node.inputs) {
+      if (d.dtype != DType::kF32 || d.absent) {
+        return Error{ErrorCode::kUnsupported, node.Describe() + ": packs present f32 tensors only"};
+      }
+    }
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, {total(node)}}};
+  };
+  r.context = [total](const OpNode& node, const Attributes&, const DeviceCaps&) -> Result<hbs::Value> {
+    hbs::Array parts;
+    uint64_t end = 0;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (node.has_input(i)) bind[i] = slot++;
+      const uint64_t begin = end;
+      end += node.inputs[i].elements();
+      parts.push_back(hbs::Value::object({{"index", static_cast<uint64_t>(i)}, {"begin", begin}, {"end", end}}));
+    }
+    return hbs::Value::object({{"total", total(node)}, {"parts", hbs::Value(std::move(parts))}});
+  };
+  r.dispatch = [total](const OpNode& node, const Attributes&, const DeviceCaps&) {
+    DispatchPlan p;
+    p.invocations = total(node);
+    return p;
+  };
+  r.reference = [](const OpNode&, const Attributes&, const std::vector<RefTensor>& in) {
+    RefTensor out{DType::kF32, {0}, {}};
+    for (const RefTensor& t : in) out.data.insert(out.data.end(), t.data.begin(), t.data.end());
+    out.shape = {out.data.size()};
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.test_cases = {{{Shape{2, 3}, Shape{4}, Shape{1, 5}}, {}, {}, "three parts"}};
+  return r;
+}
+
+// alknet.RnnSequence: X, W, R, pack (optional), sequence_lens (optional) -> Y, Y_h[, Y_c].
+OpRecord SequenceRecord() {
+  OpRecord r;
+  r.name = kSeq;
+  r.family = "internal";
+  r.shader = "recurrent/recurrent";
+  r.summary = "a whole RNN/GRU/LSTM sequence in one dispatch; B, initial_h, initial_c, P packed in input 3";
+  r.min_inputs = 3;
+  r.max_inputs = 5;
+  r.attributes = CellAttributes(Cell::kLstm, true, true);
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_ASSIGN_OR_RETURN(OpNode v, Unpacked(node, at));
+    return InferCell(v, at, CellOf(at));
+  };
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    const Cell cell = CellOf(at);
+    const CellInfo info = Info(cell);
+    COMPUTE_ASSIGN_OR_RETURN(OpNode v, Unpacked(node, at));
+    COMPUTE_ASSIGN_OR_RETURN(Dims d, Resolve(v, at, cell));
+    int64_t slot = 3;
+    const int64_t pack = node.has_input(3) ? slot++ : -1;
+    const int64_t lens = node.has_input(4) ? slot++ : -1;
+    uint64_t off[8] = {};
+    uint64_t at_ = 0;
+    for (size_t i : kPacked) {
+      off[i] = at_;
+      if (v.has_input(i)) at_ += v.inputs[i].elements();
     }
     hbs::Array acts;
     for (size_t k = 0; k < d.acts.size(); ++k) acts.push_back(ActivationContext(d.acts[k], k));
@@ -345,22 +465,81 @@ OpRecord RecurrentRecord(Cell cell, int opset_min, int opset_max, bool layout_at
                                {"acts_per_dir", static_cast<uint64_t>(info.activations)},
                                {"layout1", d.layout1}, {"reverse_only", d.reverse_only},
                                {"rnn", cell == Cell::kRnn}, {"gru", cell == Cell::kGru}, {"lstm", cell == Cell::kLstm},
-                               {"linear_before_reset", cell == Cell::kGru && std::get<int64_t>(at.at("linear_before_reset")) != 0},
-                               {"input_forget", cell == Cell::kLstm && std::get<int64_t>(at.at("input_forget")) != 0},
+                               {"linear_before_reset", cell == Cell::kGru && Flag(at, "linear_before_reset")},
+                               {"input_forget", cell == Cell::kLstm && Flag(at, "input_forget")},
                                {"has_clip", d.clip > 0}, {"clip", FloatLiteral(d.clip)},
-                               {"b", bind[3]}, {"seq_lens", bind[4]}, {"h0", bind[5]}, {"c0", bind[6]}, {"p", bind[7]},
-                               {"has_b", bind[3] >= 0}, {"has_seq_lens", bind[4] >= 0}, {"has_h0", bind[5] >= 0},
-                               {"has_c0", bind[6] >= 0}, {"has_p", bind[7] >= 0},
-                               {"out_base", slot},
+                               {"pack", pack}, {"has_pack", pack >= 0}, {"seq_lens", lens}, {"has_seq_lens", lens >= 0},
+                               {"has_b", v.has_input(3)}, {"has_h0", v.has_input(5)},
+                               {"has_c0", cell == Cell::kLstm && v.has_input(6)},
+                               {"has_p", cell == Cell::kLstm && v.has_input(7)},
+                               {"off_b", off[3]}, {"off_h0", off[5]}, {"off_c0", off[6]}, {"off_p", off[7]},
                                {"activations", hbs::Value(std::move(acts))}});
   };
-  r.dispatch = [cell](const OpNode& node, const Attributes& at, const DeviceCaps&) {
-    Dims d = *Resolve(node, at, cell);
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
+    OpNode v = *Unpacked(node, at);
+    Dims d = *Resolve(v, at, CellOf(at));
     DispatchPlan p;
     p.kind = DispatchPlan::Kind::kGrid;
     p.groups = {d.dirs * d.batch, 1, 1};
     p.workgroup_size = {WorkgroupSize(d), 1, 1};
     return p;
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    OpNode v = *Unpacked(node, at);
+    std::vector<RefTensor> full(v.inputs.size());
+    for (size_t i : {0, 1, 2, 4}) {
+      if (i < in.size() && v.has_input(i)) full[i] = in[i];
+    }
+    uint64_t at_ = 0;
+    for (size_t i : kPacked) {
+      if (i >= v.inputs.size() || !v.has_input(i)) continue;
+      const uint64_t n = v.inputs[i].elements();
+      full[i] = RefTensor{DType::kF32, v.inputs[i].shape,
+                          std::vector<double>(in[3].data.begin() + at_, in[3].data.begin() + at_ + n)};
+      at_ += n;
+    }
+    return Reference(v, at, full, CellOf(at));
+  };
+  r.hints = {-1, 1, 2e-5, 1e-4};
+  // LSTM, hidden 4, with B ([1, 32]) and P ([1, 12]) packed.
+  r.test_cases = {{{Shape{3, 2, 4}, Shape{1, 16, 4}, Shape{1, 16, 4}, Shape{44}},
+                   {{"has_b", AttrValue(int64_t{1})}, {"has_p", AttrValue(int64_t{1})}}, {}, "LSTM, B and P packed"}};
+  return r;
+}
+
+OpRecord RecurrentRecord(Cell cell, int opset_min, int opset_max, bool layout_attr) {
+  const CellInfo info = Info(cell);
+  OpRecord r;
+  r.name = info.name;
+  r.opset_min = opset_min;
+  r.opset_max = opset_max;
+  r.family = "recurrent";
+  r.summary = cell == Cell::kRnn   ? "Elman RNN over a sequence (one fused dispatch)"
+              : cell == Cell::kGru ? "GRU over a sequence (one fused dispatch)"
+                                   : "LSTM over a sequence, with peepholes (one fused dispatch)";
+  r.min_inputs = 3;
+  r.max_inputs = cell == Cell::kLstm ? 8 : 6;
+  r.attributes = CellAttributes(cell, layout_attr, false);
+  r.infer = [cell](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    return InferCell(node, at, cell);
+  };
+  r.decompose = [cell, info](const OpNode& node, const Attributes& at) -> Result<Graph> {
+    Graph g(static_cast<int>(node.inputs.size()));
+    Attributes a = at;
+    a["cell"] = std::string(info.name);
+    std::vector<int> parts;
+    const char* flags[] = {"has_b", "has_h0", "has_c0", "has_p"};
+    for (size_t k = 0; k < 4; ++k) {
+      const bool present = node.has_input(kPacked[k]);
+      a[flags[k]] = int64_t{present ? 1 : 0};
+      if (present) parts.push_back(static_cast<int>(kPacked[k]));
+    }
+    const int pack = parts.empty() ? Graph::kAbsent : g.Add(kPack, parts);
+    const int lens = node.has_input(4) ? 4 : Graph::kAbsent;
+    const int outs = cell == Cell::kLstm ? 3 : 2;
+    const int first = g.Add(kSeq, {0, 1, 2, pack, lens}, a, 17, outs);
+    for (int o = 0; o < outs; ++o) g.outputs.push_back(first + o);
+    return g;
   };
   r.reference = [cell](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     return Reference(node, at, in, cell);
@@ -408,6 +587,8 @@ OpRecord RecurrentRecord(Cell cell, int opset_min, int opset_max, bool layout_at
 }  // namespace
 
 void AddRecurrentOps(OpTable& table) {
+  table.Add(PackRecord());
+  table.Add(SequenceRecord());
   for (Cell c : {Cell::kRnn, Cell::kGru, Cell::kLstm}) {
     table.Add(RecurrentRecord(c, 7, 13, false));
     table.Add(RecurrentRecord(c, 14, 99, true));
