@@ -1,11 +1,15 @@
-// Einsum (opset 12+): any equation of the ONNX grammar (explicit or implicit output, "...",
-// repeated subscripts = diagonals) by one generic kernel, shaders/einsum/einsum.wgsl.hbs:
+// Einsum (opset 12+). Two-operand products without diagonals (batch matmul, attention
+// scores, transposed products, inner and outer products) run as one MatMul between
+// permuted views and reshapes. Any other equation of the ONNX grammar (explicit or implicit
+// output, "...", repeated subscripts = diagonals, sums, 3+ operands) runs on one generic
+// kernel, alknet.Einsum (shaders/einsum/einsum.wgsl.hbs):
 // one invocation per output element sums the product of the operands over every subscript
 // that is not in the output. Operands are read through their strides (a transposed view
 // costs nothing); a subscript repeated within an operand steps the sum of its strides.
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ops/elementwise.h"
@@ -15,13 +19,16 @@ namespace alknet::compute::ops {
 
 namespace {
 
-constexpr int kEllipsisBase = 256;  // labels of "..." dimensions: 256 + k (k = 0 outermost)
+constexpr int kEllipsisBase = 256;
+constexpr const char* kGeneric = "alknet.Einsum";
+constexpr const char* kPermute = "alknet.Permute";  // labels of "..." dimensions: 256 + k (k = 0 outermost)
 
 struct Einsum {
   std::vector<int> out;                  // output labels, outermost first
   std::vector<int> summed;               // labels summed over, outermost first
   std::map<int, uint64_t> extent;        // per label
   std::vector<std::map<int, int64_t>> strides;  // per operand: label -> stride (0: broadcast/absent)
+  std::vector<std::vector<int>> labels;          // per operand, one per dimension
   Shape out_shape;
 };
 
@@ -123,6 +130,7 @@ Result<Einsum> Parse(const OpNode& node, const Attributes& at) {
       if (l < kEllipsisBase && n == 1) e.out.push_back(l);
     }
   }
+  e.labels = in_labels;
   for (auto [l, x] : e.extent) {
     if (std::find(e.out.begin(), e.out.end(), l) == e.out.end()) e.summed.push_back(l);
   }
@@ -169,13 +177,12 @@ hbs::Value Terms(const Einsum& e, const std::vector<int>& labels) {
   return hbs::Value(std::move(terms));
 }
 
-OpRecord EinsumRecord() {
+OpRecord GenericRecord() {
   OpRecord r;
-  r.name = "Einsum";
-  r.opset_min = 12;
-  r.family = "einsum";
+  r.name = kGeneric;
+  r.family = "internal";
   r.shader = "einsum/einsum";
-  r.summary = "Einstein summation over any equation (diagonals, broadcasting \"...\", implicit output)";
+  r.summary = "Einstein summation over any equation by one generic kernel (one invocation per output element)";
   r.min_inputs = 1;
   r.max_inputs = 7;  // the output takes the eighth storage binding
   r.accepts_views = true;
@@ -240,15 +247,170 @@ OpRecord EinsumRecord() {
   r.test_dtypes = {DType::kF32, DType::kI32};
   auto eq = [](const char* s) { return Attributes{{"equation", AttrValue(std::string(s))}}; };
   r.test_cases = {{{Shape{3, 5, 7}, Shape{3, 7, 4}}, eq("bij, bjk -> bik"), {}, "batch matmul"},
-                  {{Shape{3, 5, 5}}, eq("...ii->...i"), {}, "batch diagonal"},
-                  {{Shape{9}, Shape{9}}, eq("i,i"), {}, "inner product, implicit output"},
-                  {{Shape{4, 6}}, eq("ij->ji"), {}, "transpose"},
                   {{Shape{2, 5}, Shape{3}, Shape{5, 4}}, eq("ab,c,bd->cad"), {}, "three operands"}};
+  return r;
+}
+
+// alknet.Permute: a view with the dimensions reordered (output dimension i = input perm[i]).
+Result<Shape> PermutedShape(const OpNode& node, const std::vector<int64_t>& perm) {
+  const Shape& s = node.inputs[0].shape;
+  std::vector<bool> seen(s.size(), false);
+  if (perm.size() != s.size()) {
+    return Error{ErrorCode::kShape, node.Describe() + ": perm has " + std::to_string(perm.size()) + " entries for rank " +
+                                        std::to_string(s.size())};
+  }
+  Shape out;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(s.size()) || seen[p]) {
+      return Error{ErrorCode::kShape, node.Describe() + ": perm is not a permutation of 0.." + std::to_string(s.size() - 1)};
+    }
+    seen[p] = true;
+    out.push_back(s[p]);
+  }
+  return out;
+}
+
+OpRecord PermuteRecord() {
+  OpRecord r;
+  r.name = kPermute;
+  r.family = "internal";
+  r.summary = "the input with its dimensions reordered (a strided view; no copy)";
+  r.accepts_views = true;
+  r.attributes = {{"perm", AttrValue(std::vector<int64_t>{}), false, {}}};
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_ASSIGN_OR_RETURN(Shape s, PermutedShape(node, std::get<std::vector<int64_t>>(at.at("perm"))));
+    return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, s}};
+  };
+  r.view = [](const OpNode& node, const Attributes& at) -> Result<TensorDesc> {
+    const auto& perm = std::get<std::vector<int64_t>>(at.at("perm"));
+    COMPUTE_ASSIGN_OR_RETURN(Shape s, PermutedShape(node, perm));
+    const std::vector<int64_t> in = node.inputs[0].EffectiveStrides();
+    TensorDesc d{node.inputs[0].dtype, s};
+    for (int64_t p : perm) d.strides.push_back(in[p]);
+    d.offset = node.inputs[0].offset;
+    return d;
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const auto& perm = std::get<std::vector<int64_t>>(at.at("perm"));
+    RefTensor out{in[0].dtype, *PermutedShape(node, perm), {}};
+    const Shape in_strides = ContiguousStridesOf(in[0].shape);
+    const Shape out_strides = ContiguousStridesOf(out.shape);
+    for (uint64_t i = 0; i < in[0].data.size(); ++i) {
+      uint64_t src = 0;
+      for (size_t d = 0; d < perm.size(); ++d) src += ((i / out_strides[d]) % out.shape[d]) * in_strides[perm[d]];
+      out.data.push_back(in[0].data[src]);
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.test_cases = {{{Shape{2, 3, 4}}, {{"perm", AttrValue(std::vector<int64_t>{2, 0, 1})}}, {}, "rotate"}};
+  return r;
+}
+
+// Two operands whose every subscript is a batch (both operands and the output), a row (A
+// and the output), a column (B and the output) or a contraction (A and B only), without
+// diagonals or broadcasting, are one batched MatMul between permutations and reshapes:
+// the tiled matrix kernel instead of one invocation per output walking K.
+std::optional<Graph> AsMatMul(const OpNode& node, const Einsum& e) {
+  if (node.inputs.size() != 2 || node.inputs[0].dtype != DType::kF32 || node.inputs[1].dtype != DType::kF32) {
+    return std::nullopt;
+  }
+  const auto& la = e.labels[0];
+  const auto& lb = e.labels[1];
+  auto has = [](const std::vector<int>& v, int l) { return std::find(v.begin(), v.end(), l) != v.end(); };
+  for (const auto* ls : {&la, &lb}) {
+    for (size_t i = 0; i < ls->size(); ++i) {
+      if (std::count(ls->begin(), ls->end(), (*ls)[i]) != 1) return std::nullopt;  // a diagonal
+    }
+  }
+  std::vector<int> batch, m, n, k;
+  for (int l : e.out) {
+    if (has(la, l) && has(lb, l)) batch.push_back(l);
+    else if (has(la, l)) m.push_back(l);
+    else n.push_back(l);
+  }
+  for (int l : la) {
+    if (has(lb, l) && !has(e.out, l)) k.push_back(l);
+    else if (!has(lb, l) && !has(e.out, l)) return std::nullopt;  // summed in A alone
+  }
+  for (int l : lb) {
+    if (!has(la, l) && !has(e.out, l)) return std::nullopt;
+  }
+  // Shared subscripts must have equal extents (no broadcasting of "..." here).
+  for (size_t j = 0; j < 2; ++j) {
+    for (size_t d = 0; d < e.labels[j].size(); ++d) {
+      if (node.inputs[j].shape[d] != e.extent.at(e.labels[j][d])) return std::nullopt;
+    }
+  }
+  auto extent = [&](const std::vector<int>& ls) {
+    int64_t x = 1;
+    for (int l : ls) x *= static_cast<int64_t>(e.extent.at(l));
+    return x;
+  };
+  auto cat = [](std::vector<int> a, const std::vector<int>& b, const std::vector<int>& c) {
+    a.insert(a.end(), b.begin(), b.end());
+    a.insert(a.end(), c.begin(), c.end());
+    return a;
+  };
+  Graph g(2);
+  auto permute = [&](int v, const std::vector<int>& from, const std::vector<int>& to) {
+    std::vector<int64_t> perm;
+    bool identity = true;
+    for (size_t i = 0; i < to.size(); ++i) {
+      perm.push_back(std::find(from.begin(), from.end(), to[i]) - from.begin());
+      identity = identity && perm.back() == static_cast<int64_t>(i);
+    }
+    return identity ? v : g.Add(kPermute, {v}, {{"perm", AttrValue(perm)}});
+  };
+  auto reshape = [&](int v, std::vector<double> dims) {
+    const int out = g.Add("Reshape", {v, Graph::kAbsent});
+    g.nodes.back().input_values = {nullptr, std::make_shared<const RefTensor>(
+                                                RefTensor{DType::kI32, {dims.size()}, std::move(dims)})};
+    return out;
+  };
+  const double nb = static_cast<double>(extent(batch)), nm = static_cast<double>(extent(m)),
+               nn = static_cast<double>(extent(n)), nk = static_cast<double>(extent(k));
+  const int a = reshape(permute(0, la, cat(batch, m, k)), {nb, nm, nk});
+  const int b = reshape(permute(1, lb, cat(batch, k, n)), {nb, nk, nn});
+  const int c = g.Add("MatMul", {a, b});
+  std::vector<double> dims;
+  for (int l : cat(batch, m, n)) dims.push_back(static_cast<double>(e.extent.at(l)));
+  g.outputs = {permute(reshape(c, dims), cat(batch, m, n), e.out)};
+  return g;
+}
+
+OpRecord EinsumRecord() {
+  OpRecord r = GenericRecord();
+  r.name = "Einsum";
+  r.opset_min = 12;
+  r.family = "einsum";
+  r.shader.clear();
+  r.context = nullptr;
+  r.dispatch = nullptr;
+  r.summary = "Einstein summation: batched-matmul shapes run as MatMul, any other equation (diagonals, "
+              "\"...\" broadcasting, implicit output, 3+ operands) by a generic kernel";
+  r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
+    COMPUTE_ASSIGN_OR_RETURN(Einsum e, Parse(node, at));
+    if (auto g = AsMatMul(node, e)) return *g;
+    Graph g(static_cast<int>(node.inputs.size()));
+    std::vector<int> ins;
+    for (int i = 0; i < g.num_inputs; ++i) ins.push_back(i);
+    g.outputs = {g.Add(kGeneric, ins, at)};
+    return g;
+  };
+  auto eq = [](const char* s) { return Attributes{{"equation", AttrValue(std::string(s))}}; };
+  r.test_cases = {{{Shape{2, 3, 5, 7}, Shape{2, 3, 6, 7}}, eq("bhid,bhjd->bhij"), {}, "attention scores (MatMul)"},
+                  {{Shape{5, 3}, Shape{4, 5}}, eq("ij,ki->jk"), {}, "permuted product (MatMul)"},
+                  {{Shape{3, 5, 5}}, eq("...ii->...i"), {}, "batch diagonal (generic)"}};
+  r.test_dtypes = {DType::kF32};
   return r;
 }
 
 }  // namespace
 
-void AddEinsumOps(OpTable& table) { table.Add(EinsumRecord()); }
+void AddEinsumOps(OpTable& table) {
+  table.Add(GenericRecord());
+  table.Add(PermuteRecord());
+  table.Add(EinsumRecord());
+}
 
 }  // namespace alknet::compute::ops
