@@ -217,9 +217,9 @@ TEST_P(OpTest, MatchesFloat64Reference) {
     GTEST_SKIP() << "the adapter lacks shader-f16";
   }
   // Both MatMul kernels run everywhere: staged through workgroup memory (what GPUs get) and
-  // straight from storage (what CPU adapters get).
+  // straight from storage (what CPU adapters get); likewise both reduction kernels.
   std::vector<DeviceCaps> variants{CapsOf(ctx)};
-  if (p.record->family == "linalg") {
+  if (p.record->family == "linalg" || p.record->name == "alknet.Reduce") {
     variants = {CapsOf(ctx), CapsOf(ctx)};
     variants[0].shared_memory_tiles = true;
     variants[1].shared_memory_tiles = false;
