@@ -219,7 +219,7 @@ TEST_P(OpTest, MatchesFloat64Reference) {
   // Both MatMul kernels run everywhere: staged through workgroup memory (what GPUs get) and
   // straight from storage (what CPU adapters get); likewise both reduction kernels.
   std::vector<DeviceCaps> variants{CapsOf(ctx)};
-  if (p.record->family == "linalg" || p.record->name == "alknet.Reduce") {
+  if (p.record->family == "linalg" || p.record->shader == "reduce/reduce" || p.record->shader == "reduce/argmax") {
     variants = {CapsOf(ctx), CapsOf(ctx)};
     variants[0].shared_memory_tiles = true;
     variants[1].shared_memory_tiles = false;

@@ -49,6 +49,24 @@ hbs::Value LineContext(const Lines& l) {
   return hbs::Value::object({{"outer", l.outer}, {"axis_len", l.axis_len}, {"inner", l.inner}});
 }
 
+// Long lines get a workgroup each on GPUs; CPU adapters (no shared tiles: barriers are
+// expensive there) keep one invocation per line.
+bool UseWorkgroup(const Lines& l, const DeviceCaps& caps) { return caps.shared_memory_tiles && l.axis_len >= 256; }
+
+DispatchPlan LinePlan(const Lines& l, const DeviceCaps& caps) {
+  DispatchPlan p;
+  const uint64_t n = l.outer * l.inner;
+  if (!UseWorkgroup(l, caps)) {
+    p.invocations = n;
+    return p;
+  }
+  const uint64_t max = caps.max_workgroups_per_dimension;
+  p.kind = DispatchPlan::Kind::kGrid;
+  p.groups = {std::min(n, max), (n + max - 1) / max, 1};
+  p.workgroup_size = {256, 1, 1};
+  return p;
+}
+
 // Position of the max (or min) on one line; ties: the first, or the last with select_last.
 uint64_t ArgRef(const std::vector<double>& x, uint64_t base, const Lines& l, bool max, bool last) {
   uint64_t best = 0;
@@ -90,19 +108,17 @@ OpRecord ArgRecord(const char* name, bool max, int opset_min, int opset_max, boo
     auto it = at.find("select_last_index");
     return it != at.end() && std::get<int64_t>(it->second) != 0;
   };
-  r.context = [max, last_of](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [max, last_of](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
     COMPUTE_ASSIGN_OR_RETURN(Lines l, SplitAt(node, std::get<int64_t>(at.at("axis")), false));
     hbs::Value v = LineContext(l);
+    v.as_object().set("workgroup", UseWorkgroup(l, caps));
     v.as_object().set("max", max);
     v.as_object().set("last", last_of(at));
     v.as_object().set("hardmax", false);
     return v;
   };
-  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
-    Lines l = *SplitAt(node, std::get<int64_t>(at.at("axis")), false);
-    DispatchPlan p;
-    p.invocations = l.outer * l.inner;
-    return p;
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
+    return LinePlan(*SplitAt(node, std::get<int64_t>(at.at("axis")), false), caps);
   };
   r.reference = [max, last_of, out_shape](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     Lines l = *SplitAt(node, std::get<int64_t>(at.at("axis")), false);
@@ -120,6 +136,8 @@ OpRecord ArgRecord(const char* name, bool max, int opset_min, int opset_max, boo
   Attributes a2{{"axis", AttrValue(int64_t{-1})}, {"keepdims", AttrValue(int64_t{0})}};
   if (select_last) a2["select_last_index"] = AttrValue(int64_t{1});
   r.test_cases = {{{Shape{3, 4, 5}}, a1, {}, "axis 1"}, {{Shape{6, 7}}, a2, {}, "last axis, no keepdims"}};
+  // A long axis (the workgroup kernel on GPUs); select_last_index matters with i32 ties.
+  if (select_last) r.test_cases.push_back({{Shape{3, 700}}, a2, {}, "long axis"});
   return r;
 }
 
@@ -139,19 +157,17 @@ OpRecord HardmaxRecord(int opset_min, int opset_max) {
     COMPUTE_TRY(SplitAt(node, std::get<int64_t>(at.at("axis")), flatten));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, node.inputs[0].shape}};
   };
-  r.context = [flatten](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [flatten](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
     COMPUTE_ASSIGN_OR_RETURN(Lines l, SplitAt(node, std::get<int64_t>(at.at("axis")), flatten));
     hbs::Value v = LineContext(l);
+    v.as_object().set("workgroup", UseWorkgroup(l, caps));
     v.as_object().set("max", true);
     v.as_object().set("last", false);
     v.as_object().set("hardmax", true);
     return v;
   };
-  r.dispatch = [flatten](const OpNode& node, const Attributes& at, const DeviceCaps&) {
-    Lines l = *SplitAt(node, std::get<int64_t>(at.at("axis")), flatten);
-    DispatchPlan p;
-    p.invocations = l.outer * l.inner;
-    return p;
+  r.dispatch = [flatten](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
+    return LinePlan(*SplitAt(node, std::get<int64_t>(at.at("axis")), flatten), caps);
   };
   r.reference = [flatten](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     Lines l = *SplitAt(node, std::get<int64_t>(at.at("axis")), flatten);
@@ -168,7 +184,7 @@ OpRecord HardmaxRecord(int opset_min, int opset_max) {
   using A = Attributes;
   r.test_cases = {{{Shape{3, 4, 5}}, A{}, {}, "default axis"},
                   {{Shape{3, 4, 5}}, A{{"axis", AttrValue(int64_t{0})}}, {}, "axis 0"}};
-  if (!flatten) r.test_cases.push_back({{Shape{2, 3, 4}}, A{{"axis", AttrValue(int64_t{1})}}, {}, "middle axis"});
+  if (!flatten) r.test_cases.push_back({{Shape{2, 600, 3}}, A{{"axis", AttrValue(int64_t{1})}}, {}, "long middle axis"});
   return r;
 }
 
