@@ -18,6 +18,10 @@ const OpTable& OpTable::Default() {
     ops::AddConvOps(t);
     ops::AddPoolOps(t);
     ops::AddNormOps(t);
+    ops::AddReduceOps(t);
+    ops::AddArgTopKOps(t);
+    ops::AddEinsumOps(t);
+    ops::AddRecurrentOps(t);
     return t;
   }();
   return table;

@@ -348,6 +348,35 @@ TEST(Errors, ShapesThatDoNotFit) {
   EXPECT_NE(e.message.find("takes 2..2 inputs, got 1"), std::string::npos) << e.message;
 }
 
+// Reductions, selections, Einsum and the recurrent ops name what is wrong before any shader.
+TEST(Errors, ReduceTopKEinsumRecurrent) {
+  Error e = GenerateError({"ReduceSum", "r", 11, {{"axes", std::vector<int64_t>{3}}}, {T(DType::kF32, {2, 2})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
+  EXPECT_NE(e.message.find("axis 3 is out of range for rank 2"), std::string::npos) << e.message;
+  e = GenerateError({"ReduceSum", "r", 13, {}, {T(DType::kF32, {2, 2}), T(DType::kI32, {1})}, {}});
+  EXPECT_NE(e.message.find("must be known when the graph is planned"), std::string::npos) << e.message;
+  e = GenerateError({"ReduceL2", "", 13, {}, {T(DType::kI32, {2, 2})}, {}});
+  EXPECT_NE(e.message.find("ReduceL2 takes f32, f16; got i32"), std::string::npos) << e.message;
+  OpNode topk{"TopK", "", 11, {}, {T(DType::kF32, {3, 4}), T(DType::kI32, {1})}, {}};
+  topk.input_values = {nullptr, std::make_shared<const RefTensor>(RefTensor{DType::kI32, {1}, {5}})};
+  e = GenerateError(topk);
+  EXPECT_NE(e.message.find("k = 5 must be in 0..4"), std::string::npos) << e.message;
+  e = GenerateError({"ArgMax", "", 13, {{"axis", int64_t{-3}}}, {T(DType::kF32, {3, 4})}, {}});
+  EXPECT_NE(e.message.find("axis -3 is out of range for rank 2"), std::string::npos) << e.message;
+  e = GenerateError({"Einsum", "", 12, {{"equation", std::string("ij,jk->ik")}},
+                     {T(DType::kF32, {2, 3}), T(DType::kF32, {4, 5})}, {}});
+  EXPECT_NE(e.message.find("subscript 'j' has extents 3 and 4"), std::string::npos) << e.message;
+  e = GenerateError({"Einsum", "", 12, {{"equation", std::string("ij->ix")}}, {T(DType::kF32, {2, 3})}, {}});
+  EXPECT_NE(e.message.find("output subscript 'x'"), std::string::npos) << e.message;
+  e = GenerateError({"LSTM", "l", 14, {},
+                     {T(DType::kF32, {4, 1, 3}), T(DType::kF32, {1, 12, 3}), T(DType::kF32, {1, 16, 4})}, {}});
+  EXPECT_NE(e.message.find("W must be [1,16,3]"), std::string::npos) << e.message;
+  e = GenerateError({"GRU", "g", 14, {{"activations", std::string("Tanh")}},
+                     {T(DType::kF32, {4, 1, 3}), T(DType::kF32, {1, 12, 3}), T(DType::kF32, {1, 12, 4})}, {}});
+  EXPECT_NE(e.message.find("activations lists 1 functions; GRU with 1 direction(s) takes 2"), std::string::npos)
+      << e.message;
+}
+
 TEST(Errors, DeviceLimitsAreNamed) {
   DeviceCaps small;
   small.max_workgroups_per_dimension = 4;

@@ -1,5 +1,6 @@
 // Every op of the table against its float64 CPU reference, on random data (fresh seed per run,
 // printed), odd sizes, broadcasting and strided views, with outputs poisoned before dispatch.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -24,8 +25,10 @@ struct Param {
 };
 
 std::string ParamName(const ::testing::TestParamInfo<Param>& p) {
-  return p.param.record->name + "_opset" + std::to_string(p.param.record->opset_min) + "_" +
-         DTypeName(p.param.dtype);
+  // Internal records are named "alknet.<Op>"; gtest names take only [A-Za-z0-9_].
+  std::string name = p.param.record->name;
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name + "_opset" + std::to_string(p.param.record->opset_min) + "_" + DTypeName(p.param.dtype);
 }
 
 std::vector<Param> AllParams() {
@@ -213,10 +216,11 @@ TEST_P(OpTest, MatchesFloat64Reference) {
   if (p.dtype == DType::kF16 && !ctx.HasFeature(WGPUFeatureName_ShaderF16)) {
     GTEST_SKIP() << "the adapter lacks shader-f16";
   }
-  // Both MatMul (and Conv) kernels run everywhere: staged through workgroup memory (what GPUs
-  // get) and straight from storage (what CPU adapters get).
+  // Both MatMul, Conv and reduction kernels run everywhere: staged through workgroup memory
+  // (what GPUs get) and straight from storage (what CPU adapters get).
   std::vector<DeviceCaps> variants{CapsOf(ctx)};
-  if (p.record->family == "linalg" || p.record->shader == "conv/conv") {
+  if (p.record->family == "linalg" || p.record->shader == "conv/conv" || p.record->shader == "reduce/reduce" ||
+      p.record->shader == "reduce/argmax") {
     variants = {CapsOf(ctx), CapsOf(ctx)};
     variants[0].shared_memory_tiles = true;
     variants[1].shared_memory_tiles = false;

@@ -18,5 +18,9 @@ void AddVariadicOps(OpTable& table);    // ops/variadic.cpp: Sum, Mean
 void AddConvOps(OpTable& table);        // ops/conv.cpp: Conv, ConvTranspose
 void AddPoolOps(OpTable& table);        // ops/pool.cpp: MaxPool, AveragePool, Global*Pool, MaxUnpool
 void AddNormOps(OpTable& table);        // ops/norm.cpp: BatchNormalization, LayerNormalization, ...
+void AddReduceOps(OpTable& table);      // ops/reduce.cpp: Reduce*, CumSum
+void AddArgTopKOps(OpTable& table);     // ops/argtopk.cpp: ArgMax, ArgMin, Hardmax, TopK
+void AddEinsumOps(OpTable& table);      // ops/einsum.cpp
+void AddRecurrentOps(OpTable& table);   // ops/recurrent.cpp: RNN, GRU, LSTM
 
 }  // namespace alknet::compute::ops
