@@ -300,7 +300,8 @@ OpRecord ResizeRecord(const char* name, int opset_min, int opset_max) {
   r.opset_min = opset_min;
   r.opset_max = opset_max;
   r.family = "movement";
-  r.summary = "nearest / linear / cubic resampling to scales or sizes";
+  r.summary = upsample || opset_min < 11 ? "nearest / linear resampling by scales (asymmetric coordinates)"
+                                           : "nearest / linear / cubic resampling to scales or sizes";
   auto one_of = [](std::vector<std::string> ok) {
     return [ok](const AttrValue& v) {
       const std::string& s = std::get<std::string>(v);
@@ -371,8 +372,9 @@ OpRecord ResizeRecord(const char* name, int opset_min, int opset_max) {
   r.hints.rel_tol = 1e-5;
   auto f32s = [](std::vector<double> v) { return RefTensor{DType::kF32, {v.size()}, std::move(v)}; };
   if (upsample && opset_min < 9) {
-    r.test_cases = {{{Shape{1, 2, 3, 2}}, {{"scales", std::vector<double>{1, 1, 2, 1.5}}}, {}, "nearest"},
-                    {{Shape{2, 3, 2}}, {{"scales", std::vector<double>{1, 2, 2}}, {"mode", std::string("linear")}}, {}, "linear"}};
+    // The shapes of the opset 9/10 cases, so the kernels compile once for all three.
+    r.test_cases = {{{Shape{1, 2, 3, 2}}, {{"scales", std::vector<double>{1, 1, 2, 3}}}, {}, "nearest"},
+                    {{Shape{2, 3, 4}}, {{"scales", std::vector<double>{1, 1.5, 0.5}}, {"mode", std::string("linear")}}, {}, "linear"}};
   } else if (upsample || opset_min < 11) {
     r.test_cases = {{{Shape{1, 2, 3, 2}, Shape{4}}, {}, {{1, f32s({1, 1, 2, 3})}}, "nearest"},
                     {{Shape{2, 3, 4}, Shape{3}}, {{"mode", std::string("linear")}}, {{1, f32s({1, 1.5, 0.5})}}, "linear"}};
