@@ -134,7 +134,10 @@ void AddShapeOps(OpTable& table) {
   constant.min_inputs = constant.max_inputs = 0;
   constant.attributes = {{"value", std::nullopt, true, {}},       {"value_float", std::nullopt, true, FiniteFloat},
                          {"value_floats", std::nullopt, true, {}}, {"value_int", std::nullopt, true, {}},
-                         {"value_ints", std::nullopt, true, {}}};
+                         {"value_ints", std::nullopt, true, {}},
+                         {"value_string", std::nullopt, true, [](const AttrValue&) {
+                            return std::string("is a string tensor, which cannot live on the device");
+                          }}};
   constant.test_cases = {
       {{}, {{"value", MakeConst(DType::kF32, {2, 3}, {1, -2, 3.5, 0, 5, 6})}}, {}, "value"},
       {{}, {{"value_ints", Ints{4, -1, 7}}}, {}, "value_ints"},
