@@ -14,6 +14,9 @@ const OpTable& OpTable::Default() {
     ops::AddLinalgOps(t);
     ops::AddSoftmaxOps(t);
     ops::AddMovementOps(t);
+    ops::AddGatherOps(t);
+    ops::AddResizeOps(t);
+    ops::AddShapeOps(t);
     ops::AddVariadicOps(t);
     ops::AddConvOps(t);
     ops::AddPoolOps(t);

@@ -25,9 +25,11 @@ struct Param {
 };
 
 std::string ParamName(const ::testing::TestParamInfo<Param>& p) {
-  // Internal records are named "alknet.<Op>"; gtest names take only [A-Za-z0-9_].
+  // Internal records are named "alknet.<Op>"; gtest names allow [A-Za-z0-9_] only.
   std::string name = p.param.record->name;
-  std::replace(name.begin(), name.end(), '.', '_');
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
   return name + "_opset" + std::to_string(p.param.record->opset_min) + "_" + DTypeName(p.param.dtype);
 }
 

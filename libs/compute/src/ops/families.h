@@ -13,7 +13,10 @@ void AddBinaryOps(OpTable& table);      // ops/binary.cpp
 void AddSelectOps(OpTable& table);      // ops/select.cpp: Where, Clip, Cast
 void AddLinalgOps(OpTable& table);      // ops/matmul.cpp: MatMul, Gemm
 void AddSoftmaxOps(OpTable& table);     // ops/softmax.cpp
-void AddMovementOps(OpTable& table);    // ops/movement.cpp: Reshape, ...
+void AddMovementOps(OpTable& table);    // ops/movement.cpp: Reshape, Transpose, Slice, Concat, Pad, ...
+void AddGatherOps(OpTable& table);      // ops/gather.cpp: Gather, GatherElements, ScatterElements, OneHot
+void AddResizeOps(OpTable& table);      // ops/resize.cpp: Resize, Upsample
+void AddShapeOps(OpTable& table);       // ops/shape.cpp: Shape, Size, Constant, ConstantOfShape, Range
 void AddVariadicOps(OpTable& table);    // ops/variadic.cpp: Sum, Mean
 void AddConvOps(OpTable& table);        // ops/conv.cpp: Conv, ConvTranspose
 void AddPoolOps(OpTable& table);        // ops/pool.cpp: MaxPool, AveragePool, Global*Pool, MaxUnpool

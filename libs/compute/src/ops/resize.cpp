@@ -1,0 +1,520 @@
+// Resize (opsets 10, 11-12, 13-17, 18+) and the deprecated Upsample (7-9): nearest (every
+// nearest_mode), linear and cubic interpolation, one dimension at a time. The host computes,
+// per dimension and output coordinate, which input coordinates contribute with what weight
+// (the ONNX coordinate transform and rounding, in float64); the kernel
+// (shaders/movement/resize) sums over those taps. So rounding ties (round_prefer_floor at
+// x.5) are decided once, identically for the device and the reference.
+#include <algorithm>
+#include <cmath>
+
+#include "ops/elementwise.h"
+#include "ops/families.h"
+#include "ops/movement.h"
+
+namespace alknet::compute::ops {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+struct ResizePlan {
+  std::string mode = "nearest";
+  std::string transform = "half_pixel";
+  std::string nearest_mode = "round_prefer_floor";  // or "simple" (opsets < 11)
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  double extrapolation = 0;
+  std::vector<double> scales;  // per dimension
+  std::vector<double> roi;     // starts then ends, per dimension
+  Shape out;
+};
+
+// One dimension's taps: `k` per output coordinate; index -1 marks extrapolation.
+struct Taps {
+  uint32_t k = 1;
+  std::vector<int32_t> index;
+  std::vector<double> weight;
+};
+
+double CubicWeight(double d, double a) {
+  d = std::fabs(d);
+  if (d <= 1) return ((a + 2) * d - (a + 3)) * d * d + 1;
+  if (d < 2) return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+  return 0;
+}
+
+// x in the output -> x in the input (ONNX Resize, coordinate_transformation_mode).
+// The resized length is in_len * scale, unrounded (as the ONNX reference and its expected
+// outputs have it; with sizes given the two agree).
+double OriginalCoordinate(const ResizePlan& p, double x, uint64_t in_len, double scale, double roi_start,
+                          double roi_end) {
+  const std::string& t = p.transform;
+  const double resized = static_cast<double>(in_len) * scale;
+  if (t == "half_pixel") return (x + 0.5) / scale - 0.5;
+  if (t == "pytorch_half_pixel") return resized > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (t == "align_corners") return resized == 1 ? 0.0 : x * static_cast<double>(in_len - 1) / (resized - 1);
+  if (t == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  if (t == "tf_crop_and_resize") {
+    const double span = static_cast<double>(in_len) - 1;
+    return resized > 1 ? roi_start * span + x * (roi_end - roi_start) * span / (resized - 1)
+                       : 0.5 * (roi_start + roi_end) * span;
+  }
+  return x / scale;  // asymmetric
+}
+
+int64_t NearestIndex(const ResizePlan& p, double x, double scale) {
+  const std::string& m = p.nearest_mode;
+  if (m == "simple") return static_cast<int64_t>(scale < 1 ? std::ceil(x) : std::floor(x));
+  if (m == "floor") return static_cast<int64_t>(std::floor(x));
+  if (m == "ceil") return static_cast<int64_t>(std::ceil(x));
+  const bool half = x == std::floor(x) + 0.5;
+  if (half) return static_cast<int64_t>(m == "round_prefer_ceil" ? std::ceil(x) : std::floor(x));
+  return static_cast<int64_t>(std::round(x));
+}
+
+Taps TapsOf(const ResizePlan& p, size_t d, uint64_t in_len) {
+  const uint64_t out_len = p.out[d];
+  const double scale = p.scales[d];
+  const bool crop = p.transform == "tf_crop_and_resize";
+  Taps t;
+  const int64_t last = static_cast<int64_t>(in_len) - 1;
+  auto clamp = [&](int64_t i) { return static_cast<int32_t>(std::clamp<int64_t>(i, 0, std::max<int64_t>(last, 0))); };
+  if (!crop && in_len == out_len && scale == 1.0) {  // the identity, whatever the mode
+    for (uint64_t x = 0; x < out_len; ++x) {
+      t.index.push_back(static_cast<int32_t>(x));
+      t.weight.push_back(1.0);
+    }
+    return t;
+  }
+  t.k = p.mode == "nearest" ? 1 : p.mode == "linear" ? 2 : 4;
+  for (uint64_t x = 0; x < out_len; ++x) {
+    const double xo = OriginalCoordinate(p, static_cast<double>(x), in_len, scale, p.roi[d],
+                                         p.roi[p.out.size() + d]);
+    if (crop && (xo < 0 || xo > static_cast<double>(last))) {
+      for (uint32_t k = 0; k < t.k; ++k) {
+        t.index.push_back(-1);
+        t.weight.push_back(0);
+      }
+      continue;
+    }
+    if (t.k == 1) {
+      t.index.push_back(clamp(NearestIndex(p, xo, scale)));
+      t.weight.push_back(1.0);
+      continue;
+    }
+    const double f = std::floor(xo);
+    const double r = xo - f;
+    const int64_t i0 = static_cast<int64_t>(f);
+    if (t.k == 2) {
+      t.index.insert(t.index.end(), {clamp(i0), clamp(i0 + 1)});
+      t.weight.insert(t.weight.end(), {1 - r, r});
+      continue;
+    }
+    double w[4] = {CubicWeight(1 + r, p.cubic_a), CubicWeight(r, p.cubic_a), CubicWeight(1 - r, p.cubic_a),
+                   CubicWeight(2 - r, p.cubic_a)};
+    double sum = 0;
+    for (int k = 0; k < 4; ++k) {
+      const int64_t i = i0 - 1 + k;
+      if (p.exclude_outside && (i < 0 || i > last)) w[k] = 0;
+      sum += w[k];
+    }
+    for (int k = 0; k < 4; ++k) {
+      t.index.push_back(clamp(i0 - 1 + k));
+      t.weight.push_back(p.exclude_outside && sum != 0 ? w[k] / sum : w[k]);
+    }
+  }
+  return t;
+}
+
+// The reference: every output element is the weighted sum over its taps' combinations.
+RefTensor ApplyTaps(const RefTensor& in, const Shape& out, const std::vector<Taps>& taps, double extrapolation) {
+  const Shape st = ContiguousStridesOf(in.shape);
+  uint64_t n = 1;
+  for (uint64_t d : out) n *= d;
+  RefTensor o{in.dtype, out, {}};
+  std::vector<uint64_t> c(out.size(), 0);
+  for (uint64_t i = 0; i < n; ++i) {
+    bool outside = false;
+    for (size_t d = 0; d < out.size(); ++d) outside |= taps[d].index[c[d] * taps[d].k] < 0;
+    double acc = 0;
+    if (outside) {
+      acc = extrapolation;
+    } else {
+      uint64_t combos = 1;
+      for (const Taps& t : taps) combos *= t.k;
+      for (uint64_t m = 0; m < combos; ++m) {
+        uint64_t mm = m, off = 0;
+        double w = 1;
+        for (size_t d = out.size(); d-- > 0;) {
+          const uint64_t e = c[d] * taps[d].k + mm % taps[d].k;
+          mm /= taps[d].k;
+          off += static_cast<uint64_t>(taps[d].index[e]) * st[d];
+          w *= taps[d].weight[e];
+        }
+        acc += w * in.data[off];
+      }
+    }
+    o.data.push_back(o.dtype == DType::kI32 || o.dtype == DType::kU32 ? WrapInt(acc, o.dtype) : acc);
+    for (size_t d = out.size(); d-- > 0;) {
+      if (++c[d] < out[d]) break;
+      c[d] = 0;
+    }
+  }
+  return o;
+}
+
+std::string StrAttr(const Attributes& at, const char* name, const char* fallback) {
+  auto it = at.find(name);
+  return it == at.end() ? fallback : std::get<std::string>(it->second);
+}
+
+// Everything the ONNX node says, for any opset: scales or sizes, the modes, the roi.
+Result<ResizePlan> PlanOf(const OpNode& node, const Attributes& at) {
+  const Shape& in = node.inputs[0].shape;
+  const size_t rank = in.size();
+  ResizePlan p;
+  p.mode = StrAttr(at, "mode", "nearest");
+  if (p.mode == "bilinear") p.mode = "linear";  // Upsample-7's name for it
+  std::vector<double> scales;
+  Ints sizes;
+  if (node.op_type == "Upsample" || node.opset < 11) {
+    p.transform = "asymmetric";
+    p.nearest_mode = "simple";
+    if (node.op_type == "Upsample" && node.opset < 9) {
+      scales = std::get<std::vector<double>>(at.at("scales"));
+    } else {
+      scales = HostValues(node, 1);
+    }
+    if (p.mode == "cubic") {
+      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": mode cubic needs opset 11 (Resize)"};
+    }
+  } else {
+    p.transform = StrAttr(at, "coordinate_transformation_mode", "half_pixel");
+    p.nearest_mode = StrAttr(at, "nearest_mode", "round_prefer_floor");
+    p.cubic_a = std::get<double>(at.at("cubic_coeff_a"));
+    p.exclude_outside = std::get<int64_t>(at.at("exclude_outside")) != 0;
+    p.extrapolation = std::get<double>(at.at("extrapolation_value"));
+    if (node.has_input(1)) p.roi = HostValues(node, 1);
+    if (node.has_input(2)) scales = HostValues(node, 2);
+    if (node.has_input(3)) {
+    COMPUTE_ASSIGN_OR_RETURN(sizes, HostInts(node, 3, "sizes"));
+  }
+    if (at.count("antialias") && std::get<int64_t>(at.at("antialias")) != 0) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": antialias=1 is not implemented"};
+    }
+  }
+  if (!scales.empty() && !sizes.empty()) {
+    return Error{ErrorCode::kInvalidArgument, node.Describe() + ": give scales or sizes, not both"};
+  }
+  if (scales.empty() && sizes.empty()) {
+    return Error{ErrorCode::kInvalidArgument, node.Describe() + ": one of scales and sizes is required"};
+  }
+  // Opset 18's axes: the given scales/sizes/roi cover those dimensions, the rest stay as is.
+  Ints axes;
+  if (at.count("axes")) {
+    for (int64_t a : std::get<Ints>(at.at("axes"))) {
+      COMPUTE_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, a, rank, "axis"));
+      axes.push_back(ax);
+    }
+  } else {
+    for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
+  }
+  const size_t given = scales.empty() ? sizes.size() : scales.size();
+  if (given != axes.size()) {
+    return Error{ErrorCode::kShape, node.Describe() + ": " + (scales.empty() ? "sizes" : "scales") + " has " +
+                                        std::to_string(given) + " entries for " + std::to_string(axes.size()) + " axes"};
+  }
+  std::vector<double> roi(2 * rank);
+  for (size_t d = 0; d < rank; ++d) roi[rank + d] = 1.0;
+  if (p.transform == "tf_crop_and_resize") {
+    if (p.roi.size() != 2 * axes.size()) {
+      return Error{ErrorCode::kShape, node.Describe() + ": tf_crop_and_resize needs roi with " +
+                                          std::to_string(2 * axes.size()) + " values"};
+    }
+    for (size_t i = 0; i < axes.size(); ++i) {
+      roi[axes[i]] = p.roi[i];
+      roi[rank + axes[i]] = p.roi[axes.size() + i];
+    }
+  }
+  p.roi = roi;
+  p.scales.assign(rank, 1.0);
+  p.out = in;
+  if (!scales.empty()) {
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const double s = ToF32(scales[i]);
+      if (!(s > 0) || !std::isfinite(s)) return Error{ErrorCode::kInvalidArgument, node.Describe() + ": scales must be positive"};
+      p.scales[axes[i]] = s;
+      p.out[axes[i]] = static_cast<uint64_t>(std::floor(static_cast<double>(in[axes[i]]) * s));
+    }
+  } else {
+    const std::string policy = StrAttr(at, "keep_aspect_ratio_policy", "stretch");
+    double common = policy == "not_larger" ? INFINITY : 0;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      if (sizes[i] < 0) return Error{ErrorCode::kShape, node.Describe() + ": negative size"};
+      const double s = static_cast<double>(sizes[i]) / static_cast<double>(in[axes[i]]);
+      common = policy == "not_larger" ? std::min(common, s) : std::max(common, s);
+      p.scales[axes[i]] = s;
+      p.out[axes[i]] = static_cast<uint64_t>(sizes[i]);
+    }
+    if (policy != "stretch") {
+      for (int64_t a : axes) {
+        p.scales[a] = common;
+        p.out[a] = static_cast<uint64_t>(std::floor(static_cast<double>(in[a]) * common + 0.5));
+      }
+    }
+  }
+  if (p.mode != "nearest" && node.inputs[0].dtype != DType::kF32 && node.inputs[0].dtype != DType::kF16) {
+    return Error{ErrorCode::kUnsupported, node.Describe() + ": " + p.mode + " interpolation needs f32 or f16 data"};
+  }
+  return p;
+}
+
+struct TapTables {
+  std::vector<Taps> dims;
+  RefTensor index{DType::kI32, {0}, {}}, weight{DType::kF32, {0}, {}};
+};
+
+TapTables TablesOf(const ResizePlan& p, const Shape& in) {
+  TapTables t;
+  for (size_t d = 0; d < in.size(); ++d) {
+    t.dims.push_back(TapsOf(p, d, in[d]));
+    for (size_t k = 0; k < t.dims.back().index.size(); ++k) {
+      t.index.data.push_back(t.dims.back().index[k]);
+      t.weight.data.push_back(ToF32(t.dims.back().weight[k]));
+    }
+  }
+  // A binding cannot be empty: one unused entry keeps an all-empty output valid.
+  if (t.index.data.empty()) {
+    t.index.data.push_back(0);
+    t.weight.data.push_back(0);
+  }
+  t.index.shape = {t.index.data.size()};
+  t.weight.shape = {t.weight.data.size()};
+  return t;
+}
+
+OpRecord ResizeRecord(const char* name, int opset_min, int opset_max) {
+  const bool upsample = std::string(name) == "Upsample";
+  OpRecord r;
+  r.name = name;
+  r.opset_min = opset_min;
+  r.opset_max = opset_max;
+  r.family = "movement";
+  r.summary = upsample || opset_min < 11 ? "nearest / linear resampling by scales (asymmetric coordinates)"
+                                           : "nearest / linear / cubic resampling to scales or sizes";
+  auto one_of = [](std::vector<std::string> ok) {
+    return [ok](const AttrValue& v) {
+      const std::string& s = std::get<std::string>(v);
+      std::string all;
+      for (const std::string& o : ok) {
+        if (o == s) return std::string();
+        all += (all.empty() ? "" : ", ") + o;
+      }
+      return "must be one of " + all;
+    };
+  };
+  if (upsample || opset_min < 11) {
+    r.attributes = {{"mode", AttrValue(std::string("nearest")), false, one_of({"nearest", "linear", "bilinear"})}};
+    if (upsample && opset_min < 9) {
+      r.attributes.push_back({"scales", std::nullopt, false, {}});
+    } else {
+      r.min_inputs = r.max_inputs = 2;
+      r.host_inputs = {1};
+    }
+  } else {
+    r.min_inputs = opset_min < 13 ? 3 : 1;
+    r.max_inputs = 4;
+    r.host_inputs = {1, 2, 3};
+    r.attributes = {
+        {"mode", AttrValue(std::string("nearest")), false, one_of({"nearest", "linear", "cubic"})},
+        {"coordinate_transformation_mode", AttrValue(std::string("half_pixel")), false,
+         one_of({"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+                 "tf_crop_and_resize"})},
+        {"nearest_mode", AttrValue(std::string("round_prefer_floor")), false,
+         one_of({"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})},
+        {"cubic_coeff_a", AttrValue(-0.75), false, FiniteFloat},
+        {"exclude_outside", AttrValue(int64_t{0}), false, {}},
+        {"extrapolation_value", AttrValue(0.0), false, FiniteFloat},
+    };
+    if (opset_min >= 18) {
+      r.attributes.push_back({"antialias", AttrValue(int64_t{0}), false, {}});
+      r.attributes.push_back({"axes", std::nullopt, true, {}});
+      r.attributes.push_back({"keep_aspect_ratio_policy", AttrValue(std::string("stretch")), false,
+                              one_of({"stretch", "not_larger", "not_smaller"})});
+    }
+  }
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_ASSIGN_OR_RETURN(ResizePlan p, PlanOf(node, at));
+    TensorDesc o{node.inputs[0].dtype, p.out};
+    COMPUTE_TRY(CheckIndexable(node, std::max(o.elements(), node.inputs[0].elements())));
+    return std::vector<TensorDesc>{o};
+  };
+  r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
+    COMPUTE_ASSIGN_OR_RETURN(ResizePlan p, PlanOf(node, at));
+    TapTables t = TablesOf(p, node.inputs[0].shape);
+    Ints taps;
+    for (const Taps& d : t.dims) taps.push_back(d.k);
+    Graph g(static_cast<int>(node.inputs.size()));
+    g.outputs = {g.Add("alknet.ResizeTaps", {0, Graph::kAbsent, Graph::kAbsent},
+                       {{"shape", Ints(p.out.begin(), p.out.end())},
+                        {"taps", taps},
+                        {"extrapolate", int64_t{p.transform == "tf_crop_and_resize"}},
+                        {"extrapolation_value", p.extrapolation}})};
+    g.nodes.back().input_values = {nullptr, std::make_shared<const RefTensor>(t.index),
+                                   std::make_shared<const RefTensor>(t.weight)};
+    return g;
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    ResizePlan p = PlanOf(node, at).value();
+    return std::vector<RefTensor>{ApplyTaps(in[0], p.out, TablesOf(p, in[0].shape).dims, p.extrapolation)};
+  };
+  r.hints.abs_tol = 1e-5;
+  r.hints.rel_tol = 1e-5;
+  auto f32s = [](std::vector<double> v) { return RefTensor{DType::kF32, {v.size()}, std::move(v)}; };
+  if (upsample && opset_min < 9) {
+    // The shapes of the opset 9/10 cases, so the kernels compile once for all three.
+    r.test_cases = {{{Shape{1, 2, 3, 2}}, {{"scales", std::vector<double>{1, 1, 2, 3}}}, {}, "nearest"},
+                    {{Shape{2, 3, 4}}, {{"scales", std::vector<double>{1, 1.5, 0.5}}, {"mode", std::string("linear")}}, {}, "linear"}};
+  } else if (upsample || opset_min < 11) {
+    r.test_cases = {{{Shape{1, 2, 3, 2}, Shape{4}}, {}, {{1, f32s({1, 1, 2, 3})}}, "nearest"},
+                    {{Shape{2, 3, 4}, Shape{3}}, {{"mode", std::string("linear")}}, {{1, f32s({1, 1.5, 0.5})}}, "linear"}};
+  } else {
+    const std::optional<Shape> none;
+    r.test_cases = {
+        {{Shape{1, 2, 4, 5}, none, Shape{4}},
+         {{"mode", std::string("linear")}},
+         {{2, f32s({1, 1, 1.5, 0.6})}},
+         "linear half_pixel scales"},
+        {{Shape{1, 1, 5, 6}, none, none, Shape{4}},
+         {{"mode", std::string("cubic")}, {"exclude_outside", int64_t{1}}, {"cubic_coeff_a", -0.5},
+          {"coordinate_transformation_mode", std::string("align_corners")}},
+         {{3, *IntList({1, 1, 7, 4})}},
+         "cubic align_corners sizes"},
+        {{Shape{2, 7, 3}, none, none, Shape{3}},
+         {{"nearest_mode", std::string("round_prefer_ceil")}, {"coordinate_transformation_mode", std::string("asymmetric")}},
+         {{3, *IntList({2, 4, 5})}},
+         "nearest round_prefer_ceil"},
+        {{Shape{1, 4, 5}, Shape{6}, none, Shape{3}},
+         {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("tf_crop_and_resize")},
+          {"extrapolation_value", 3.5}},
+         {{1, f32s({0, 0.2, -0.1, 1, 0.9, 1.3})}, {3, *IntList({1, 3, 4})}},
+         "tf_crop_and_resize"},
+    };
+    if (opset_min < 13) {
+      for (OpTestCase& c : r.test_cases) {
+        if (!c.shapes[1]) {
+          c.shapes[1] = Shape{0};
+          c.values[1] = RefTensor{DType::kF32, {0}, {}};
+        }
+        if (!c.shapes[2]) {
+          c.shapes[2] = Shape{0};
+          c.values[2] = RefTensor{DType::kF32, {0}, {}};
+        }
+      }
+    }
+  }
+  return r;
+}
+
+// The kernel behind every Resize: input 0 the data, 1 and 2 the tap tables.
+OpRecord ResizeTapsRecord() {
+  OpRecord r;
+  r.name = "alknet.ResizeTaps";
+  r.family = "internal";
+  r.shader = "movement/resize";
+  r.summary = "weighted sums over per-dimension taps (Resize, Upsample)";
+  r.min_inputs = r.max_inputs = 3;
+  r.attributes = {{"shape", std::nullopt, false, {}},
+                  {"taps", std::nullopt, false, {}},
+                  {"extrapolate", AttrValue(int64_t{0}), false, {}},
+                  {"extrapolation_value", AttrValue(0.0), false, FiniteFloat}};
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    const Ints& shape = std::get<Ints>(at.at("shape"));
+    const Ints& taps = std::get<Ints>(at.at("taps"));
+    const Shape& in = node.inputs[0].shape;
+    if (shape.size() != in.size() || taps.size() != in.size()) {
+      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": shape and taps need one entry per dimension"};
+    }
+    uint64_t need = 0;
+    TensorDesc o{node.inputs[0].dtype, {}};
+    for (size_t d = 0; d < in.size(); ++d) {
+      o.shape.push_back(static_cast<uint64_t>(shape[d]));
+      need += static_cast<uint64_t>(shape[d] * taps[d]);
+    }
+    if (node.inputs[1].dtype != DType::kI32 || node.inputs[2].dtype != DType::kF32 ||
+        node.inputs[1].elements() < need || node.inputs[2].elements() < need) {
+      return Error{ErrorCode::kShape, node.Describe() + ": the tap tables (i32 index, f32 weight) need " +
+                                          std::to_string(need) + " entries"};
+    }
+    return std::vector<TensorDesc>{o};
+  };
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
+    const Ints& taps = std::get<Ints>(at.at("taps"));
+    const Shape& out = node.outputs.at(0).shape;
+    const Shape st = ContiguousStridesOf(node.inputs[0].shape);
+    std::vector<uint64_t> base(out.size(), 0);
+    uint64_t acc = 0, combos = 1;
+    for (size_t d = 0; d < out.size(); ++d) {
+      base[d] = acc;
+      acc += out[d] * static_cast<uint64_t>(taps[d]);
+      combos *= static_cast<uint64_t>(taps[d]);
+    }
+    hbs::Array dims;
+    for (size_t d = out.size(); d-- > 0;) {
+      dims.push_back(hbs::Value::object({{"dim", static_cast<long long>(d)},
+                                         {"extent", std::max<uint64_t>(1, out[d])},
+                                         {"base", base[d]},
+                                         {"taps", static_cast<long long>(taps[d])},
+                                         {"stride", st[d]}}));
+    }
+    hbs::Value ctx = LinearContext(node.outputs[0].elements(), 1, caps);
+    const DType dt = node.outputs[0].dtype;
+    const double ev = std::get<double>(at.at("extrapolation_value"));
+    ctx.as_object().set("dims", hbs::Value(std::move(dims)));
+    ctx.as_object().set("combinations", combos);
+    ctx.as_object().set("extrapolate", std::get<int64_t>(at.at("extrapolate")) != 0);
+    ctx.as_object().set("extrapolation_value", dt == DType::kF32 || dt == DType::kF16
+                                                   ? FloatLiteral(ev)
+                                                   : std::to_string(static_cast<long long>(std::trunc(ev))));
+    return ctx;
+  };
+  r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) {
+    return LinearDispatch(node.outputs.at(0).elements(), caps);
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const Ints& taps = std::get<Ints>(at.at("taps"));
+    const Shape& out = node.outputs.at(0).shape;
+    std::vector<Taps> dims;
+    size_t pos = 0;
+    for (size_t d = 0; d < out.size(); ++d) {
+      Taps t;
+      t.k = static_cast<uint32_t>(taps[d]);
+      for (uint64_t e = 0; e < out[d] * t.k; ++e, ++pos) {
+        t.index.push_back(static_cast<int32_t>(in[1].data[pos]));
+        t.weight.push_back(in[2].data[pos]);
+      }
+      dims.push_back(t);
+    }
+    return std::vector<RefTensor>{ApplyTaps(in[0], out, dims, std::get<double>(at.at("extrapolation_value")))};
+  };
+  r.test_cases = {{{Shape{2, 3}, Shape{9}, Shape{9}},
+                   {{"shape", Ints{1, 4}}, {"taps", Ints{1, 2}}},
+                   {{1, RefTensor{DType::kI32, {9}, {1, 0, 1, 1, 2, 2, 2, 0, 0}}},
+                    {2, RefTensor{DType::kF32, {9}, {1, 0.25, 0.75, 0.5, 0.5, 1, 0, 0.125, 0.875}}}},
+                   "1 x 2 taps"}};
+  return r;
+}
+
+}  // namespace
+
+void AddResizeOps(OpTable& table) {
+  table.Add(ResizeTapsRecord());
+  table.Add(ResizeRecord("Upsample", 7, 8));
+  table.Add(ResizeRecord("Upsample", 9, 9));
+  table.Add(ResizeRecord("Resize", 10, 10));
+  table.Add(ResizeRecord("Resize", 11, 12));
+  table.Add(ResizeRecord("Resize", 13, 17));
+  table.Add(ResizeRecord("Resize", 18, 99));
+}
+
+}  // namespace alknet::compute::ops
