@@ -15,6 +15,8 @@ const OpTable& OpTable::Default() {
     ops::AddSoftmaxOps(t);
     ops::AddMovementOps(t);
     ops::AddVariadicOps(t);
+    ops::AddLossOps(t);
+    ops::AddMiscOps(t);
     return t;
   }();
   return table;

@@ -15,5 +15,7 @@ void AddLinalgOps(OpTable& table);      // ops/matmul.cpp: MatMul, Gemm
 void AddSoftmaxOps(OpTable& table);     // ops/softmax.cpp
 void AddMovementOps(OpTable& table);    // ops/movement.cpp: Reshape, ...
 void AddVariadicOps(OpTable& table);    // ops/variadic.cpp: Sum, Mean
+void AddLossOps(OpTable& table);        // ops/loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+void AddMiscOps(OpTable& table);        // ops/misc.cpp: Trilu, IsInf, IsNaN, GatherND, ScatterND, ...
 
 }  // namespace alknet::compute::ops

@@ -1,0 +1,768 @@
+// Ops that fit no larger family: Trilu, IsInf, IsNaN, CastLike, EyeLike, the window functions,
+// GatherND, ScatterND, ReverseSequence, Compress, Det (shaders/misc/).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "ops/elementwise.h"
+#include "ops/families.h"
+
+namespace alknet::compute::ops {
+
+namespace {
+
+using In = std::span<const double>;
+
+DispatchPlan LinearOver(uint64_t n) {
+  DispatchPlan p;
+  p.invocations = n;
+  return p;
+}
+
+Error LimitError(const OpNode& node, uint64_t n) {
+  return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(n) + " elements exceed 32-bit shader indexing"};
+}
+
+int64_t HostInt(const RefTensor* t, int64_t fallback) {
+  return t == nullptr || t->data.empty() ? fallback : static_cast<int64_t>(t->data[0]);
+}
+
+// ---- Trilu ----------------------------------------------------------------------------------
+
+OpRecord TriluRecord() {
+  OpRecord r;
+  r.name = "Trilu";
+  r.opset_min = 14;
+  r.family = "misc";
+  r.shader = "misc/trilu";
+  r.summary = "upper (upper=1) or lower triangle of the last two dimensions; k shifts the diagonal";
+  r.min_inputs = 1;
+  r.max_inputs = 2;
+  r.host_inputs = {1};
+  r.attributes = {{"upper", AttrValue(int64_t{1}), false, {}}};
+  r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    const TensorDesc& x = node.inputs[0];
+    if (x.shape.size() < 2) {
+      return Error{ErrorCode::kShape, node.Describe() + ": input must have rank >= 2, got " + ShapeToString(x.shape)};
+    }
+    if (node.has_input(1) && node.value(1)->data.size() != 1) {
+      return Error{ErrorCode::kShape, node.Describe() + ": k must be a scalar"};
+    }
+    if (x.elements() >= (uint64_t{1} << 31)) return LimitError(node, x.elements());
+    return std::vector<TensorDesc>{TensorDesc{x.dtype, x.shape}};
+  };
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    const Shape& s = node.inputs[0].shape;
+    // k beyond the matrix acts like the matrix's edge; clamping keeps it within i32.
+    const int64_t k = std::clamp<int64_t>(HostInt(node.value(1), 0), -(int64_t{1} << 31) + 1, (int64_t{1} << 31) - 1);
+    return hbs::Value::object({{"n", node.inputs[0].elements()},
+                               {"rows", s[s.size() - 2]},
+                               {"cols", s[s.size() - 1]},
+                               {"k", static_cast<long long>(k)},
+                               {"upper", std::get<int64_t>(at.at("upper")) != 0}});
+  };
+  r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
+    return LinearOver(node.inputs[0].elements());
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const Shape& s = in[0].shape;
+    const uint64_t rows = s[s.size() - 2], cols = s[s.size() - 1];
+    const int64_t k = HostInt(node.value(1), 0);
+    const bool upper = std::get<int64_t>(at.at("upper")) != 0;
+    RefTensor out = in[0];
+    for (uint64_t i = 0; i < out.data.size(); ++i) {
+      const int64_t col = static_cast<int64_t>(i % cols), row = static_cast<int64_t>((i / cols) % rows);
+      const bool keep = upper ? col - row >= k : col - row <= k;
+      if (!keep) out.data[i] = 0;
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-4, 4, 0, 0};
+  r.test_dtypes = {DType::kF32, DType::kI32};
+  auto k = [](double v) { return RefTensor{DType::kI32, {}, {v}}; };
+  r.test_cases = {
+      {{Shape{4, 5}}, {}, {}, "upper, k absent"},
+      {{Shape{2, 3, 6}, Shape{}}, {{"upper", int64_t{0}}}, {{1, k(-1)}}, "lower k=-1, batched"},
+      {{Shape{3, 5}, Shape{}}, {}, {{1, k(2)}}, "upper k=2"},
+  };
+  return r;
+}
+
+// ---- IsInf, IsNaN ---------------------------------------------------------------------------
+
+void AddFloatClassOps(OpTable& table) {
+  const DTypeSet f32 = {DType::kF32};
+  OpRecord isinf = ElementwiseRecord(
+      "IsInf", "misc/isinf", "true where the element is +inf (detect_positive) or -inf (detect_negative)", f32,
+      OutType::kBool, [](In x, const Attributes& a) {
+        const bool pos = std::get<int64_t>(a.at("detect_positive")) != 0;
+        const bool neg = std::get<int64_t>(a.at("detect_negative")) != 0;
+        return std::isinf(x[0]) && ((x[0] > 0 && pos) || (x[0] < 0 && neg)) ? 1.0 : 0.0;
+      });
+  isinf.opset_min = 10;
+  isinf.attributes = {{"detect_positive", AttrValue(int64_t{1}), false, {}},
+                      {"detect_negative", AttrValue(int64_t{1}), false, {}}};
+  isinf.hints = {-4, 4, 0, 0};
+  const RefTensor specials{DType::kF32, {7}, {1.5, INFINITY, -INFINITY, NAN, 0.0, -3e38, 3e38}};
+  isinf.test_cases = {
+      {{Shape{7}}, {}, {{0, specials}}, "both signs"},
+      {{Shape{7}}, {{"detect_positive", int64_t{0}}}, {{0, specials}}, "negative only"},
+      {{Shape{7}}, {{"detect_negative", int64_t{0}}}, {{0, specials}}, "positive only"},
+  };
+  table.Add(std::move(isinf));
+
+  OpRecord isnan = ElementwiseRecord("IsNaN", "misc/isnan", "true where the element is NaN", f32, OutType::kBool,
+                                     [](In x, const Attributes&) { return std::isnan(x[0]) ? 1.0 : 0.0; });
+  isnan.opset_min = 9;
+  isnan.hints = {-4, 4, 0, 0};
+  isnan.test_cases = {{{Shape{7}}, {}, {{0, specials}}, "specials"}, {{Shape{3, 5}}, {}, {}, "finite"}};
+  table.Add(std::move(isnan));
+}
+
+// ---- CastLike, EyeLike, windows: decompositions ----------------------------------------------
+
+OpRecord CastLikeRecord() {
+  OpRecord r;
+  r.name = "CastLike";
+  r.opset_min = 15;
+  r.family = "misc";
+  r.summary = "Cast to the dtype of the second input (only its dtype is read)";
+  r.min_inputs = r.max_inputs = 2;
+  r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_TRY(InferElementwise(node, kAny, OutType::kSame, false));
+    return std::vector<TensorDesc>{TensorDesc{node.inputs[1].dtype, node.inputs[0].shape}};
+  };
+  r.decompose = [](const OpNode& node, const Attributes&) -> Result<Graph> {
+    Graph g(2);
+    g.outputs = {g.Add("Cast", {0}, {{"to", OnnxTypeOfDevice(node.inputs[1].dtype)}}, 13)};
+    return g;
+  };
+  r.reference = [](const OpNode& node, const Attributes&, const std::vector<RefTensor>& in) {
+    OpNode cast{"Cast", node.name, 13, {{"to", OnnxTypeOfDevice(node.inputs[1].dtype)}}, {node.inputs[0]}, {}};
+    return ReferenceRun(cast, {in[0]}).value();
+  };
+  r.hints = {-4, 4, 0, 0};
+  r.test_dtypes = {DType::kF32, DType::kI32};
+  r.test_cases = {
+      {{Shape{3, 4}, Shape{1}}, {}, {{1, RefTensor{DType::kI32, {1}, {0}}}}, "to i32"},
+      {{Shape{3, 4}, Shape{1}}, {}, {{1, RefTensor{DType::kF32, {1}, {0}}}}, "to f32"},
+      {{Shape{5}, Shape{1}}, {}, {{1, RefTensor{DType::kBool, {1}, {0}}}}, "to bool"},
+  };
+  return r;
+}
+
+// A node whose output is a constant computed on the host: Identity of an uploaded value.
+Graph ConstantGraph(int num_inputs, RefTensor value) {
+  Graph g(num_inputs);
+  const int v = g.Add("Identity", {Graph::kAbsent});
+  g.nodes.back().input_values = {std::make_shared<const RefTensor>(std::move(value))};
+  g.outputs = {v};
+  return g;
+}
+
+Result<DType> EyeLikeType(const OpNode& node, const Attributes& at) {
+  if (!at.count("dtype")) return node.inputs[0].dtype;
+  return DeviceTypeOfOnnx(std::get<int64_t>(at.at("dtype")), node.Describe() + ": attribute 'dtype'");
+}
+
+OpRecord EyeLikeRecord() {
+  OpRecord r;
+  r.name = "EyeLike";
+  r.opset_min = 9;
+  r.family = "misc";
+  r.summary = "ones on the k-th diagonal of a 2-D tensor shaped like the input (a host-built constant)";
+  r.attributes = {{"dtype", std::nullopt, true, {}}, {"k", AttrValue(int64_t{0}), false, {}}};
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    if (node.inputs[0].shape.size() != 2) {
+      return Error{ErrorCode::kShape, node.Describe() + ": input must be 2-D, got " + ShapeToString(node.inputs[0].shape)};
+    }
+    COMPUTE_ASSIGN_OR_RETURN(DType d, EyeLikeType(node, at));
+    return std::vector<TensorDesc>{TensorDesc{d, node.inputs[0].shape}};
+  };
+  auto build = [](const OpNode& node, const Attributes& at) {
+    const Shape& s = node.inputs[0].shape;
+    const int64_t k = std::get<int64_t>(at.at("k"));
+    RefTensor t{*EyeLikeType(node, at), s, std::vector<double>(s[0] * s[1], 0.0)};
+    for (int64_t i = 0; i < static_cast<int64_t>(s[0]); ++i) {
+      const int64_t j = i + k;
+      if (j >= 0 && j < static_cast<int64_t>(s[1])) t.data[static_cast<size_t>(i) * s[1] + static_cast<size_t>(j)] = 1;
+    }
+    return t;
+  };
+  r.decompose = [build](const OpNode& node, const Attributes& at) -> Result<Graph> {
+    return ConstantGraph(1, build(node, at));
+  };
+  r.reference = [build](const OpNode& node, const Attributes& at, const std::vector<RefTensor>&) {
+    return std::vector<RefTensor>{build(node, at)};
+  };
+  r.hints = {-4, 4, 0, 0};
+  r.test_dtypes = {DType::kI32};
+  r.test_cases = {
+      {{Shape{4, 5}}, {{"k", int64_t{1}}, {"dtype", int64_t{1}}}, {}, "k=1 to float"},
+      {{Shape{3, 3}}, {}, {}, "same dtype"},
+      {{Shape{3, 4}}, {{"k", int64_t{-2}}, {"dtype", int64_t{11}}}, {}, "k=-2 double (f32)"},
+  };
+  return r;
+}
+
+enum class Window { kHann, kHamming, kBlackman };
+
+OpRecord WindowRecord(const char* name, Window kind) {
+  OpRecord r;
+  r.name = name;
+  r.opset_min = 17;
+  r.family = "misc";
+  r.summary = "window function of the given size (a host-built constant)";
+  r.host_inputs = {0};
+  r.attributes = {{"output_datatype", AttrValue(int64_t{1}), false, {}}, {"periodic", AttrValue(int64_t{1}), false, {}}};
+  auto size_of = [](const OpNode& node) -> Result<uint64_t> {
+    const RefTensor* v = node.value(0);
+    if (v->data.size() != 1 || v->data[0] < 0 || v->data[0] > double{1 << 28}) {
+      return Error{ErrorCode::kShape, node.Describe() + ": size must be a scalar in [0, 2^28]"};
+    }
+    return static_cast<uint64_t>(v->data[0]);
+  };
+  r.infer = [size_of](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_ASSIGN_OR_RETURN(uint64_t n, size_of(node));
+    COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOfOnnx(std::get<int64_t>(at.at("output_datatype")),
+                                                       node.Describe() + ": attribute 'output_datatype'"));
+    return std::vector<TensorDesc>{TensorDesc{d, {n}}};
+  };
+  // ONNX (opset 17): N = size for periodic windows, size - 1 for symmetric ones;
+  // Hamming uses alpha = 25/46.
+  auto build = [kind, size_of](const OpNode& node, const Attributes& at) {
+    const uint64_t n = *size_of(node);
+    const double denom = std::get<int64_t>(at.at("periodic")) != 0 ? static_cast<double>(n) : static_cast<double>(n) - 1;
+    RefTensor t{*DeviceTypeOfOnnx(std::get<int64_t>(at.at("output_datatype")), ""), {n}, std::vector<double>(n)};
+    for (uint64_t i = 0; i < n; ++i) {
+      const double x = 2 * std::numbers::pi * static_cast<double>(i) / denom;
+      double v = 0;
+      switch (kind) {
+        case Window::kHann: v = 0.5 - 0.5 * std::cos(x); break;
+        case Window::kHamming: v = 25.0 / 46.0 - 21.0 / 46.0 * std::cos(x); break;
+        case Window::kBlackman: v = 0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2 * x); break;
+      }
+      if (n == 1) v = 1;  // a window of one sample (denominator 0 when symmetric)
+      if (t.dtype == DType::kI32 || t.dtype == DType::kU32) v = std::trunc(v);
+      t.data[i] = v;
+    }
+    return t;
+  };
+  r.decompose = [build](const OpNode& node, const Attributes& at) -> Result<Graph> {
+    return ConstantGraph(1, build(node, at));
+  };
+  r.reference = [build](const OpNode& node, const Attributes& at, const std::vector<RefTensor>&) {
+    return std::vector<RefTensor>{build(node, at)};
+  };
+  r.hints = {0, 1, 1e-6, 1e-6};
+  auto size = [](double v) { return RefTensor{DType::kI32, {}, {v}}; };
+  r.test_cases = {
+      {{Shape{}}, {}, {{0, size(10)}}, "periodic"},
+      {{Shape{}}, {{"periodic", int64_t{0}}}, {{0, size(7)}}, "symmetric"},
+  };
+  return r;
+}
+
+// ---- GatherND ---------------------------------------------------------------------------------
+
+struct GatherNDDims {
+  uint64_t batch = 1;        // product of the batch dimensions
+  uint64_t rows = 1;         // index tuples per batch
+  uint64_t q = 0;            // tuple length
+  uint64_t slice = 1;        // elements copied per tuple
+  std::vector<uint64_t> extents, strides;  // of the q indexed data dimensions (strides in elements)
+  uint64_t batch_stride = 0;  // data elements per batch
+  Shape out;
+};
+
+Result<GatherNDDims> GatherNDShape(const OpNode& node, const Attributes& at) {
+  const Shape& ds = node.inputs[0].shape;
+  const Shape& is = node.inputs[1].shape;
+  if (node.inputs[1].dtype != DType::kI32) {
+    return Error{ErrorCode::kUnsupported, node.Describe() + ": indices must be integers (i32 on the device)"};
+  }
+  const int64_t b = std::get<int64_t>(at.at("batch_dims"));
+  if (is.empty() || ds.empty() || b < 0 || static_cast<size_t>(b) >= std::min(ds.size(), is.size())) {
+    return Error{ErrorCode::kShape, node.Describe() + ": needs rank >= 1 operands and 0 <= batch_dims < min(ranks)"};
+  }
+  GatherNDDims g;
+  g.q = is.back();
+  if (static_cast<size_t>(b) + g.q > ds.size()) {
+    return Error{ErrorCode::kShape, node.Describe() + ": index tuples of length " + std::to_string(g.q) +
+                                        " exceed the data's rank " + std::to_string(ds.size()) + " after " +
+                                        std::to_string(b) + " batch dimensions"};
+  }
+  for (int64_t k = 0; k < b; ++k) {
+    if (ds[k] != is[k]) {
+      return Error{ErrorCode::kShape, node.Describe() + ": batch dimension " + std::to_string(k) + " differs (" +
+                                          std::to_string(ds[k]) + " vs " + std::to_string(is[k]) + ")"};
+    }
+    g.batch *= ds[k];
+    g.out.push_back(ds[k]);
+  }
+  for (size_t k = static_cast<size_t>(b); k + 1 < is.size(); ++k) {
+    g.rows *= is[k];
+    g.out.push_back(is[k]);
+  }
+  const Shape dstr = ContiguousStridesOf(ds);
+  for (size_t k = 0; k < g.q; ++k) {
+    g.extents.push_back(ds[b + k]);
+    g.strides.push_back(dstr[b + k]);
+  }
+  for (size_t k = static_cast<size_t>(b) + g.q; k < ds.size(); ++k) {
+    g.slice *= ds[k];
+    g.out.push_back(ds[k]);
+  }
+  g.batch_stride = b > 0 ? dstr[b - 1] : 0;
+  return g;
+}
+
+hbs::Value TupleTerms(const std::vector<uint64_t>& extents, const std::vector<uint64_t>& strides) {
+  hbs::Array terms;
+  for (size_t k = 0; k < extents.size(); ++k) {
+    terms.push_back(hbs::Value::object({{"k", static_cast<long long>(k)}, {"extent", extents[k]}, {"stride", strides[k]}}));
+  }
+  return hbs::Value(std::move(terms));
+}
+
+OpRecord GatherNDRecord() {
+  OpRecord r;
+  r.name = "GatherND";
+  r.opset_min = 11;
+  r.family = "misc";
+  r.shader = "misc/gathernd";
+  r.summary = "slices of data addressed by index tuples (the last indices dimension), batch_dims leading";
+  r.min_inputs = r.max_inputs = 2;
+  r.attributes = {{"batch_dims", AttrValue(int64_t{0}), false, {}}};
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_ASSIGN_OR_RETURN(GatherNDDims g, GatherNDShape(node, at));
+    if (node.inputs[0].elements() >= (uint64_t{1} << 31)) return LimitError(node, node.inputs[0].elements());
+    return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, g.out}};
+  };
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    const GatherNDDims g = *GatherNDShape(node, at);
+    return hbs::Value::object({{"n", g.batch * g.rows * g.slice},
+                               {"rows", g.rows},
+                               {"q", g.q},
+                               {"slice", g.slice},
+                               {"batch_stride", g.batch_stride},
+                               {"terms", TupleTerms(g.extents, g.strides)}});
+  };
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
+    const GatherNDDims g = *GatherNDShape(node, at);
+    return LinearOver(g.batch * g.rows * g.slice);
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const GatherNDDims g = *GatherNDShape(node, at);
+    RefTensor out{in[0].dtype, g.out, {}};
+    for (uint64_t bt = 0; bt < g.batch; ++bt) {
+      for (uint64_t row = 0; row < g.rows; ++row) {
+        int64_t base = static_cast<int64_t>(bt * g.batch_stride);
+        bool bad = false;
+        for (uint64_t k = 0; k < g.q; ++k) {
+          int64_t idx = static_cast<int64_t>(in[1].data[(bt * g.rows + row) * g.q + k]);
+          if (idx < 0) idx += static_cast<int64_t>(g.extents[k]);
+          if (idx < 0 || idx >= static_cast<int64_t>(g.extents[k])) bad = true;
+          base += idx * static_cast<int64_t>(g.strides[k]);
+        }
+        for (uint64_t e = 0; e < g.slice; ++e) {
+          out.data.push_back(bad ? 0.0 : in[0].data[static_cast<size_t>(base) + e]);
+        }
+      }
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-4, 4, 0, 0};
+  r.test_dtypes = {DType::kF32, DType::kI32};
+  auto idx = [](Shape s, std::vector<double> v) { return RefTensor{DType::kI32, std::move(s), std::move(v)}; };
+  r.test_cases = {
+      {{Shape{2, 2, 3}, Shape{2, 1, 2}}, {}, {{1, idx({2, 1, 2}, {0, 1, 1, -2})}}, "slices, negative index"},
+      {{Shape{3, 4}, Shape{3, 2}}, {}, {{1, idx({3, 2}, {0, 0, 2, 3, 1, -1})}}, "elements"},
+      {{Shape{2, 3, 4}, Shape{2, 2, 1}}, {{"batch_dims", int64_t{1}}}, {{1, idx({2, 2, 1}, {2, 0, 1, 1})}}, "batch_dims=1"},
+  };
+  return r;
+}
+
+// ---- ScatterND --------------------------------------------------------------------------------
+
+struct ScatterNDDims {
+  uint64_t rows = 1, q = 0, slice = 1;
+  std::vector<uint64_t> extents, strides;
+};
+
+Result<ScatterNDDims> ScatterNDShape(const OpNode& node) {
+  const Shape& ds = node.inputs[0].shape;
+  const Shape& is = node.inputs[1].shape;
+  const Shape& us = node.inputs[2].shape;
+  if (node.inputs[1].dtype != DType::kI32) {
+    return Error{ErrorCode::kUnsupported, node.Describe() + ": indices must be integers (i32 on the device)"};
+  }
+  if (node.inputs[2].dtype != node.inputs[0].dtype) {
+    return Error{ErrorCode::kUnsupported, node.Describe() + ": updates must have data's dtype"};
+  }
+  if (is.empty() || is.back() > ds.size()) {
+    return Error{ErrorCode::kShape, node.Describe() + ": indices must be [..., q] with q <= rank(data)"};
+  }
+  ScatterNDDims s;
+  s.q = is.back();
+  Shape want(is.begin(), is.end() - 1);
+  for (size_t k = s.q; k < ds.size(); ++k) want.push_back(ds[k]);
+  if (us != want) {
+    return Error{ErrorCode::kShape, node.Describe() + ": updates must have shape " + ShapeToString(want) + ", got " +
+                                        ShapeToString(us)};
+  }
+  for (size_t k = 0; k + 1 < is.size(); ++k) s.rows *= is[k];
+  const Shape dstr = ContiguousStridesOf(ds);
+  for (size_t k = 0; k < s.q; ++k) {
+    s.extents.push_back(ds[k]);
+    s.strides.push_back(dstr[k]);
+  }
+  for (size_t k = s.q; k < ds.size(); ++k) s.slice *= ds[k];
+  return s;
+}
+
+OpRecord ScatterNDRecord(int opset_min, int opset_max, std::vector<std::string> reductions) {
+  OpRecord r;
+  r.name = "ScatterND";
+  r.opset_min = opset_min;
+  r.opset_max = opset_max;
+  r.family = "misc";
+  r.shader = "misc/scatternd";
+  r.summary = "copy of data with slices addressed by index tuples replaced (or combined: reduction)";
+  r.min_inputs = r.max_inputs = 3;
+  if (reductions.size() > 1) {
+    r.attributes = {{"reduction", AttrValue(std::string("none")), false, [reductions](const AttrValue& v) {
+                       for (const std::string& s : reductions) {
+                         if (s == std::get<std::string>(v)) return std::string();
+                       }
+                       std::string ok;
+                       for (const std::string& s : reductions) ok += (ok.empty() ? "" : ", ") + s;
+                       return "must be one of " + ok + " at this opset";
+                     }}};
+  }
+  r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_TRY(ScatterNDShape(node));
+    if (node.inputs[0].elements() >= (uint64_t{1} << 31)) return LimitError(node, node.inputs[0].elements());
+    if (node.inputs[0].dtype == DType::kBool) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": ScatterND on bool is not implemented"};
+    }
+    return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, node.inputs[0].shape}};
+  };
+  // One invocation per output element walks every update row in order and applies those
+  // that address it: deterministic (the last write wins, reductions combine in index order)
+  // and race-free, at O(elements x rows). Fine for the cache updates ScatterND mostly serves.
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    const ScatterNDDims s = *ScatterNDShape(node);
+    const std::string red = at.count("reduction") ? std::get<std::string>(at.at("reduction")) : "none";
+    return hbs::Value::object({{"n", node.inputs[0].elements()},
+                               {"rows", s.rows},
+                               {"q", s.q},
+                               {"slice", s.slice},
+                               {"reduction", red},
+                               {"terms", TupleTerms(s.extents, s.strides)}});
+  };
+  r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
+    return LinearOver(node.inputs[0].elements());
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const ScatterNDDims s = *ScatterNDShape(node);
+    const std::string red = at.count("reduction") ? std::get<std::string>(at.at("reduction")) : "none";
+    RefTensor out = in[0];
+    for (uint64_t row = 0; row < s.rows; ++row) {
+      int64_t base = 0;
+      for (uint64_t k = 0; k < s.q; ++k) {
+        int64_t idx = static_cast<int64_t>(in[1].data[row * s.q + k]);
+        if (idx < 0) idx += static_cast<int64_t>(s.extents[k]);
+        base += idx * static_cast<int64_t>(s.strides[k]);
+      }
+      for (uint64_t e = 0; e < s.slice; ++e) {
+        double& o = out.data[static_cast<size_t>(base) + e];
+        const double u = in[2].data[row * s.slice + e];
+        if (red == "add") o += u;
+        else if (red == "mul") o *= u;
+        else if (red == "max") o = std::max(o, u);
+        else if (red == "min") o = std::min(o, u);
+        else o = u;
+      }
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-3, 3, 1e-6, 1e-6};
+  auto idx = [](Shape sh, std::vector<double> v) { return RefTensor{DType::kI32, std::move(sh), std::move(v)}; };
+  r.test_cases = {
+      {{Shape{4, 3, 2}, Shape{2, 1}, Shape{2, 3, 2}}, {}, {{1, idx({2, 1}, {0, 2})}}, "slices"},
+      {{Shape{3, 4}, Shape{3, 2}, Shape{3}}, {}, {{1, idx({3, 2}, {0, 1, 2, -1, 1, 0})}}, "elements"},
+  };
+  if (reductions.size() > 1) {
+    r.test_cases.push_back({{Shape{4, 3}, Shape{3, 1}, Shape{3, 3}},
+                            {{"reduction", std::string("add")}},
+                            {{1, idx({3, 1}, {1, 3, 1})}},
+                            "add, repeated index"});
+    r.test_cases.push_back({{Shape{4, 3}, Shape{2, 1}, Shape{2, 3}},
+                            {{"reduction", std::string("mul")}},
+                            {{1, idx({2, 1}, {2, 2})}},
+                            "mul, repeated index"});
+  }
+  r.test_dtypes = {DType::kF32, DType::kI32};
+  return r;
+}
+
+// ---- ReverseSequence ---------------------------------------------------------------------------
+
+OpRecord ReverseSequenceRecord() {
+  OpRecord r;
+  r.name = "ReverseSequence";
+  r.opset_min = 10;
+  r.family = "misc";
+  r.shader = "misc/reversesequence";
+  r.summary = "reverses the first sequence_lens[b] steps along time_axis of each batch entry";
+  r.min_inputs = r.max_inputs = 2;
+  r.attributes = {{"batch_axis", AttrValue(int64_t{1}), false, {}}, {"time_axis", AttrValue(int64_t{0}), false, {}}};
+  auto check = [](const OpNode& node, const Attributes& at) -> Status {
+    const Shape& s = node.inputs[0].shape;
+    const int64_t b = std::get<int64_t>(at.at("batch_axis")), t = std::get<int64_t>(at.at("time_axis"));
+    if (s.size() < 2 || (b != 0 && b != 1) || (t != 0 && t != 1) || b == t) {
+      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": needs rank >= 2 and {batch_axis, time_axis} = {0, 1}"};
+    }
+    if (node.inputs[1].dtype != DType::kI32 || node.inputs[1].shape != Shape{s[b]}) {
+      return Error{ErrorCode::kShape, node.Describe() + ": sequence_lens must be i32[" + std::to_string(s[b]) + "]"};
+    }
+    return Ok{};
+  };
+  r.infer = [check](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_TRY(check(node, at));
+    return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, node.inputs[0].shape}};
+  };
+  struct Layout {
+    uint64_t batch_extent, batch_stride, time_extent, time_stride;
+  };
+  auto layout = [](const OpNode& node, const Attributes& at) {
+    const Shape& s = node.inputs[0].shape;
+    const Shape st = ContiguousStridesOf(s);
+    const auto b = static_cast<size_t>(std::get<int64_t>(at.at("batch_axis")));
+    const auto t = static_cast<size_t>(std::get<int64_t>(at.at("time_axis")));
+    return Layout{s[b], st[b], s[t], st[t]};
+  };
+  r.context = [layout](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    const Layout l = layout(node, at);
+    return hbs::Value::object({{"n", node.inputs[0].elements()},
+                               {"batch_extent", l.batch_extent},
+                               {"batch_stride", l.batch_stride},
+                               {"time_extent", l.time_extent},
+                               {"time_stride", l.time_stride}});
+  };
+  r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
+    return LinearOver(node.inputs[0].elements());
+  };
+  r.reference = [layout](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const Layout l = layout(node, at);
+    RefTensor out = in[0];
+    for (uint64_t i = 0; i < out.data.size(); ++i) {
+      const uint64_t b = (i / l.batch_stride) % l.batch_extent, t = (i / l.time_stride) % l.time_extent;
+      const int64_t len = std::clamp<int64_t>(static_cast<int64_t>(in[1].data[b]), 0, static_cast<int64_t>(l.time_extent));
+      const uint64_t src_t = static_cast<int64_t>(t) < len ? static_cast<uint64_t>(len - 1) - t : t;
+      out.data[i] = in[0].data[i + src_t * l.time_stride - t * l.time_stride];
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-4, 4, 0, 0};
+  auto lens = [](std::vector<double> v) { return RefTensor{DType::kI32, {v.size()}, std::move(v)}; };
+  r.test_cases = {
+      {{Shape{4, 3, 2}, Shape{3}}, {}, {{1, lens({4, 1, 3})}}, "time 0, batch 1"},
+      {{Shape{3, 5}, Shape{3}}, {{"batch_axis", int64_t{0}}, {"time_axis", int64_t{1}}}, {{1, lens({5, 2, 0})}}, "batch 0"},
+  };
+  return r;
+}
+
+// ---- Compress -----------------------------------------------------------------------------------
+
+struct CompressPlan {
+  std::vector<uint64_t> selected;  // kept positions along the axis (or of the flattened input)
+  uint64_t outer = 1, axis_len = 1, inner = 1;
+  Shape out;
+};
+
+Result<CompressPlan> PlanCompress(const OpNode& node, const Attributes& at) {
+  const RefTensor* cond = node.value(1);
+  if (cond->shape.size() != 1) {
+    return Error{ErrorCode::kShape, node.Describe() + ": condition must be 1-D, got " + ShapeToString(cond->shape)};
+  }
+  const Shape& s = node.inputs[0].shape;
+  CompressPlan p;
+  if (!at.count("axis")) {
+    p.axis_len = node.inputs[0].elements();
+  } else {
+    int64_t axis = std::get<int64_t>(at.at("axis"));
+    const auto rank = static_cast<int64_t>(s.size());
+    if (axis < -rank || axis >= rank) {
+      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": axis " + std::to_string(axis) +
+                                                     " is out of range for rank " + std::to_string(rank)};
+    }
+    if (axis < 0) axis += rank;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d < axis) p.outer *= s[d];
+      else if (d == axis) p.axis_len = s[d];
+      else p.inner *= s[d];
+    }
+  }
+  // Entries past the axis select nothing; a shorter condition leaves the rest out (ONNX).
+  for (uint64_t k = 0; k < std::min<uint64_t>(p.axis_len, cond->data.size()); ++k) {
+    if (cond->data[k] != 0) p.selected.push_back(k);
+  }
+  if (!at.count("axis")) {
+    p.out = {p.selected.size()};
+  } else {
+    p.out = s;
+    int64_t axis = std::get<int64_t>(at.at("axis"));
+    if (axis < 0) axis += static_cast<int64_t>(s.size());
+    p.out[axis] = p.selected.size();
+  }
+  return p;
+}
+
+OpRecord CompressRecord() {
+  OpRecord r;
+  r.name = "Compress";
+  r.opset_min = 9;
+  r.family = "misc";
+  r.shader = "misc/compress";
+  r.summary = "slices along an axis (or elements of the flattened input) where condition is true; "
+              "condition must be known at plan time";
+  r.min_inputs = r.max_inputs = 2;
+  r.host_inputs = {1};
+  r.attributes = {{"axis", std::nullopt, true, {}}};
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_ASSIGN_OR_RETURN(CompressPlan p, PlanCompress(node, at));
+    if (p.selected.size() > 65536) {
+      return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(p.selected.size()) +
+                                          " selected positions; the kernel inlines at most 65536"};
+    }
+    return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, p.out}};
+  };
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    const CompressPlan p = *PlanCompress(node, at);
+    hbs::Array sel;
+    for (uint64_t k : p.selected) sel.push_back(hbs::Value(k));
+    if (sel.empty()) sel.push_back(hbs::Value(uint64_t{0}));
+    uint64_t n = p.outer * p.selected.size() * p.inner;
+    return hbs::Value::object({{"n", n},
+                               {"kept", static_cast<uint64_t>(p.selected.size())},
+                               {"axis_len", p.axis_len},
+                               {"inner", p.inner},
+                               {"selected", hbs::Value(std::move(sel))}});
+  };
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
+    const CompressPlan p = *PlanCompress(node, at);
+    return LinearOver(p.outer * p.selected.size() * p.inner);
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const CompressPlan p = *PlanCompress(node, at);
+    RefTensor out{in[0].dtype, p.out, {}};
+    for (uint64_t o = 0; o < p.outer; ++o) {
+      for (uint64_t k : p.selected) {
+        for (uint64_t i = 0; i < p.inner; ++i) out.data.push_back(in[0].data[(o * p.axis_len + k) * p.inner + i]);
+      }
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-4, 4, 0, 0};
+  auto cond = [](std::vector<double> v) { return RefTensor{DType::kBool, {v.size()}, std::move(v)}; };
+  r.test_cases = {
+      {{Shape{3, 2}, Shape{3}}, {{"axis", int64_t{0}}}, {{1, cond({0, 1, 1})}}, "axis 0"},
+      {{Shape{3, 4, 2}, Shape{3}}, {{"axis", int64_t{-2}}}, {{1, cond({1, 0, 1})}}, "axis -2, short condition"},
+      {{Shape{3, 2}, Shape{5}}, {}, {{1, cond({0, 1, 0, 0, 1})}}, "flattened"},
+  };
+  return r;
+}
+
+// ---- Det ------------------------------------------------------------------------------------------
+
+OpRecord DetRecord() {
+  OpRecord r;
+  r.name = "Det";
+  r.opset_min = 11;
+  r.family = "misc";
+  r.shader = "misc/det";
+  r.summary = "determinant of each square matrix in the last two dimensions (M <= 16)";
+  r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    const Shape& s = node.inputs[0].shape;
+    if (node.inputs[0].dtype != DType::kF32) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": Det is implemented for f32"};
+    }
+    if (s.size() < 2 || s[s.size() - 1] != s[s.size() - 2] || s.back() == 0) {
+      return Error{ErrorCode::kShape, node.Describe() + ": input must be [..., M, M], got " + ShapeToString(s)};
+    }
+    if (s.back() > 16) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": matrices larger than 16x16 are not implemented "
+                                                              "(the kernel keeps one matrix in private memory)"};
+    }
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, Shape(s.begin(), s.end() - 2)}};
+  };
+  r.context = [](const OpNode& node, const Attributes&, const DeviceCaps&) -> Result<hbs::Value> {
+    const Shape& s = node.inputs[0].shape;
+    return hbs::Value::object({{"m", s.back()}, {"batch", node.inputs[0].elements() / (s.back() * s.back())}});
+  };
+  r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
+    const Shape& s = node.inputs[0].shape;
+    return LinearOver(node.inputs[0].elements() / std::max<uint64_t>(1, s.back() * s.back()));
+  };
+  r.reference = [](const OpNode&, const Attributes&, const std::vector<RefTensor>& in) {
+    const Shape& s = in[0].shape;
+    const uint64_t m = s.back();
+    RefTensor out{DType::kF32, Shape(s.begin(), s.end() - 2), {}};
+    const uint64_t batch = m == 0 ? 0 : in[0].data.size() / (m * m);
+    for (uint64_t b = 0; b < batch; ++b) {
+      std::vector<double> a(in[0].data.begin() + static_cast<long>(b * m * m),
+                            in[0].data.begin() + static_cast<long>((b + 1) * m * m));
+      double det = 1;
+      for (uint64_t c = 0; c < m; ++c) {
+        uint64_t p = c;
+        for (uint64_t r2 = c + 1; r2 < m; ++r2) {
+          if (std::fabs(a[r2 * m + c]) > std::fabs(a[p * m + c])) p = r2;
+        }
+        if (a[p * m + c] == 0) { det = 0; break; }
+        if (p != c) {
+          for (uint64_t k = 0; k < m; ++k) std::swap(a[p * m + k], a[c * m + k]);
+          det = -det;
+        }
+        det *= a[c * m + c];
+        for (uint64_t r2 = c + 1; r2 < m; ++r2) {
+          const double f = a[r2 * m + c] / a[c * m + c];
+          for (uint64_t k = c; k < m; ++k) a[r2 * m + k] -= f * a[c * m + k];
+        }
+      }
+      out.data.push_back(det);
+    }
+    if (batch == 0 && out.shape.empty()) out.data = {1.0};
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-2, 2, 1e-5, 1e-4};
+  r.test_cases = {
+      {{Shape{2, 2}}, {}, {}, "2x2"},
+      {{Shape{3, 4, 4}}, {}, {}, "batched 4x4"},
+      {{Shape{5, 5}}, {}, {}, "5x5"},
+  };
+  return r;
+}
+
+}  // namespace
+
+void AddMiscOps(OpTable& table) {
+  table.Add(TriluRecord());
+  AddFloatClassOps(table);
+  table.Add(CastLikeRecord());
+  table.Add(EyeLikeRecord());
+  table.Add(WindowRecord("HannWindow", Window::kHann));
+  table.Add(WindowRecord("HammingWindow", Window::kHamming));
+  table.Add(WindowRecord("BlackmanWindow", Window::kBlackman));
+  table.Add(GatherNDRecord());
+  table.Add(ScatterNDRecord(11, 15, {"none"}));
+  table.Add(ScatterNDRecord(16, 17, {"none", "add", "mul"}));
+  table.Add(ScatterNDRecord(18, 99, {"none", "add", "mul", "max", "min"}));
+  table.Add(ReverseSequenceRecord());
+  table.Add(CompressRecord());
+  table.Add(DetRecord());
+}
+
+}  // namespace alknet::compute::ops
