@@ -6,7 +6,8 @@
 //
 // Records of the families listed in kChecked must reproduce every test they accept; other
 // families are reported only (their owners decide). ALKNET_NODE_TESTS=<dir> overrides the
-// data directory; ALKNET_NODE_TESTS_VERBOSE=1 prints one line per test.
+// data directory; ALKNET_NODE_TESTS_VERBOSE=1 prints one line per test;
+// ALKNET_NODE_TESTS_DEVICE=1 also runs them through the shaders (NodeTestsOnDevice).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -22,6 +24,7 @@
 
 #include "alknet/compute/op_table.h"
 #include "onnx/onnx_pb.h"
+#include "test_util.h"
 
 namespace alknet::compute {
 namespace {
@@ -152,33 +155,43 @@ struct Outcome {
   std::string detail;
 };
 
-Outcome RunNodeTest(const fs::path& dir, std::string* op_family) {
+// One single-node test, loaded and narrowed.
+struct NodeTest {
+  std::string family;  // of the record that runs it
+  OpNode node;
+  std::vector<RefTensor> inputs;    // per node input; absent ones empty
+  std::vector<RefTensor> expected;  // per ONNX output
+  std::vector<int> expected_types;  // ONNX element types of the outputs
+};
+
+std::optional<Outcome> LoadNodeTest(const fs::path& dir, NodeTest* out) {
   onnx::ModelProto model;
-  if (!model.ParseFromString(ReadFile(dir / "model.onnx"))) return {Outcome::kSkip, "model.onnx does not parse"};
+  if (!model.ParseFromString(ReadFile(dir / "model.onnx"))) return Outcome{Outcome::kSkip, "model.onnx does not parse"};
   const onnx::GraphProto& g = model.graph();
-  if (g.node_size() != 1) return {Outcome::kSkip, "not a single-node test"};
+  if (g.node_size() != 1) return Outcome{Outcome::kSkip, "not a single-node test"};
   const onnx::NodeProto& n = g.node(0);
   int opset = 0;
   for (const auto& o : model.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
   }
   const OpRecord* record = OpTable::Default().Find(n.op_type(), opset);
-  if (record == nullptr) return {Outcome::kSkip, n.op_type() + " opset " + std::to_string(opset) + " not in the table"};
-  *op_family = record->family;
-
-  OpNode node{n.op_type(), n.name(), opset, {}, {}, {}};
+  if (record == nullptr) {
+    return Outcome{Outcome::kSkip, n.op_type() + " opset " + std::to_string(opset) + " not in the table"};
+  }
+  out->family = record->family;
+  out->node = OpNode{n.op_type(), n.name(), opset, {}, {}, {}};
   std::string why;
   for (const auto& a : n.attribute()) {
     auto v = ToAttr(a, &why);
-    if (!v) return {Outcome::kSkip, "attribute " + a.name() + ": " + why};
-    node.attributes[a.name()] = *v;
+    if (!v) return Outcome{Outcome::kSkip, "attribute " + a.name() + ": " + why};
+    out->node.attributes[a.name()] = *v;
   }
   // Declared element types decide (bfloat16 data is stored as UINT16 in some test files).
   for (const auto* list : {&g.input(), &g.output()}) {
     for (const auto& vi : *list) {
       const int t = vi.type().tensor_type().elem_type();
       if (vi.type().has_tensor_type() && !Narrowed(t)) {
-        return {Outcome::kSkip, vi.name() + " has element type " + std::to_string(t) + " (no device dtype)"};
+        return Outcome{Outcome::kSkip, vi.name() + " has element type " + std::to_string(t) + " (no device dtype)"};
       }
     }
   }
@@ -187,50 +200,53 @@ Outcome RunNodeTest(const fs::path& dir, std::string* op_family) {
   for (int k = 0; k < g.input_size(); ++k) {
     onnx::TensorProto t;
     if (!t.ParseFromString(ReadFile(dir / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb")))) {
-      return {Outcome::kSkip, "input " + std::to_string(k) + " is not a tensor"};
+      return Outcome{Outcome::kSkip, "input " + std::to_string(k) + " is not a tensor"};
     }
     auto r = ToRef(t, &why);
-    if (!r) return {Outcome::kSkip, "input " + g.input(k).name() + ": " + why};
+    if (!r) return Outcome{Outcome::kSkip, "input " + g.input(k).name() + ": " + why};
     given[g.input(k).name()] = *r;
   }
-  std::vector<RefTensor> inputs;
   for (const std::string& name : n.input()) {
     TensorDesc d;
     if (name.empty()) {
       d.absent = true;
-      inputs.push_back(RefTensor{});
+      out->inputs.push_back(RefTensor{});
     } else {
-      if (!given.count(name)) return {Outcome::kSkip, "input " + name + " is not a graph input"};
-      inputs.push_back(given[name]);
+      if (!given.count(name)) return Outcome{Outcome::kSkip, "input " + name + " is not a graph input"};
+      out->inputs.push_back(given[name]);
       d = TensorDesc{given[name].dtype, given[name].shape};
     }
-    node.inputs.push_back(d);
-  }
-  auto got = ReferenceRun(node, inputs);
-  if (!got.ok()) {
-    // A refusal with a reason (kUnsupported) is a documented limit, listed apart from failures.
-    if (got.error().code == ErrorCode::kUnsupported) return {Outcome::kRefused, got.error().ToString()};
-    return {Outcome::kFail, "reference refused: " + got.error().ToString()};
+    out->node.inputs.push_back(d);
   }
   for (int k = 0; k < g.output_size(); ++k) {
     onnx::TensorProto t;
     if (!t.ParseFromString(ReadFile(dir / "test_data_set_0" / ("output_" + std::to_string(k) + ".pb")))) {
-      return {Outcome::kSkip, "output " + std::to_string(k) + " is not a tensor"};
+      return Outcome{Outcome::kSkip, "output " + std::to_string(k) + " is not a tensor"};
     }
     auto want = ToRef(t, &why);
-    if (!want) return {Outcome::kSkip, "output " + std::to_string(k) + ": " + why};
-    if (static_cast<size_t>(k) >= got->size()) return {Outcome::kFail, "reference has no output " + std::to_string(k)};
-    const RefTensor& r = (*got)[k];
-    if (r.dtype != want->dtype) {
-      return {Outcome::kFail, "output " + std::to_string(k) + " dtype " + DTypeName(r.dtype) + ", want " + DTypeName(want->dtype)};
+    if (!want) return Outcome{Outcome::kSkip, "output " + std::to_string(k) + ": " + why};
+    out->expected.push_back(*want);
+    out->expected_types.push_back(t.data_type());
+  }
+  return std::nullopt;
+}
+
+// Compares computed outputs (reference or device) with the expected ones.
+Outcome Compare(const NodeTest& t, const std::vector<RefTensor>& got) {
+  for (size_t k = 0; k < t.expected.size(); ++k) {
+    if (k >= got.size()) return {Outcome::kFail, "no output " + std::to_string(k)};
+    const RefTensor& r = got[k];
+    const RefTensor& want = t.expected[k];
+    if (r.dtype != want.dtype) {
+      return {Outcome::kFail, "output " + std::to_string(k) + " dtype " + DTypeName(r.dtype) + ", want " + DTypeName(want.dtype)};
     }
-    if (r.shape != want->shape) {
+    if (r.shape != want.shape) {
       return {Outcome::kFail, "output " + std::to_string(k) + " shape " + ShapeToString(r.shape) + ", want " +
-                                  ShapeToString(want->shape)};
+                                  ShapeToString(want.shape)};
     }
     // The backend tests' own tolerance (onnx/backend/test/runner: rtol 1e-3, atol 1e-7).
     for (size_t i = 0; i < r.data.size(); ++i) {
-      const double a = Widen(r.data[i], t.data_type()), b = want->data[i];
+      const double a = Widen(r.data[i], t.expected_types[k]), b = want.data[i];
       const bool ok = (std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= 1e-7 + 1e-3 * std::fabs(b);
       if (!ok) {
         return {Outcome::kFail, "output " + std::to_string(k) + " element " + std::to_string(i) + ": got " +
@@ -241,22 +257,84 @@ Outcome RunNodeTest(const fs::path& dir, std::string* op_family) {
   return {Outcome::kPass, ""};
 }
 
-TEST(OpSemantics, NodeTestReferences) {
+Outcome CheckReference(const NodeTest& t) {
+  auto got = ReferenceRun(t.node, t.inputs);
+  if (!got.ok()) {
+    // A refusal with a reason (kUnsupported) is a documented limit, listed apart from failures.
+    if (got.error().code == ErrorCode::kUnsupported) return {Outcome::kRefused, got.error().ToString()};
+    return {Outcome::kFail, "reference refused: " + got.error().ToString()};
+  }
+  return Compare(t, *got);
+}
+
+// The same through the executor: host inputs (OpRecord::host_inputs) as known values, the
+// rest uploaded, every output the record produces kept, the ONNX ones compared.
+Outcome CheckDevice(const NodeTest& t, Executor& ex) {
+  const OpRecord* record = OpTable::Default().Find(t.node.op_type, t.node.opset);
+  auto ref = ReferenceRun(t.node, t.inputs);  // its output count is the record's
+  if (!ref.ok()) return {Outcome::kRefused, ref.error().ToString()};
+  Graph g(0);
+  Graph::Node node;
+  node.op = t.node.op_type;
+  node.opset = t.node.opset;
+  node.attributes = t.node.attributes;
+  node.name = t.node.name;
+  std::vector<Tensor> dev;
+  for (size_t i = 0; i < t.inputs.size(); ++i) {
+    if (t.node.inputs[i].absent) {
+      node.inputs.push_back(Graph::kAbsent);
+      node.input_values.push_back(nullptr);
+    } else if (record->is_host_input(i)) {
+      node.inputs.push_back(Graph::kAbsent);
+      node.input_values.push_back(std::make_shared<const RefTensor>(t.inputs[i]));
+    } else {
+      auto up = ex.UploadConstant(t.inputs[i]);
+      if (!up.ok()) return {Outcome::kFail, "upload: " + up.error().ToString()};
+      dev.push_back(*up);
+      node.inputs.push_back(g.num_inputs++);
+      node.input_values.push_back(nullptr);
+    }
+  }
+  g.num_values = g.num_inputs;
+  node.first_output = g.num_values;
+  node.output_count = static_cast<int>(ref->size());
+  g.num_values += node.output_count;
+  for (int o = 0; o < node.output_count; ++o) g.outputs.push_back(node.first_output + o);
+  g.nodes.push_back(node);
+  auto out = ex.Run(g, dev);
+  if (!out.ok()) return {Outcome::kFail, out.error().ToString()};
+  std::vector<RefTensor> got;
+  for (const Tensor& o : *out) {
+    auto host = ex.Download(o);
+    if (!host.ok()) return {Outcome::kFail, "download: " + host.error().ToString()};
+    got.push_back(RefTensor{host->dtype, host->shape, testing::FromHost(*host)});
+  }
+  return Compare(t, got);
+}
+
+std::vector<fs::path> NodeTestDirs() {
   const char* env = std::getenv("ALKNET_NODE_TESTS");
   const fs::path root = env ? env : "/usr/share/libonnx-testdata/data/node";
-  if (!fs::is_directory(root)) GTEST_SKIP() << root << " is missing (Debian package libonnx-testdata)";
-  const bool verbose = std::getenv("ALKNET_NODE_TESTS_VERBOSE") != nullptr;
   std::vector<fs::path> dirs;
+  if (!fs::is_directory(root)) return dirs;
   for (const auto& e : fs::directory_iterator(root)) {
     if (e.is_directory()) dirs.push_back(e.path());
   }
   std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+void RunAll(const char* what, const std::function<Outcome(const NodeTest&)>& check) {
+  const std::vector<fs::path> dirs = NodeTestDirs();
+  if (dirs.empty()) GTEST_SKIP() << "no ONNX node tests (Debian package libonnx-testdata, or ALKNET_NODE_TESTS)";
+  const bool verbose = std::getenv("ALKNET_NODE_TESTS_VERBOSE") != nullptr;
   int pass = 0, fail = 0, skip = 0, other_fail = 0, refused = 0;
   for (const fs::path& dir : dirs) {
-    std::string family;
-    const Outcome o = RunNodeTest(dir, &family);
+    NodeTest t;
+    std::optional<Outcome> loaded = LoadNodeTest(dir, &t);
+    const Outcome o = loaded ? *loaded : check(t);
     const std::string name = dir.filename().string();
-    const bool checked = kChecked.count(family) != 0;
+    const bool checked = kChecked.count(t.family) != 0;
     if (o.kind == Outcome::kPass) ++pass;
     if (o.kind == Outcome::kSkip) ++skip;
     if (o.kind == Outcome::kRefused) {
@@ -265,18 +343,36 @@ TEST(OpSemantics, NodeTestReferences) {
     }
     if (o.kind == Outcome::kFail && checked) {
       ++fail;
-      ADD_FAILURE() << name << ": " << o.detail;
+      ADD_FAILURE() << what << " " << name << ": " << o.detail;
     } else if (o.kind == Outcome::kFail) {
       ++other_fail;
-      std::printf("[ note     ] %s (%s, not checked here): %s\n", name.c_str(), family.c_str(), o.detail.c_str());
+      std::printf("[ note     ] %s (%s, not checked here): %s\n", name.c_str(), t.family.c_str(), o.detail.c_str());
     }
     if (verbose) {
-      std::printf("%-60s %s %s\n", name.c_str(), o.kind == Outcome::kPass ? "pass" : o.kind == Outcome::kFail ? "FAIL" : o.kind == Outcome::kRefused ? "refused" : "skip",
+      std::printf("%-60s %s %s\n", name.c_str(),
+                  o.kind == Outcome::kPass ? "pass" : o.kind == Outcome::kFail ? "FAIL" : o.kind == Outcome::kRefused ? "refused" : "skip",
                   o.detail.c_str());
     }
   }
-  std::printf("[ node     ] %d reproduced, %d failed (checked families), %d failed (other families), %d refused, "
-              "%d skipped\n", pass, fail, other_fail, refused, skip);
+  std::printf("[ node     ] %s: %d reproduced, %d failed (checked families), %d failed (other families), %d refused, "
+              "%d skipped\n", what, pass, fail, other_fail, refused, skip);
+}
+
+TEST(OpSemantics, NodeTestReferences) { RunAll("reference", CheckReference); }
+
+// The shaders themselves on the node tests' data (op families of kChecked only: the rest
+// belong to the ONNX runner's suite). Each test compiles its own shaders (lavapipe: ~0.1 s
+// each on an idle machine), so this one runs on request.
+TEST(OpSemantics, NodeTestsOnDevice) {
+  // About 300 distinct shaders: a minute of CPU on lavapipe, too long for every CI run.
+  if (std::getenv("ALKNET_NODE_TESTS_DEVICE") == nullptr) {
+    GTEST_SKIP() << "set ALKNET_NODE_TESTS_DEVICE=1 to run the node tests' data through the shaders";
+  }
+  Executor ex(testing::SharedContext(), ExecutorOptions{.poison_outputs = true});
+  RunAll("device", [&](const NodeTest& t) {
+    if (!kChecked.count(t.family)) return Outcome{Outcome::kSkip, "family " + t.family + " is not checked here"};
+    return CheckDevice(t, ex);
+  });
 }
 
 }  // namespace

@@ -24,6 +24,10 @@ Error LimitError(const OpNode& node, uint64_t n) {
   return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(n) + " elements exceed 32-bit shader indexing"};
 }
 
+// Divisors in kernel index math: a zero extent means no invocation runs, but WGSL rejects a
+// constant division by zero, so the template gets 1.
+uint64_t NonZero(uint64_t v) { return v == 0 ? 1 : v; }
+
 int64_t HostInt(const RefTensor* t, int64_t fallback) {
   return t == nullptr || t->data.empty() ? fallback : static_cast<int64_t>(t->data[0]);
 }
@@ -57,8 +61,8 @@ OpRecord TriluRecord() {
     // k beyond the matrix acts like the matrix's edge; clamping keeps it within i32.
     const int64_t k = std::clamp<int64_t>(HostInt(node.value(1), 0), -(int64_t{1} << 31) + 1, (int64_t{1} << 31) - 1);
     return hbs::Value::object({{"n", node.inputs[0].elements()},
-                               {"rows", s[s.size() - 2]},
-                               {"cols", s[s.size() - 1]},
+                               {"rows", NonZero(s[s.size() - 2])},
+                               {"cols", NonZero(s[s.size() - 1])},
                                {"k", static_cast<long long>(k)},
                                {"upper", std::get<int64_t>(at.at("upper")) != 0}});
   };
@@ -343,9 +347,9 @@ OpRecord GatherNDRecord() {
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
     const GatherNDDims g = *GatherNDShape(node, at);
     return hbs::Value::object({{"n", g.batch * g.rows * g.slice},
-                               {"rows", g.rows},
+                               {"rows", NonZero(g.rows)},
                                {"q", g.q},
-                               {"slice", g.slice},
+                               {"slice", NonZero(g.slice)},
                                {"batch_stride", g.batch_stride},
                                {"terms", TupleTerms(g.extents, g.strides)}});
   };
@@ -458,7 +462,7 @@ OpRecord ScatterNDRecord(int opset_min, int opset_max, std::vector<std::string> 
     return hbs::Value::object({{"n", node.inputs[0].elements()},
                                {"rows", s.rows},
                                {"q", s.q},
-                               {"slice", s.slice},
+                               {"slice", NonZero(s.slice)},
                                {"reduction", red},
                                {"terms", TupleTerms(s.extents, s.strides)}});
   };
@@ -547,10 +551,10 @@ OpRecord ReverseSequenceRecord() {
   r.context = [layout](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
     const Layout l = layout(node, at);
     return hbs::Value::object({{"n", node.inputs[0].elements()},
-                               {"batch_extent", l.batch_extent},
-                               {"batch_stride", l.batch_stride},
-                               {"time_extent", l.time_extent},
-                               {"time_stride", l.time_stride}});
+                               {"batch_extent", NonZero(l.batch_extent)},
+                               {"batch_stride", NonZero(l.batch_stride)},
+                               {"time_extent", NonZero(l.time_extent)},
+                               {"time_stride", NonZero(l.time_stride)}});
   };
   r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
     return LinearOver(node.inputs[0].elements());
@@ -649,7 +653,7 @@ OpRecord CompressRecord() {
     return hbs::Value::object({{"n", n},
                                {"kept", static_cast<uint64_t>(p.selected.size())},
                                {"axis_len", p.axis_len},
-                               {"inner", p.inner},
+                               {"inner", NonZero(p.inner)},
                                {"selected", hbs::Value(std::move(sel))}});
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
