@@ -17,6 +17,7 @@ const OpTable& OpTable::Default() {
     ops::AddVariadicOps(t);
     ops::AddLossOps(t);
     ops::AddMiscOps(t);
+    ops::AddQuantizeOps(t);
     return t;
   }();
   return table;

@@ -31,7 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::set<std::string> kChecked = {"unary", "activation", "binary", "select", "loss", "misc"};
+const std::set<std::string> kChecked = {"unary", "activation", "binary", "select", "loss", "misc", "quantize"};
 
 std::string ReadFile(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);

@@ -17,5 +17,6 @@ void AddMovementOps(OpTable& table);    // ops/movement.cpp: Reshape, ...
 void AddVariadicOps(OpTable& table);    // ops/variadic.cpp: Sum, Mean
 void AddLossOps(OpTable& table);        // ops/loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 void AddMiscOps(OpTable& table);        // ops/misc.cpp: Trilu, IsInf, IsNaN, GatherND, ScatterND, ...
+void AddQuantizeOps(OpTable& table);    // ops/quantize.cpp: QuantizeLinear, DequantizeLinear
 
 }  // namespace alknet::compute::ops
