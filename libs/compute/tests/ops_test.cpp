@@ -24,8 +24,13 @@ struct Param {
 };
 
 std::string ParamName(const ::testing::TestParamInfo<Param>& p) {
-  return p.param.record->name + "_opset" + std::to_string(p.param.record->opset_min) + "_" +
-         DTypeName(p.param.dtype);
+  std::string name = p.param.record->name + "_opset" + std::to_string(p.param.record->opset_min) + "_" +
+                     DTypeName(p.param.dtype);
+  // Internal records are named "alknet.<Op>"; gtest names take letters, digits and '_' only.
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
 }
 
 std::vector<Param> AllParams() {

@@ -174,11 +174,92 @@ OpRecord DequantizeRecord() {
   return r;
 }
 
+
+// DynamicQuantizeLinear (uint8): scale and zero point from the data's range, which always
+// includes 0 (ONNX): scale = (max(0, max x) - min(0, min x)) / 255, zero point =
+// saturate(round(-min / scale)); then QuantizeLinear with them. The range comes from one
+// workgroup reducing the whole tensor (alknet.DynamicQuantizeParams).
+void DynamicParams(const std::vector<double>& x, double* scale, double* zp) {
+  double lo = 0, hi = 0;
+  for (double v : x) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  *scale = ToF32((hi - lo) / 255.0);
+  *zp = std::clamp(std::nearbyint(ToF32(-lo / *scale)), 0.0, 255.0);
+}
+
+OpRecord DynamicParamsRecord() {
+  OpRecord r;
+  r.name = "alknet.DynamicQuantizeParams";
+  r.family = "internal";
+  r.shader = "quantize/dynamic_params";
+  r.summary = "scale (f32) and uint8 zero point (u32) covering [min(0, x), max(0, x)]";
+  r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    if (node.inputs[0].dtype != DType::kF32) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": x must be f32"};
+    }
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, {}}, TensorDesc{DType::kU32, {}}};
+  };
+  r.context = [](const OpNode& node, const Attributes&, const DeviceCaps&) -> Result<hbs::Value> {
+    return hbs::Value::object({{"count", node.inputs[0].elements()}});
+  };
+  r.dispatch = [](const OpNode&, const Attributes&, const DeviceCaps&) {
+    DispatchPlan p;
+    p.kind = DispatchPlan::Kind::kGrid;
+    p.groups = {1, 1, 1};
+    p.workgroup_size = {64, 1, 1};
+    return p;
+  };
+  r.reference = [](const OpNode&, const Attributes&, const std::vector<RefTensor>& in) {
+    double scale = 0, zp = 0;
+    DynamicParams(in[0].data, &scale, &zp);
+    return std::vector<RefTensor>{RefTensor{DType::kF32, {}, {scale}}, RefTensor{DType::kU32, {}, {zp}}};
+  };
+  r.hints = {-4, 6, 1e-6, 1e-6};
+  r.test_cases = {{{Shape{3, 7}}, {}, {}, "small"}, {{Shape{1000}}, {}, {}, "strided sums"}};
+  return r;
+}
+
+OpRecord DynamicQuantizeRecord() {
+  OpRecord r;
+  r.name = "DynamicQuantizeLinear";
+  r.opset_min = 11;
+  r.family = "quantize";
+  r.summary = "uint8 quantization with scale and zero point computed from the data (outputs y, scale, zero point)";
+  r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    if (node.inputs[0].dtype != DType::kF32) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": x must be f32"};
+    }
+    return std::vector<TensorDesc>{TensorDesc{DType::kU32, node.inputs[0].shape}, TensorDesc{DType::kF32, {}},
+                                   TensorDesc{DType::kU32, {}}};
+  };
+  r.decompose = [](const OpNode&, const Attributes&) -> Result<Graph> {
+    Graph g(1);
+    const int params = g.Add("alknet.DynamicQuantizeParams", {0}, {}, 17, 2);
+    const int y = g.Add("QuantizeLinear", {0, params, params + 1}, {}, 13);
+    g.outputs = {y, params, params + 1};
+    return g;
+  };
+  r.reference = [](const OpNode&, const Attributes&, const std::vector<RefTensor>& in) {
+    double scale = 0, zp = 0;
+    DynamicParams(in[0].data, &scale, &zp);
+    RefTensor y{DType::kU32, in[0].shape, {}};
+    for (double v : in[0].data) y.data.push_back(std::clamp(std::nearbyint(ToF32(v / scale)) + zp, 0.0, 255.0));
+    return std::vector<RefTensor>{std::move(y), RefTensor{DType::kF32, {}, {scale}}, RefTensor{DType::kU32, {}, {zp}}};
+  };
+  r.hints = {-4, 6, 1e-6, 1e-6};
+  r.test_cases = {{{Shape{3, 7}}, {}, {}, "mixed signs"}, {{Shape{257}}, {}, {}, "odd size"}};
+  return r;
+}
+
 }  // namespace
 
 void AddQuantizeOps(OpTable& table) {
   table.Add(QuantizeRecord());
   table.Add(DequantizeRecord());
+  table.Add(DynamicParamsRecord());
+  table.Add(DynamicQuantizeRecord());
 }
 
 }  // namespace alknet::compute::ops
