@@ -927,6 +927,125 @@ OpRecord GridSampleRecord() {
   return r;
 }
 
+
+// ---- DFT (opset 17) -------------------------------------------------------------------------------
+// Naive O(L^2) transform along one signal axis: input [batch, ..., L_in, ..., 1 or 2] (real
+// or complex), output [..., L_out, ..., 2]. dft_length (a host input) pads or truncates the
+// signal; onesided keeps the first L/2 + 1 frequencies of a real input; inverse scales by 1/L.
+
+struct DftPlan {
+  uint64_t outer = 1, in_len = 0, length = 0, out_len = 0, inner = 1;
+  bool complex_in = false;
+  Shape out;
+};
+
+Result<DftPlan> PlanDft(const OpNode& node, const Attributes& at) {
+  const Shape& s = node.inputs[0].shape;
+  const auto rank = static_cast<int64_t>(s.size());
+  if (node.inputs[0].dtype != DType::kF32) return Error{ErrorCode::kUnsupported, node.Describe() + ": DFT is implemented for f32"};
+  if (rank < 3 || (s.back() != 1 && s.back() != 2)) {
+    return Error{ErrorCode::kShape, node.Describe() + ": input must be [batch, signal..., 1 or 2], got " + ShapeToString(s)};
+  }
+  int64_t axis = std::get<int64_t>(at.at("axis"));
+  if (axis < 0) axis += rank;
+  if (axis < 1 || axis > rank - 2) {
+    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": axis must name a signal dimension (1.." +
+                                                   std::to_string(rank - 2) + ")"};
+  }
+  DftPlan p;
+  p.complex_in = s.back() == 2;
+  p.in_len = s[axis];
+  p.length = p.in_len;
+  if (node.has_input(1)) {
+    const RefTensor* l = node.value(1);
+    if (l->data.size() != 1 || l->data[0] < 1) return Error{ErrorCode::kShape, node.Describe() + ": dft_length must be a positive scalar"};
+    p.length = static_cast<uint64_t>(l->data[0]);
+  }
+  const bool onesided = std::get<int64_t>(at.at("onesided")) != 0;
+  if (onesided && p.complex_in) {
+    return Error{ErrorCode::kUnsupported, node.Describe() + ": onesided needs a real input"};
+  }
+  p.out_len = onesided ? p.length / 2 + 1 : p.length;
+  for (int64_t d = 0; d < rank - 1; ++d) {
+    if (d < axis) p.outer *= s[d];
+    if (d > axis) p.inner *= s[d];
+  }
+  p.out = s;
+  p.out[axis] = p.out_len;
+  p.out.back() = 2;
+  return p;
+}
+
+OpRecord DftRecord() {
+  OpRecord r;
+  r.name = "DFT";
+  r.opset_min = 17;
+  r.family = "misc";
+  r.shader = "misc/dft";
+  r.summary = "discrete Fourier transform along one signal axis (naive O(L^2)), real or complex input";
+  r.min_inputs = 1;
+  r.max_inputs = 2;
+  r.host_inputs = {1};
+  r.attributes = {{"axis", AttrValue(int64_t{1}), false, {}},
+                  {"inverse", AttrValue(int64_t{0}), false, {}},
+                  {"onesided", AttrValue(int64_t{0}), false, {}}};
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_ASSIGN_OR_RETURN(DftPlan p, PlanDft(node, at));
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, p.out}};
+  };
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    COMPUTE_ASSIGN_OR_RETURN(DftPlan p, PlanDft(node, at));
+    return hbs::Value::object({{"n", p.outer * p.out_len * p.inner},
+                               {"in_len", p.in_len},
+                               {"length", p.length},
+                               {"out_len", NonZero(p.out_len)},
+                               {"inner", NonZero(p.inner)},
+                               {"complex", p.complex_in},
+                               {"inverse", std::get<int64_t>(at.at("inverse")) != 0},
+                               {"scale", FloatLiteral(1.0 / static_cast<double>(p.length))}});
+  };
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
+    const DftPlan p = *PlanDft(node, at);
+    return LinearOver(p.outer * p.out_len * p.inner);
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const DftPlan p = *PlanDft(node, at);
+    const bool inverse = std::get<int64_t>(at.at("inverse")) != 0;
+    const uint64_t ch = p.complex_in ? 2 : 1;
+    RefTensor out{DType::kF32, p.out, std::vector<double>(p.outer * p.out_len * p.inner * 2)};
+    for (uint64_t o = 0; o < p.outer; ++o) {
+      for (uint64_t k = 0; k < p.out_len; ++k) {
+        for (uint64_t i = 0; i < p.inner; ++i) {
+          double re = 0, im = 0;
+          for (uint64_t t = 0; t < std::min(p.in_len, p.length); ++t) {
+            const uint64_t at_in = ((o * p.in_len + t) * p.inner + i) * ch;
+            const double xr = in[0].data[at_in], xi = p.complex_in ? in[0].data[at_in + 1] : 0.0;
+            const double a = (inverse ? 2 : -2) * std::numbers::pi * static_cast<double>((k * t) % p.length) /
+                             static_cast<double>(p.length);
+            re += xr * std::cos(a) - xi * std::sin(a);
+            im += xr * std::sin(a) + xi * std::cos(a);
+          }
+          if (inverse) {
+            re /= static_cast<double>(p.length);
+            im /= static_cast<double>(p.length);
+          }
+          const uint64_t at_out = ((o * p.out_len + k) * p.inner + i) * 2;
+          out.data[at_out] = re;
+          out.data[at_out + 1] = im;
+        }
+      }
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-2, 2, 2e-5, 1e-4};
+  r.test_cases = {
+      {{Shape{2, 10, 3, 1}}, {}, {}, "real, axis 1"},
+      {{Shape{1, 4, 7, 2}}, {{"axis", int64_t{2}}, {"inverse", int64_t{1}}}, {}, "complex inverse, axis 2"},
+      {{Shape{3, 12, 1}, Shape{}}, {{"onesided", int64_t{1}}}, {{1, RefTensor{DType::kI32, {}, {16}}}}, "onesided, padded to 16"},
+  };
+  return r;
+}
+
 }  // namespace
 
 void AddMiscOps(OpTable& table) {
@@ -945,6 +1064,7 @@ void AddMiscOps(OpTable& table) {
   table.Add(CompressRecord());
   table.Add(DetRecord());
   table.Add(GridSampleRecord());
+  table.Add(DftRecord());
 }
 
 }  // namespace alknet::compute::ops
