@@ -1046,6 +1046,115 @@ OpRecord DftRecord() {
   return r;
 }
 
+
+// ---- STFT (opset 17) -------------------------------------------------------------------------------
+// Frames of frame_length samples every frame_step (both host inputs), optionally windowed,
+// each transformed like DFT: output [batch, frames, bins, 2], bins = L/2 + 1 when onesided.
+
+struct StftPlan {
+  uint64_t batch = 0, signal = 0, step = 0, length = 0, frames = 0, bins = 0;
+  bool complex_in = false;
+};
+
+Result<StftPlan> PlanStft(const OpNode& node, const Attributes& at) {
+  const Shape& s = node.inputs[0].shape;
+  if (node.inputs[0].dtype != DType::kF32) return Error{ErrorCode::kUnsupported, node.Describe() + ": STFT is implemented for f32"};
+  if (s.size() != 3 || (s[2] != 1 && s[2] != 2)) {
+    return Error{ErrorCode::kShape, node.Describe() + ": signal must be [batch, length, 1 or 2], got " + ShapeToString(s)};
+  }
+  StftPlan p;
+  p.batch = s[0];
+  p.signal = s[1];
+  p.complex_in = s[2] == 2;
+  const RefTensor* step = node.value(1);
+  if (step == nullptr || step->data.size() != 1 || step->data[0] < 1) {
+    return Error{ErrorCode::kShape, node.Describe() + ": frame_step must be a positive scalar"};
+  }
+  p.step = static_cast<uint64_t>(step->data[0]);
+  if (node.has_input(3)) {
+    const RefTensor* l = node.value(3);
+    if (l->data.size() != 1 || l->data[0] < 1) return Error{ErrorCode::kShape, node.Describe() + ": frame_length must be a positive scalar"};
+    p.length = static_cast<uint64_t>(l->data[0]);
+  }
+  if (node.has_input(2)) {
+    const TensorDesc& w = node.inputs[2];
+    if (w.dtype != DType::kF32 || w.shape.size() != 1 || (p.length != 0 && w.shape[0] != p.length)) {
+      return Error{ErrorCode::kShape, node.Describe() + ": window must be f32[frame_length], got " + DescToString(w)};
+    }
+    p.length = w.shape[0];
+  }
+  if (p.length == 0 || p.length > p.signal) {
+    return Error{ErrorCode::kShape, node.Describe() + ": needs frame_length (or a window) of at most the signal length"};
+  }
+  const bool onesided = std::get<int64_t>(at.at("onesided")) != 0;
+  if (onesided && p.complex_in) return Error{ErrorCode::kUnsupported, node.Describe() + ": onesided needs a real signal"};
+  p.frames = (p.signal - p.length) / p.step + 1;
+  p.bins = onesided ? p.length / 2 + 1 : p.length;
+  return p;
+}
+
+OpRecord StftRecord() {
+  OpRecord r;
+  r.name = "STFT";
+  r.opset_min = 17;
+  r.family = "misc";
+  r.shader = "misc/stft";
+  r.summary = "short-time Fourier transform: windowed frames, each a naive DFT (frame_step, frame_length known at plan time)";
+  r.min_inputs = 2;
+  r.max_inputs = 4;
+  r.host_inputs = {1, 3};
+  r.attributes = {{"onesided", AttrValue(int64_t{1}), false, {}}};
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_ASSIGN_OR_RETURN(StftPlan p, PlanStft(node, at));
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, {p.batch, p.frames, p.bins, 2}}};
+  };
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    COMPUTE_ASSIGN_OR_RETURN(StftPlan p, PlanStft(node, at));
+    return hbs::Value::object({{"n", p.batch * p.frames * p.bins},
+                               {"signal", p.signal},
+                               {"step", p.step},
+                               {"length", p.length},
+                               {"frames", NonZero(p.frames)},
+                               {"bins", NonZero(p.bins)},
+                               {"complex", p.complex_in},
+                               {"windowed", node.has_input(2)}});
+  };
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
+    const StftPlan p = *PlanStft(node, at);
+    return LinearOver(p.batch * p.frames * p.bins);
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const StftPlan p = *PlanStft(node, at);
+    const uint64_t ch = p.complex_in ? 2 : 1;
+    RefTensor out{DType::kF32, {p.batch, p.frames, p.bins, 2}, {}};
+    for (uint64_t b = 0; b < p.batch; ++b) {
+      for (uint64_t f = 0; f < p.frames; ++f) {
+        for (uint64_t k = 0; k < p.bins; ++k) {
+          double re = 0, im = 0;
+          for (uint64_t t = 0; t < p.length; ++t) {
+            const uint64_t at_in = (b * p.signal + f * p.step + t) * ch;
+            const double w = node.has_input(2) ? in[2].data[t] : 1.0;
+            const double xr = in[0].data[at_in] * w, xi = p.complex_in ? in[0].data[at_in + 1] * w : 0.0;
+            const double a = -2 * std::numbers::pi * static_cast<double>((k * t) % p.length) / static_cast<double>(p.length);
+            re += xr * std::cos(a) - xi * std::sin(a);
+            im += xr * std::sin(a) + xi * std::cos(a);
+          }
+          out.data.push_back(re);
+          out.data.push_back(im);
+        }
+      }
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-2, 2, 3e-5, 1e-4};
+  auto scalar = [](double v) { return RefTensor{DType::kI32, {}, {v}}; };
+  r.test_cases = {
+      {{Shape{2, 40, 1}, Shape{}, std::nullopt, Shape{}}, {}, {{1, scalar(6)}, {3, scalar(10)}}, "real, frame_length"},
+      {{Shape{1, 33, 2}, Shape{}, Shape{8}}, {{"onesided", int64_t{0}}}, {{1, scalar(5)}}, "complex, window"},
+  };
+  return r;
+}
+
 }  // namespace
 
 void AddMiscOps(OpTable& table) {
@@ -1065,6 +1174,7 @@ void AddMiscOps(OpTable& table) {
   table.Add(DetRecord());
   table.Add(GridSampleRecord());
   table.Add(DftRecord());
+  table.Add(StftRecord());
 }
 
 }  // namespace alknet::compute::ops
