@@ -25,6 +25,9 @@ const OpTable& OpTable::Default() {
     ops::AddArgTopKOps(t);
     ops::AddEinsumOps(t);
     ops::AddRecurrentOps(t);
+    ops::AddLossOps(t);
+    ops::AddMiscOps(t);
+    ops::AddQuantizeOps(t);
     return t;
   }();
   return table;

@@ -1,6 +1,7 @@
 // Every op of the table against its float64 CPU reference, on random data (fresh seed per run,
 // printed), odd sizes, broadcasting and strided views, with outputs poisoned before dispatch.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 

@@ -89,6 +89,18 @@ void AddActivationOps(OpTable& table) {
                   return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
                 },
                 {approx}, {-4, 4, 5e-6, 1e-5}));
+  table.Add(Act("ThresholdedRelu", "thresholdedrelu", 10, kFloat,
+                [](std::span<const double> x, const Attributes& a) {
+                  return x[0] > ToF32(Get(a, "alpha")) ? x[0] : 0.0;
+                },
+                {FloatAttr("alpha", 1.0)}, {-4, 4, 0, 0}));
+  AttributeSpec lambd = FloatAttr("lambd", 0.5);
+  table.Add(Act("Shrink", "shrink", 9, kFloat,
+                [](std::span<const double> x, const Attributes& a) {
+                  const double l = ToF32(Get(a, "lambd")), b = ToF32(Get(a, "bias"));
+                  return x[0] < -l ? x[0] + b : x[0] > l ? x[0] - b : 0.0;
+                },
+                {lambd, FloatAttr("bias", 0.0)}, {-4, 4, 1e-6, 1e-6}));
   // PRelu: slope broadcasts to X one way only (ONNX "unidirectional broadcasting").
   OpRecord prelu = Act("PRelu", "prelu", 9, kSignedNum,
                        [](std::span<const double> x, const Attributes&) { return x[0] >= 0 ? x[0] : x[1] * x[0]; });

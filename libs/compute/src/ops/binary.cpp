@@ -35,9 +35,32 @@ void AddBinaryOps(OpTable& table) {
   // outputs are truncated and wrapped to 32 bits by ElementwiseReference).
   table.Add(Bin("Div", "div", 7, kNumeric, OutType::kSame, [](In x, const Attributes&) { return x[0] / x[1]; },
                 {-4, 4, 1e-6, 1e-6, true}));
-  table.Add(Bin("Pow", "pow", 7, kFloat, OutType::kSame,
-                [](In x, const Attributes&) { return std::pow(x[0], x[1]); }, {-3, 3, 1e-5, 2e-5, true}));
-  OpRecord mod = Bin("Mod", "mod", 10, kSignedNum, OutType::kSame,
+  // Pow: base and exponent may differ in dtype (opset 12+: int base with float exponent and
+  // the reverse; the output has the base's dtype). Integer bases with integral exponents are
+  // computed exactly (wrapping like 32-bit integers), the rest in float.
+  OpRecord pow7 = Bin("Pow", "pow", 7, kFloat, OutType::kSame,
+                      [](In x, const Attributes&) { return std::pow(x[0], x[1]); }, {-3, 3, 1e-5, 2e-5, true});
+  pow7.opset_max = 11;
+  table.Add(std::move(pow7));
+  OpRecord pow = Bin("Pow", "pow", 12, kNumeric, OutType::kSame,
+                     [](In x, const Attributes&) { return std::pow(x[0], x[1]); }, {-3, 3, 1e-5, 2e-5, true});
+  pow.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    return InferElementwise(node, kNumeric, OutType::kSame, /*same_dtype=*/false);
+  };
+  pow.test_dtypes = {DType::kF32};
+  auto ints = [](DType d, std::vector<double> v) { return RefTensor{d, {v.size()}, std::move(v)}; };
+  pow.test_cases = {
+      {{Shape{3, 1, 7}, Shape{5, 1}}, {}, {}, "broadcast"},
+      {{Shape{6}, Shape{6}}, {}, {{0, ints(DType::kF32, {1, 2, -3, 0.5, -2, 3})}, {1, ints(DType::kI32, {4, 5, 3, 2, -1, 0})}},
+       "float base, int exponent"},
+      {{Shape{5}, Shape{5}}, {}, {{0, ints(DType::kI32, {1, 2, 3, -2, 7})}, {1, ints(DType::kF32, {4, 5, 6, 3, 0.5})}},
+       "int base, float exponent"},
+      {{Shape{6}, Shape{6}}, {}, {{0, ints(DType::kI32, {1, 2, -3, 2, -1, 7})}, {1, ints(DType::kI32, {4, 5, 3, -1, -3, 13})}},
+       "int base, int exponent (wraps)"},
+      {{Shape{3}, Shape{3}}, {}, {{0, ints(DType::kU32, {1, 2, 3})}, {1, ints(DType::kU32, {4, 5, 6})}}, "u32"},
+  };
+  table.Add(std::move(pow));
+  OpRecord mod = Bin("Mod", "mod", 10, kNumeric, OutType::kSame,
                      [](In x, const Attributes& a) {
                        const double r = std::fmod(x[0], x[1]);
                        if (std::get<int64_t>(a.at("fmod")) == 1) return r;
@@ -55,9 +78,9 @@ void AddBinaryOps(OpTable& table) {
                    node.Describe() + ": Mod on floating-point inputs needs fmod=1 (ONNX leaves fmod=0 "
                                      "undefined for floats)"};
     }
-    return InferElementwise(node, kSignedNum, OutType::kSame);
+    return InferElementwise(node, kNumeric, OutType::kSame);
   };
-  mod.test_dtypes = {DType::kI32};  // the float case runs with fmod=1 in its own test
+  mod.test_dtypes = {DType::kI32, DType::kU32};  // the float case runs with fmod=1 in its own test
   table.Add(std::move(mod));
   for (auto [name, file, is_max] : {std::tuple{"Min", "min", false}, std::tuple{"Max", "max", true}}) {
     OpRecord r = ElementwiseRecord(name, std::string("binary/") + file,
@@ -73,6 +96,26 @@ void AddBinaryOps(OpTable& table) {
     r.hints = {-4, 4, 0, 0};
     table.Add(std::move(r));
   }
+  // BitShift: unsigned only (ONNX); 8/16/64-bit operands are u32 on the device, so a left
+  // shift keeps 32 bits. Shifting by 32 or more gives 0 (WGSL would shift by the count mod 32).
+  OpRecord shift = Bin("BitShift", "bitshift", 11, {DType::kU32}, OutType::kSame, [](In x, const Attributes& a) {
+    if (x[1] >= 32) return 0.0;
+    const auto v = static_cast<uint32_t>(x[0]);
+    const auto by = static_cast<uint32_t>(x[1]);
+    return static_cast<double>(std::get<std::string>(a.at("direction")) == "LEFT" ? v << by : v >> by);
+  });
+  shift.attributes = {{"direction", std::nullopt, false, [](const AttrValue& v) {
+                         if (v.index() != 2) return std::string("must be a string");
+                         const auto& d = std::get<std::string>(v);
+                         return d == "LEFT" || d == "RIGHT" ? std::string() : std::string("must be \"LEFT\" or \"RIGHT\"");
+                       }}};
+  shift.hints = {0, 40, 0, 0};
+  shift.test_dtypes = {DType::kU32};
+  shift.test_cases = {
+      {{Shape{3, 1, 7}, Shape{5, 1}}, {{"direction", std::string("LEFT")}}, {}, "left, broadcast"},
+      {{Shape{1031}, Shape{1031}}, {{"direction", std::string("RIGHT")}}, {}, "right"},
+  };
+  table.Add(std::move(shift));
   table.Add(Bin("Equal", "equal", 11, kEquatable, OutType::kBool,
                 [](In x, const Attributes&) { return x[0] == x[1] ? 1.0 : 0.0; }));
   table.Add(Bin("Greater", "greater", 9, kComparable, OutType::kBool,

@@ -13,6 +13,7 @@ Result<std::vector<TensorDesc>> InferElementwise(const OpNode& node, const DType
   std::vector<Shape> shapes;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const TensorDesc& in = node.inputs[i];
+    if (in.absent) continue;  // an optional input left out (Clip's min): neither typed nor broadcast
     if (std::find(allowed.begin(), allowed.end(), in.dtype) == allowed.end()) {
       std::string ok;
       for (DType d : allowed) ok += (ok.empty() ? "" : ", ") + std::string(DTypeName(d));
@@ -48,6 +49,7 @@ std::vector<int64_t> AlignedStrides(const TensorDesc& in, const Shape& out) {
 bool UseVec4(const OpNode& node, uint64_t n) {
   if (n % 4 != 0 || n == 0) return false;
   for (const TensorDesc& in : node.inputs) {
+    if (in.absent) continue;
     if (!in.contiguous() || in.shape != node.outputs[0].shape) return false;
   }
   return true;
@@ -107,6 +109,7 @@ Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attr
                                           {"last", d == 0}}));
     }
     operands.push_back(hbs::Value::object({{"index", static_cast<long long>(j)},
+                                           {"absent", node.inputs[j].absent},
                                            {"direct", direct || vec4},
                                            {"offset", node.inputs[j].offset},
                                            {"terms", hbs::Value(std::move(terms))}}));
@@ -145,6 +148,10 @@ std::vector<RefTensor> ElementwiseReference(const OpNode& node, const Attributes
   std::vector<double> vals(inputs.size());
   for (uint64_t i = 0; i < out.data.size(); ++i) {
     for (size_t j = 0; j < inputs.size(); ++j) {
+      if (j < node.inputs.size() && node.inputs[j].absent) {
+        vals[j] = std::nan("");  // records with optional inputs read node.has_input(j)
+        continue;
+      }
       int64_t off = 0;
       for (size_t d = 0; d < rank; ++d) off += static_cast<int64_t>(coord[d]) * strides[j][d];
       vals[j] = inputs[j].data[static_cast<size_t>(off)];

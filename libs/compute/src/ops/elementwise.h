@@ -48,6 +48,13 @@ std::string FloatLiteral(double v);
 // Rejects NaN and infinity (a literal would not compile).
 std::string FiniteFloat(const AttrValue& v);
 
+// ONNX TensorProto.DataType code -> the device dtype the ONNX session narrows it to (INT64 ->
+// i32, UINT8 -> u32, DOUBLE -> f32, ...); strings, complex and bfloat16 are refused with the
+// reason. `where` names the node and attribute for the message. (ops/select.cpp)
+Result<DType> DeviceTypeOfOnnx(int64_t onnx_type, const std::string& where);
+// The ONNX code of a device dtype (FLOAT, FLOAT16, INT32, UINT32, BOOL).
+int64_t OnnxTypeOfDevice(DType d);
+
 // Rounds like IEEE float32 (the dtype the GPU computes in), for references that must mimic it.
 double ToF32(double v);
 

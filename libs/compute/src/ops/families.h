@@ -25,5 +25,8 @@ void AddReduceOps(OpTable& table);      // ops/reduce.cpp: Reduce*, CumSum
 void AddArgTopKOps(OpTable& table);     // ops/argtopk.cpp: ArgMax, ArgMin, Hardmax, TopK
 void AddEinsumOps(OpTable& table);      // ops/einsum.cpp
 void AddRecurrentOps(OpTable& table);   // ops/recurrent.cpp: RNN, GRU, LSTM
+void AddLossOps(OpTable& table);        // ops/loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+void AddMiscOps(OpTable& table);        // ops/misc.cpp: Trilu, IsInf, IsNaN, GatherND, ScatterND, ...
+void AddQuantizeOps(OpTable& table);    // ops/quantize.cpp: QuantizeLinear, DequantizeLinear
 
 }  // namespace alknet::compute::ops

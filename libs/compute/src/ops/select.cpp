@@ -11,19 +11,43 @@ namespace {
 
 using In = std::span<const double>;
 
-// ONNX TensorProto.DataType values that alknet computes with.
-std::optional<DType> FromOnnxType(int64_t t) {
-  switch (t) {
-    case 1: return DType::kF32;
-    case 6: return DType::kI32;
-    case 9: return DType::kBool;
-    case 10: return DType::kF16;
-    case 12: return DType::kU32;
-    default: return std::nullopt;
-  }
+const char* OnnxTypeName(int64_t t) {
+  static const char* const kNames[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64",
+                                       "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64",
+                                       "COMPLEX128", "BFLOAT16"};
+  return t >= 0 && t < 17 ? kNames[t] : "unknown";
 }
 
 }  // namespace
+
+// The ONNX session narrows what WGSL cannot store: 8/16/64-bit integers to i32 (signed) or
+// u32 (unsigned), DOUBLE to f32 (values are range-checked on upload and converted back on
+// download). A dtype code means the device dtype it lands on.
+Result<DType> DeviceTypeOfOnnx(int64_t t, const std::string& where) {
+  switch (t) {
+    case 1: case 11: return DType::kF32;    // FLOAT, DOUBLE
+    case 3: case 5: case 6: case 7: return DType::kI32;   // INT8, INT16, INT32, INT64
+    case 2: case 4: case 12: case 13: return DType::kU32;  // UINT8, UINT16, UINT32, UINT64
+    case 9: return DType::kBool;
+    case 10: return DType::kF16;
+    default: break;
+  }
+  return Error{ErrorCode::kUnsupported, where + ": ONNX dtype " + std::to_string(t) + " (" + OnnxTypeName(t) +
+                                            ") is not supported on the device (alknet computes in f32, f16, "
+                                            "i32, u32 and bool; strings, complex numbers and bfloat16 have no "
+                                            "WGSL representation)"};
+}
+
+int64_t OnnxTypeOfDevice(DType d) {
+  switch (d) {
+    case DType::kF32: return 1;
+    case DType::kF16: return 10;
+    case DType::kI32: return 6;
+    case DType::kU32: return 12;
+    case DType::kBool: return 9;
+    default: return 0;
+  }
+}
 
 void AddSelectOps(OpTable& table) {
   OpRecord where = ElementwiseRecord("Where", "select/where", "cond ? X : Y, broadcasting all three", kAny,
@@ -78,6 +102,7 @@ void AddSelectOps(OpTable& table) {
   clip.hints = {-4, 4, 0, 0};
   clip.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
     for (size_t i = 1; i < node.inputs.size(); ++i) {
+      if (!node.has_input(i)) continue;
       if (node.inputs[i].elements() != 1) {
         return Error{ErrorCode::kShape, node.Describe() + ": " + (i == 1 ? "min" : "max") +
                                             " must be a scalar, got shape " +
@@ -88,20 +113,36 @@ void AddSelectOps(OpTable& table) {
     outs[0].shape = node.inputs[0].shape;  // scalar bounds never grow X
     return outs;
   };
+  // An absent bound leaves its side open.
+  clip.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const bool lo = node.has_input(1), hi = node.has_input(2);
+    return ElementwiseReference(node, at, in, [lo, hi](In x, const Attributes&) {
+      double v = x[0];
+      if (lo) v = std::max(v, x[1]);
+      if (hi) v = std::min(v, x[2]);
+      return v;
+    });
+  };
+  // Bounds are random like X (same dtype); min > max is fine, the order of ONNX's max/min
+  // decides it.
+  clip.test_cases = {
+      {{Shape{3, 5, 7}, Shape{}, Shape{}}, {}, {}, "both bounds"},
+      {{Shape{9, 7}, std::nullopt, Shape{}}, {}, {}, "max only (min absent)"},
+      {{Shape{1031}, Shape{}}, {}, {}, "min only"},
+      {{Shape{4, 4}, std::nullopt, std::nullopt}, {}, {}, "no bounds"},
+  };
   table.Add(std::move(clip));
 
   OpRecord cast = ElementwiseRecord("Cast", "select/cast", "convert to the dtype `to`", kAny, OutType::kSame,
                                     [](In x, const Attributes&) { return x[0]; });
   cast.opset_min = 6;
   cast.attributes = {{"to", std::nullopt, false, [](const AttrValue& v) {
-                        if (v.index() != 0) return std::string("must be an int (TensorProto.DataType)");
-                        return FromOnnxType(std::get<int64_t>(v))
-                                   ? std::string()
-                                   : std::string("is not one of FLOAT(1), INT32(6), BOOL(9), FLOAT16(10), UINT32(12)");
+                        return v.index() == 0 ? std::string() : std::string("must be an int (TensorProto.DataType)");
                       }}};
   cast.infer = [](const OpNode& node, const Attributes& attrs) -> Result<std::vector<TensorDesc>> {
     COMPUTE_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kAny, OutType::kSame));
-    outs[0].dtype = *FromOnnxType(std::get<int64_t>(attrs.at("to")));
+    COMPUTE_ASSIGN_OR_RETURN(outs[0].dtype, DeviceTypeOfOnnx(std::get<int64_t>(attrs.at("to")),
+                                                             node.Describe() + ": attribute 'to'"));
     return outs;
   };
   cast.reference = [](const OpNode& node, const Attributes& attrs, const std::vector<RefTensor>& in) {

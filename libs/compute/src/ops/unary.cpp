@@ -66,6 +66,12 @@ void AddUnaryOps(OpTable& table) {
                                    [fn](std::span<const double> in, const Attributes&) { return fn(in[0]); });
     r.opset_min = u.opset_min;
     r.hints = u.hints;
+    if (r.name == "Round") {
+      // Halves round to even (ONNX, numpy, WGSL round()); random data never lands on them.
+      const RefTensor halves{DType::kF32, {12}, {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49, 0.51, 3.5, -3.5, 4194304.5, -0.0}};
+      r.test_cases = {{{Shape{12}}, {}, {{0, halves}}, "halves"}, {{Shape{3, 5, 7}}, {}, {}, "random"}};
+      r.test_dtypes = {DType::kF32};
+    }
     table.Add(std::move(r));
   }
 }

@@ -26,7 +26,12 @@ fn in2_index(i: u32) -> u32 {
   return o;
 }
 
-fn op(x: T, lo: T1, hi: T2) -> O { return min(max(x, lo), hi); }
+fn op(x: T, lo: T1, hi: T2) -> O {
+  var r = x;
+  r = max(r, lo);
+  r = min(r, hi);
+  return r;
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

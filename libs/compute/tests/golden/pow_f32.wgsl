@@ -16,13 +16,22 @@ fn in1_index(i: u32) -> u32 {
   return i;
 }
 
-fn op(a: T, b: T1) -> O {
+alias S0 = f32;
+alias S1 = f32;
+alias SO = f32;
+
+fn pow1(a: S0, e: S1) -> SO {
+  let b = S0(e);
   let m = pow(abs(a), b);
   let integral = floor(b) == b;
-  let odd = integral & (b - T(2.0) * floor(b * T(0.5)) == T(1.0));
-  let signed = select(m, -m, odd & (a < T(0)));
+  let odd = integral & (b - S0(2.0) * floor(b * S0(0.5)) == S0(1.0));
+  let signed = select(m, -m, odd & (a < S0(0)));
   // A negative base with a fractional exponent has no real result: sqrt of it yields NaN.
-  return select(signed, sqrt(a), (a < T(0)) & !integral);
+  return select(signed, sqrt(a), (a < S0(0)) & !integral);
+}
+
+fn op(a: T, b: T1) -> O {
+  return pow1(a, b);
 }
 
 @compute @workgroup_size(256)
