@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <list>
 #include <map>
 #include <set>
@@ -94,6 +95,7 @@ struct Slot {
   const Initializer* init = nullptr;
   std::string init_name;
   std::optional<Error> unavailable;
+  bool pending = false;  // a MatMul held back for fusion with its one consumer
 };
 
 struct LocalRef {
@@ -160,6 +162,9 @@ struct Session::Impl {
   std::unordered_map<std::string, Initializer> inits;
   std::unordered_map<std::string, ElemType> value_types;
   std::vector<bool> host_read;  // per input: its values are read at plan time
+  std::unordered_map<std::string, int> consumers;  // value -> node inputs reading it
+  std::unordered_map<std::string, std::string> consumer_op;  // value -> op of its last reader
+  std::set<std::string> output_names;
   std::list<std::pair<std::string, std::shared_ptr<Plan>>> cache;
   SessionStats stats;
 
@@ -311,6 +316,14 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     }
   }
   for (const auto& in : inputs) host_read.push_back(needed.count(in.name) != 0);
+  for (const auto& n : nodes) {
+    for (const auto& i : n.inputs) {
+      if (i.empty()) continue;
+      ++consumers[i];
+      consumer_op[i] = n.op;
+    }
+  }
+  for (const auto& o : outputs) output_names.insert(o.name);
   return Ok{};
 }
 
@@ -365,7 +378,9 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
   };
   // The value on the device: initializers are uploaded once per session, folded values
   // once per plan.
+  std::function<void(const std::string&)> flush;
   auto device_ref = [&](Slot& s, const std::string& name) -> Result<int> {
+    if (s.pending) flush(name);
     if (s.ref >= 0) return s.ref;
     if (s.init != nullptr) {
       Initializer& init = inits[s.init_name];
@@ -385,6 +400,37 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
     }
     return Error{ErrorCode::kInvalidArgument, model + ": value '" + name + "' is neither on the device nor known"};
   };
+
+  // MatMul nodes held back for fusion into a Gemm with the Add that reads them.
+  struct Pending {
+    LocalNode node;
+    std::vector<TensorDesc> in_descs;
+  };
+  std::unordered_map<std::string, Pending> pending;
+  auto emit = [&](LocalNode ln, const std::vector<std::string>& out_names, const std::vector<TensorDesc>& outs) {
+    lnodes.push_back(std::move(ln));
+    const int node_index = static_cast<int>(lnodes.size()) - 1;
+    for (size_t o = 0; o < outs.size(); ++o) {
+      refs.push_back({LocalRef::kNode, node_index, static_cast<int>(o)});
+      Slot s;
+      s.defined = true;
+      s.ref = static_cast<int>(refs.size()) - 1;
+      s.desc = TensorDesc{outs[o].dtype, outs[o].shape};
+      s.type = o < out_names.size() ? type_of(out_names[o], outs[o].dtype) : FallbackType(outs[o].dtype);
+      if (o < out_names.size() && !out_names[o].empty()) slots[out_names[o]] = std::move(s);
+    }
+    ++plan->on_device;
+  };
+  auto flush_pending = [&](const std::string& name) {
+    auto it = pending.find(name);
+    if (it == pending.end()) return;
+    Slot& s = slots[name];
+    const TensorDesc out = s.desc;
+    emit(std::move(it->second.node), {name}, {out});
+    pending.erase(it);
+  };
+  const OpRecord* gemm = table.Find("Gemm", 13);
+  flush = flush_pending;
 
   for (const NodeInfo& n : nodes) {
     auto fail = [&](const Error& e) { return Error{e.code, n.Where(model) + ": " + e.message}; };
@@ -511,29 +557,57 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
     }
 
     // A device node.
-    LocalNode ln{n.op, n.name, n.opset, n.attrs, {}, {}, static_cast<int>(outs.size())};
-    for (size_t i = 0; i < in_slots.size(); ++i) {
-      Slot* s = in_slots[i];
-      ln.values.push_back(s ? s->known : nullptr);
-      if (s == nullptr || (rec->is_host_input(i) && s->known)) {
-        ln.refs.push_back(-1);
+    if (n.op == "Add" && gemm != nullptr) {
+      // MatMul + Add -> Gemm when the Gemm record takes the operands as they are.
+      for (size_t j = 0; j < 2 && j < n.inputs.size(); ++j) {
+        auto p = pending.find(n.inputs[j]);
+        if (p == pending.end()) continue;
+        Slot* c = in_slots[1 - j];
+        if (c == nullptr || c->pending) break;
+        OpNode gn{"Gemm", n.name, 13, {}, {p->second.in_descs[0], p->second.in_descs[1], on.inputs[1 - j]}, {},
+                  {p->second.node.values[0], p->second.node.values[1], c->known}};
+        auto gi = table.Infer(gn);
+        if (!gi.ok() || gi->size() != 1 || (*gi)[0].shape != outs[0].shape || (*gi)[0].dtype != outs[0].dtype) break;
+        COMPUTE_ASSIGN_OR_RETURN(int cref, device_ref(*c, n.inputs[1 - j]));
+        if (refs[cref].kind == LocalRef::kInput) input_used[refs[cref].index] = true;
+        LocalNode ln{"Gemm", n.name, 13, {}, {p->second.node.refs[0], p->second.node.refs[1], cref},
+                     {p->second.node.values[0], p->second.node.values[1], c->known}, 1};
+        pending.erase(p);
+        emit(std::move(ln), n.outputs, {outs[0]});
+        ++plan->fusions;
+        goto next_node;
+      }
+    }
+    for (const std::string& name : n.inputs) flush_pending(name);
+    {
+      LocalNode ln{n.op, n.name, n.opset, n.attrs, {}, {}, static_cast<int>(outs.size())};
+      for (size_t i = 0; i < in_slots.size(); ++i) {
+        Slot* s = in_slots[i];
+        ln.values.push_back(s ? s->known : nullptr);
+        if (s == nullptr || (rec->is_host_input(i) && s->known)) {
+          ln.refs.push_back(-1);
+          continue;
+        }
+        COMPUTE_ASSIGN_OR_RETURN(int r, device_ref(*s, n.inputs[i]));
+        if (refs[r].kind == LocalRef::kInput) input_used[refs[r].index] = true;
+        ln.refs.push_back(r);
+      }
+      // Hold back a MatMul whose only reader is an Add: they may become one Gemm.
+      if (options.fuse && gemm != nullptr && n.op == "MatMul" && n.outputs.size() == 1 && on.inputs.size() == 2 &&
+          on.inputs[0].shape.size() == 2 && on.inputs[1].shape.size() == 2 && consumers[n.outputs[0]] == 1 &&
+          consumer_op[n.outputs[0]] == "Add" && !output_names.count(n.outputs[0])) {
+        Slot s;
+        s.defined = true;
+        s.pending = true;
+        s.desc = TensorDesc{outs[0].dtype, outs[0].shape};
+        s.type = type_of(n.outputs[0], outs[0].dtype);
+        slots[n.outputs[0]] = std::move(s);
+        pending[n.outputs[0]] = Pending{std::move(ln), {on.inputs[0], on.inputs[1]}};
         continue;
       }
-      COMPUTE_ASSIGN_OR_RETURN(int r, device_ref(*s, n.inputs[i]));
-      if (refs[r].kind == LocalRef::kInput) input_used[refs[r].index] = true;
-      ln.refs.push_back(r);
+      emit(std::move(ln), n.outputs, outs);
     }
-    lnodes.push_back(std::move(ln));
-    const int node_index = static_cast<int>(lnodes.size()) - 1;
-    for (size_t o = 0; o < outs.size(); ++o) {
-      refs.push_back({LocalRef::kNode, node_index, static_cast<int>(o)});
-      Slot s;
-      s.ref = static_cast<int>(refs.size()) - 1;
-      s.desc = TensorDesc{outs[o].dtype, outs[o].shape};
-      s.type = o < n.outputs.size() ? type_of(n.outputs[o], outs[o].dtype) : FallbackType(outs[o].dtype);
-      define(o, std::move(s));
-    }
-    ++plan->on_device;
+  next_node:;
   }
 
   // Outputs.
