@@ -174,6 +174,7 @@ json RunOne(webgpu::Context& ctx, const fs::path& dir) {
   options.context = &ctx;
   auto session = ox::Session::Load(dir / "model.onnx", options);
   if (!session.ok()) {
+    if (auto ops = ox::ReadOpTypes(dir / "model.onnx"); ops.ok()) r["ops"] = *ops;
     return done(IsUnsupported(session.error().code) ? "unsupported" : "load-error", session.error().message);
   }
   r["ops"] = session->op_types();
@@ -219,13 +220,20 @@ json RunOne(webgpu::Context& ctx, const fs::path& dir) {
 }
 
 int RunWorker() {
+  // The protocol gets the real stdout; anything a library prints goes to stderr instead of
+  // corrupting the JSON lines.
+  std::fflush(stdout);
+  const int proto_fd = ::dup(1);
+  ::dup2(2, 1);
+  std::FILE* proto = ::fdopen(proto_fd, "w");
+  if (proto == nullptr) return kExitEnvironment;
   auto ctx = webgpu::Context::Create();
   if (!ctx.ok()) {
     std::fprintf(stderr, "alknet onnx-test --worker: %s\n", ctx.error().ToString().c_str());
     return kExitEnvironment;
   }
-  std::printf("%s\n", json{{"ready", true}, {"adapter", (*ctx)->adapter().Summary()}}.dump().c_str());
-  std::fflush(stdout);
+  std::fprintf(proto, "%s\n", json{{"ready", true}, {"adapter", (*ctx)->adapter().Summary()}}.dump().c_str());
+  std::fflush(proto);
   std::string line;
   while (std::getline(std::cin, line)) {
     json r;
@@ -234,8 +242,8 @@ int RunWorker() {
     } catch (const std::exception& e) {
       r = json{{"status", "crash"}, {"message", std::string("exception: ") + e.what()}};
     }
-    std::printf("%s\n", r.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
-    std::fflush(stdout);
+    std::fprintf(proto, "%s\n", r.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    std::fflush(proto);
   }
   return kExitOk;
 }
@@ -571,6 +579,8 @@ int RunOnnxTest(std::span<const std::string_view> args) {
     }
   }
 
+  // A worker that dies between two tests must not take the parent with it.
+  ::signal(SIGPIPE, SIG_IGN);
   const auto t0 = std::chrono::steady_clock::now();
   Worker worker;
   if (auto e = worker.Start(); !e.empty()) {

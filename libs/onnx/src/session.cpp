@@ -832,6 +832,14 @@ Result<RunResult> Session::Run(std::span<const HostInput> inputs, const RunOptio
 const SessionStats& Session::stats() const { return impl_->stats; }
 webgpu::Context& Session::context() { return *impl_->ctx; }
 
+Result<std::vector<std::string>> ReadOpTypes(const fs::path& path) {
+  COMPUTE_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, uint64_t{2} << 30));
+  COMPUTE_ASSIGN_OR_RETURN(auto m, detail::ParseModel(bytes, path.string()));
+  std::vector<std::string> ops;
+  for (const auto& n : m->graph().node()) ops.push_back(n.op_type());
+  return ops;
+}
+
 Result<Tensor> ReadTensorFile(const fs::path& path) {
   COMPUTE_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, uint64_t{2} << 30));
   ::onnx::TensorProto tp;

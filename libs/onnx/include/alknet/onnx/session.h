@@ -96,6 +96,10 @@ struct SessionStats {
   uint64_t initializers_uploaded = 0;
 };
 
+// The op types of a model's nodes, in order, without checking anything else (reports group
+// refused models by op too).
+Result<std::vector<std::string>> ReadOpTypes(const std::filesystem::path& path);
+
 class Session {
  public:
   static Result<Session> Load(const std::filesystem::path& path, const SessionOptions& options = {});
