@@ -646,17 +646,24 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
     if (refs[r].kind == LocalRef::kConstant) graph_id[r] = first_constant + refs[r].index;
   }
   plan->graph = Graph(first_constant + static_cast<int>(plan->constants.size()));
-  std::vector<int> node_first(lnodes.size());
+  // Node outputs get their ids as the nodes are added (nodes only read earlier values).
+  std::vector<std::vector<int>> node_refs(lnodes.size());
+  for (size_t r = 0; r < refs.size(); ++r) {
+    if (refs[r].kind == LocalRef::kNode) node_refs[refs[r].index].push_back(static_cast<int>(r));
+  }
   for (size_t k = 0; k < lnodes.size(); ++k) {
     LocalNode& ln = lnodes[k];
     std::vector<int> ins;
-    for (int r : ln.refs) ins.push_back(r < 0 ? Graph::kAbsent : graph_id[r]);
-    node_first[k] = plan->graph.Add(ln.op, std::move(ins), ln.attrs, ln.opset, ln.output_count);
+    for (int r : ln.refs) {
+      if (r >= 0 && graph_id[r] < 0) {
+        return Error{ErrorCode::kInvalidArgument, model + ": internal: node " + ln.name + " reads a value planned later"};
+      }
+      ins.push_back(r < 0 ? Graph::kAbsent : graph_id[r]);
+    }
+    const int first = plan->graph.Add(ln.op, std::move(ins), ln.attrs, ln.opset, ln.output_count);
     plan->graph.nodes.back().name = ln.name;
     plan->graph.nodes.back().input_values = ln.values;
-  }
-  for (size_t r = 0; r < refs.size(); ++r) {
-    if (refs[r].kind == LocalRef::kNode) graph_id[r] = node_first[refs[r].index] + refs[r].output;
+    for (int r : node_refs[k]) graph_id[r] = first + refs[r].output;
   }
   for (int r : output_refs) plan->graph.outputs.push_back(graph_id[r]);
   return plan;
