@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <list>
 #include <map>
@@ -61,6 +62,27 @@ int OnnxNumberOf(DType d) {
 ElemType FallbackType(DType d) {
   auto t = ElemTypeOf(d);
   return t ? *t : ElemType::kUndefined;
+}
+
+// Activations a Conv record with the internal attribute `alknet.activation` can apply in its
+// epilogue (libs/compute/src/ops/conv.cpp): the attribute value for node `n`, or "" when
+// this node cannot be fused (Clip bounds not known on the host, ...).
+bool IsFusableActivation(const std::string& op) {
+  return op == "Relu" || op == "LeakyRelu" || op == "Sigmoid" || op == "HardSwish" || op == "Clip";
+}
+
+std::string Literal(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+bool HasAttribute(const OpRecord* r, const std::string& name) {
+  if (r == nullptr) return false;
+  for (const auto& a : r->attributes) {
+    if (a.name == name) return true;
+  }
+  return false;
 }
 
 struct NodeInfo {
@@ -431,6 +453,32 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
   };
   const OpRecord* gemm = table.Find("Gemm", 13);
   flush = flush_pending;
+  constexpr double kFloatMax = 3.4028234663852886e38;
+  auto activation_of = [&](const NodeInfo& n, const std::vector<Slot*>& in_slots) -> std::string {
+    auto attr_f = [&](const char* name, double dflt) {
+      auto it = n.attrs.find(name);
+      if (it == n.attrs.end()) return dflt;
+      return it->second.index() == 1 ? std::get<double>(it->second) : static_cast<double>(std::get<int64_t>(it->second));
+    };
+    if (n.op == "Relu" || n.op == "Sigmoid" || n.op == "HardSwish") return n.attrs.empty() ? n.op : "";
+    if (n.op == "LeakyRelu") return "LeakyRelu:" + Literal(attr_f("alpha", 0.01));
+    if (n.op == "Clip") {
+      double lo = -kFloatMax, hi = kFloatMax;
+      if (n.opset < 11) {
+        lo = attr_f("min", lo);
+        hi = attr_f("max", hi);
+      } else {
+        for (size_t i = 1; i < 3; ++i) {
+          if (i >= in_slots.size() || in_slots[i] == nullptr) continue;
+          const ConstValue& k = in_slots[i]->known;
+          if (!k || k->data.size() != 1) return "";
+          (i == 1 ? lo : hi) = k->data[0];
+        }
+      }
+      return "Clip:" + Literal(std::clamp(lo, -kFloatMax, kFloatMax)) + ":" + Literal(std::clamp(hi, -kFloatMax, kFloatMax));
+    }
+    return "";
+  };
 
   for (const NodeInfo& n : nodes) {
     auto fail = [&](const Error& e) { return Error{e.code, n.Where(model) + ": " + e.message}; };
@@ -578,6 +626,23 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
         goto next_node;
       }
     }
+    if (IsFusableActivation(n.op) && !n.inputs.empty()) {
+      // Conv + activation -> Conv with the activation in its epilogue.
+      auto p = pending.find(n.inputs[0]);
+      const std::string act = p == pending.end() ? "" : activation_of(n, in_slots);
+      if (p != pending.end() && p->second.node.op == "Conv" && !act.empty()) {
+        LocalNode ln = p->second.node;
+        ln.attrs["alknet.activation"] = act;
+        OpNode cn{"Conv", ln.name, ln.opset, ln.attrs, p->second.in_descs, {}, ln.values};
+        auto ci = table.Infer(cn);
+        if (ci.ok() && ci->size() == 1 && (*ci)[0].shape == outs[0].shape && (*ci)[0].dtype == outs[0].dtype) {
+          pending.erase(p);
+          emit(std::move(ln), n.outputs, *ci);
+          ++plan->fusions;
+          goto next_node;
+        }
+      }
+    }
     for (const std::string& name : n.inputs) flush_pending(name);
     {
       LocalNode ln{n.op, n.name, n.opset, n.attrs, {}, {}, static_cast<int>(outs.size())};
@@ -603,6 +668,19 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
         s.type = type_of(n.outputs[0], outs[0].dtype);
         slots[n.outputs[0]] = std::move(s);
         pending[n.outputs[0]] = Pending{std::move(ln), {on.inputs[0], on.inputs[1]}};
+        continue;
+      }
+      // Hold back a Conv whose only reader is an activation its record can apply itself.
+      if (options.fuse && n.op == "Conv" && HasAttribute(rec, "alknet.activation") && n.outputs.size() == 1 &&
+          consumers[n.outputs[0]] == 1 && IsFusableActivation(consumer_op[n.outputs[0]]) &&
+          !output_names.count(n.outputs[0]) && !n.attrs.count("alknet.activation")) {
+        Slot s;
+        s.defined = true;
+        s.pending = true;
+        s.desc = TensorDesc{outs[0].dtype, outs[0].shape};
+        s.type = type_of(n.outputs[0], outs[0].dtype);
+        slots[n.outputs[0]] = std::move(s);
+        pending[n.outputs[0]] = Pending{std::move(ln), on.inputs};
         continue;
       }
       emit(std::move(ln), n.outputs, outs);
