@@ -272,6 +272,9 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
     n.index = k;
     n.inputs.assign(np.input().begin(), np.input().end());
+    // Trailing empty names are the same as leaving the optional inputs out (IR spec); records
+    // then see the shorter input list.
+    while (!n.inputs.empty() && n.inputs.back().empty()) n.inputs.pop_back();
     n.outputs.assign(np.output().begin(), np.output().end());
     auto opset = opsets.find(n.domain);
     if (n.domain != "") {
