@@ -1,0 +1,391 @@
+// `alknet infer`: runs an ONNX model once (or --repeat N more times) on inputs from .npy,
+// .mtf or literals, prints or writes the outputs and the load / plan / run times.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alknet/onnx/session.h"
+#include "alknet/tensor/reader.h"
+#include "alknet/tensor/writer.h"
+#include "alknet/webgpu/context.h"
+#include "command.h"
+#include "npy.h"
+
+namespace alknet::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace ox = alknet::onnx;
+namespace at = alknet::tensor;
+using nlohmann::json;
+
+constexpr const char* kHelp =
+    "Usage: alknet infer MODEL.onnx --input NAME=VALUE ... [--output OUT] [--json] [--repeat N]\n\n"
+    "Loads an ONNX model, runs it on the inputs and prints every output (values when small;\n"
+    "shape, type, min/max/mean and the first values otherwise) with the load, plan and run times.\n\n"
+    "  --input NAME=VALUE  VALUE is a .npy file, a .mtf file (the tensor named NAME, or its only\n"
+    "                      tensor), a literal list such as [[1,2],[3,4]], or a scalar such as 2.5.\n"
+    "                      Values are converted to the type the model declares for NAME.\n"
+    "  --output OUT        OUT.mtf: every output; OUT.npy: the output (one-output models);\n"
+    "                      anything else: a folder of NAME.npy\n"
+    "  --repeat N          after the first run, N more runs; reports first, median and min run ms\n"
+    "  --json              a JSON document: model, adapter, load_ms, plan_ms, run_ms {first,\n"
+    "                      median, min}, repeat, outputs [{name, dtype, shape, min, max, mean}]\n\n"
+    "Exit codes: 0 ok, 1 the model or an input is invalid or unsupported, 2 usage, 3 no device.\n";
+
+int Fail(const std::string& why, int code = kExitFailure) {
+  std::fprintf(stderr, "alknet infer: %s\n", why.c_str());
+  return code;
+}
+
+std::optional<at::DType> MetaTypeOf(ox::ElemType t) {
+  switch (t) {
+    case ox::ElemType::kFloat: return at::DType::kF32;
+    case ox::ElemType::kDouble: return at::DType::kF64;
+    case ox::ElemType::kFloat16: return at::DType::kF16;
+    case ox::ElemType::kInt8: return at::DType::kI8;
+    case ox::ElemType::kInt16: return at::DType::kI16;
+    case ox::ElemType::kInt32: return at::DType::kI32;
+    case ox::ElemType::kInt64: return at::DType::kI64;
+    case ox::ElemType::kUint8: return at::DType::kU8;
+    case ox::ElemType::kUint16: return at::DType::kU16;
+    case ox::ElemType::kUint32: return at::DType::kU32;
+    case ox::ElemType::kUint64: return at::DType::kU64;
+    case ox::ElemType::kBool: return at::DType::kBool;
+    default: return std::nullopt;
+  }
+}
+
+// A tensor of `values` (float64) in type `to`: through the library's own converter, so that
+// narrowing follows the same rules as everywhere else.
+ox::Tensor Convert(const std::string& name, const std::vector<uint64_t>& shape, const std::vector<double>& values,
+                   ox::ElemType to) {
+  compute::RefTensor r{compute::DType::kF32, shape, values};
+  return ox::FromRef(name, r, to).value();
+}
+
+std::vector<double> Values(const ox::Tensor& t) {
+  std::vector<double> v(t.elements());
+  for (uint64_t i = 0; i < v.size(); ++i) v[i] = t.At(i);
+  return v;
+}
+
+// [1, 2, 3], [[1, 2], [3, 4]] or a scalar.
+std::optional<std::pair<std::vector<uint64_t>, std::vector<double>>> ParseLiteral(const std::string& s) {
+  std::vector<double> values;
+  std::vector<uint64_t> shape;
+  std::vector<uint64_t> count;  // elements seen at each open depth
+  size_t depth = 0, max_depth = 0;
+  size_t i = 0;
+  auto skip = [&] { while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i; };
+  skip();
+  if (i < s.size() && s[i] != '[') {
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str() + i, &end);
+    if (end == s.c_str() + i) return std::nullopt;
+    i = static_cast<size_t>(end - s.c_str());
+    skip();
+    if (i != s.size()) return std::nullopt;
+    return std::make_pair(shape, std::vector<double>{v});
+  }
+  std::vector<std::optional<uint64_t>> dims;
+  while (i < s.size()) {
+    skip();
+    if (i >= s.size()) break;
+    const char c = s[i];
+    if (c == '[') {
+      ++depth;
+      max_depth = std::max(max_depth, depth);
+      if (dims.size() < depth) dims.resize(depth);
+      count.resize(depth);
+      count[depth - 1] = 0;
+      ++i;
+    } else if (c == ']') {
+      if (depth == 0) return std::nullopt;
+      auto& d = dims[depth - 1];
+      if (d && *d != count[depth - 1]) return std::nullopt;  // ragged
+      d = count[depth - 1];
+      --depth;
+      if (depth > 0) ++count[depth - 1];
+      ++i;
+    } else if (c == ',') {
+      ++i;
+    } else {
+      if (depth != max_depth || depth == 0) return std::nullopt;  // numbers only at the innermost level
+      char* end = nullptr;
+      const double v = std::strtod(s.c_str() + i, &end);
+      if (end == s.c_str() + i) return std::nullopt;
+      values.push_back(v);
+      ++count[depth - 1];
+      i = static_cast<size_t>(end - s.c_str());
+    }
+  }
+  if (depth != 0) return std::nullopt;
+  uint64_t n = 1;
+  for (auto& d : dims) {
+    shape.push_back(d.value_or(0));
+    n *= d.value_or(0);
+  }
+  if (n != values.size()) return std::nullopt;
+  return std::make_pair(shape, values);
+}
+
+std::optional<std::string> ReadWhole(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// The value of one --input, converted to the declared type.
+std::variant<ox::Tensor, std::string> LoadInput(const ox::ValueInfo& info, const std::string& value) {
+  const auto ext = fs::path(value).extension();
+  ox::Tensor raw;
+  raw.name = info.name;
+  if (ext == ".npy") {
+    auto text = ReadWhole(value);
+    if (!text) return value + ": " + std::strerror(errno);
+    const std::string& f = *text;
+    auto read = [&](uint64_t offset, uint64_t n) -> std::optional<std::string> {
+      if (offset > f.size() || n > f.size() - offset) return std::nullopt;
+      return f.substr(offset, n);
+    };
+    auto parsed = npy::ParseHeader(read, f.size());
+    if (auto* e = std::get_if<std::string>(&parsed)) return value + ": " + *e;
+    const auto& h = std::get<npy::Header>(parsed);
+    auto t = ox::ElemTypeOf(h.dtype);
+    if (!t) return value + ": numpy dtype " + h.descr + " has no ONNX equivalent";
+    raw.type = *t;
+    raw.shape = h.shape;
+    raw.data.resize(h.data_bytes);
+    std::memcpy(raw.data.data(), f.data() + h.data_offset, h.data_bytes);
+  } else if (ext == ".mtf") {
+    auto r = at::Reader::Open(value);
+    if (!r.ok()) return r.error().ToString();
+    auto view = r->Find(info.name);
+    if (!view.ok()) {
+      if (r->tensors().size() != 1) return value + ": no tensor named '" + info.name + "' (and not exactly one tensor)";
+      view = r->Tensor(0);
+      if (!view.ok()) return view.error().ToString();
+    }
+    auto in = ox::InputFromView(*view, info.name);
+    if (!in.ok()) return value + ": " + in.error().message;
+    raw.type = in->type;
+    raw.shape = in->shape;
+    raw.data.assign(in->data.begin(), in->data.end());
+  } else {
+    auto lit = ParseLiteral(value);
+    if (!lit) return "'" + value + "' is neither a .npy/.mtf file nor a literal like [1,2,3] or 2.5";
+    return Convert(info.name, lit->first, lit->second, info.type);
+  }
+  if (raw.type == info.type) return raw;
+  return Convert(info.name, raw.shape, Values(raw), info.type);
+}
+
+bool WriteNpy(const fs::path& path, const ox::Tensor& t, std::string& why) {
+  auto meta = MetaTypeOf(t.type);
+  auto descr = meta ? npy::Descr(*meta) : std::nullopt;
+  if (!descr) {
+    why = "output '" + t.name + "' of type " + ox::ElemTypeName(t.type) + " has no .npy equivalent";
+    return false;
+  }
+  const std::string pre = npy::MakePreamble(*descr, t.shape);
+  std::ofstream f(path, std::ios::binary);
+  f.write(pre.data(), static_cast<std::streamsize>(pre.size()));
+  f.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));
+  if (!f) why = "cannot write " + path.string();
+  return static_cast<bool>(f);
+}
+
+std::string Shape(const std::vector<uint64_t>& s) { return compute::ShapeToString(s); }
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+int RunInfer(std::span<const std::string_view> args) {
+  std::string model, output;
+  std::vector<std::pair<std::string, std::string>> given;
+  bool as_json = false;
+  long repeat = 0;
+  auto usage = [](const std::string& why) { return Fail(why + "\n\n" + kHelp, kExitUsage); };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string a(args[i]);
+    if (a == "-h" || a == "--help") {
+      std::fputs(kHelp, stdout);
+      return kExitOk;
+    } else if (a == "--json") {
+      as_json = true;
+    } else if (a == "--input" || a == "--output" || a == "--repeat") {
+      if (i + 1 >= args.size()) return usage(a + " needs a value");
+      const std::string v(args[++i]);
+      if (a == "--output") {
+        output = v;
+      } else if (a == "--repeat") {
+        char* end = nullptr;
+        repeat = std::strtol(v.c_str(), &end, 10);
+        if (*end != '\0' || repeat < 0) return usage("--repeat needs a non-negative integer");
+      } else {
+        const auto eq = v.find('=');
+        if (eq == std::string::npos || eq == 0) return usage("--input takes NAME=VALUE, got '" + v + "'");
+        given.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+      }
+    } else if (!a.empty() && a[0] == '-' && a.size() > 1) {
+      return usage("unknown option '" + a + "'");
+    } else if (model.empty()) {
+      model = a;
+    } else {
+      return usage("more than one model given ('" + model + "' and '" + a + "')");
+    }
+  }
+  if (model.empty()) return usage("no model given");
+
+  const auto t0 = std::chrono::steady_clock::now();
+  auto session = ox::Session::Load(model);
+  if (!session.ok()) {
+    const bool env = session.error().code == ox::ErrorCode::kDevice &&
+                     session.error().message.find("adapter") != std::string::npos;
+    return Fail(session.error().message, env ? kExitEnvironment : kExitFailure);
+  }
+  const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+  std::vector<ox::Tensor> tensors;
+  for (const auto& info : session->inputs()) {
+    auto it = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == info.name; });
+    if (it == given.end()) {
+      std::string shape = "[";
+      for (size_t d = 0; d < info.shape.size(); ++d) {
+        shape += (d ? "," : "") + (info.shape[d] < 0 ? (info.dim_names[d].empty() ? "?" : info.dim_names[d])
+                                                     : std::to_string(info.shape[d]));
+      }
+      return Fail("input '" + info.name + "' (" + ox::ElemTypeName(info.type) + shape + "]) is not given; use --input " +
+                  info.name + "=FILE.npy");
+    }
+    auto loaded = LoadInput(info, it->second);
+    if (auto* e = std::get_if<std::string>(&loaded)) return Fail("input '" + info.name + "': " + *e);
+    tensors.push_back(std::get<ox::Tensor>(std::move(loaded)));
+  }
+  for (const auto& g : given) {
+    if (std::none_of(session->inputs().begin(), session->inputs().end(), [&](const auto& v) { return v.name == g.first; })) {
+      std::string names;
+      for (const auto& v : session->inputs()) names += (names.empty() ? "" : ", ") + v.name;
+      return usage("the model has no input '" + g.first + "' (inputs: " + names + ")");
+    }
+  }
+  std::vector<ox::HostInput> inputs;
+  for (const auto& t : tensors) inputs.push_back({t.name, t.type, t.shape, t.data});
+
+  auto first = session->Run(inputs);
+  if (!first.ok()) return Fail(first.error().message);
+  const double plan_ms = first->plan_ms;
+  std::vector<double> steady;
+  for (long r = 0; r < repeat; ++r) {
+    auto again = session->Run(inputs);
+    if (!again.ok()) return Fail(again.error().message);
+    steady.push_back(again->run_ms);
+  }
+  std::vector<double> sorted = steady.empty() ? std::vector<double>{first->run_ms} : steady;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                          : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  const double min = sorted.front();
+  const auto& outs = first->outputs;
+
+  if (!output.empty()) {
+    std::string why;
+    const fs::path out(output);
+    if (out.extension() == ".mtf") {
+      auto fw = at::FileWriter::Create(out);
+      if (!fw.ok()) return Fail(fw.error().ToString());
+      for (const auto& t : outs) {
+        auto meta = MetaTypeOf(t.type);
+        if (!meta) return Fail("output '" + t.name + "' of type " + ox::ElemTypeName(t.type) + " cannot be stored in .mtf");
+        auto st = (*fw)->writer().AddTensor(t.name, *meta, t.shape, t.data);
+        if (!st.ok()) return Fail(st.error().ToString());
+      }
+      auto st = (*fw)->Commit();
+      if (!st.ok()) return Fail(st.error().ToString());
+    } else if (out.extension() == ".npy") {
+      if (outs.size() != 1) {
+        return Fail("the model has " + std::to_string(outs.size()) + " outputs; --output " + output +
+                    " needs exactly one (use a folder or .mtf)");
+      }
+      if (!WriteNpy(out, outs[0], why)) return Fail(why);
+    } else {
+      std::error_code ec;
+      fs::create_directories(out, ec);
+      if (ec) return Fail(output + ": " + ec.message());
+      for (const auto& t : outs) {
+        std::string file = t.name;
+        std::replace_if(file.begin(), file.end(), [](char c) { return c == '/' || c == '\\' || c == ':'; }, '_');
+        if (!WriteNpy(out / (file + ".npy"), t, why)) return Fail(why);
+      }
+    }
+  }
+
+  auto stats = [](const ox::Tensor& t) {
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    for (uint64_t i = 0; i < t.elements(); ++i) {
+      const double v = t.At(i);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+    }
+    return std::array<double, 3>{lo, hi, t.elements() ? sum / static_cast<double>(t.elements()) : 0.0};
+  };
+  if (as_json) {
+    json j;
+    j["model"] = model;
+    j["adapter"] = session->context().adapter().Summary();
+    j["load_ms"] = load_ms;
+    j["plan_ms"] = plan_ms;
+    j["run_ms"] = {{"first", first->run_ms}, {"median", median}, {"min", min}};
+    j["repeat"] = repeat;
+    j["outputs"] = json::array();
+    for (const auto& t : outs) {
+      json o{{"name", t.name}, {"dtype", ox::ElemTypeName(t.type)}, {"shape", t.shape}};
+      if (t.elements() > 0) {
+        auto s = stats(t);
+        o["min"] = s[0];
+        o["max"] = s[1];
+        o["mean"] = s[2];
+      }
+      if (t.elements() <= 64) o["values"] = Values(t);
+      j["outputs"].push_back(std::move(o));
+    }
+    std::printf("%s\n", j.dump(1, ' ', false, json::error_handler_t::replace).c_str());
+    return kExitOk;
+  }
+  for (const auto& t : outs) {
+    std::printf("%s: %s%s", t.name.c_str(), ox::ElemTypeName(t.type).c_str(), Shape(t.shape).c_str());
+    const auto n = t.elements();
+    if (n <= 16) {
+      std::printf(" = [");
+      for (uint64_t i = 0; i < n; ++i) std::printf("%s%s", i ? ", " : "", Num(t.At(i)).c_str());
+      std::printf("]\n");
+    } else {
+      auto s = stats(t);
+      std::printf("  min %s max %s mean %s  first [", Num(s[0]).c_str(), Num(s[1]).c_str(), Num(s[2]).c_str());
+      for (uint64_t i = 0; i < 8; ++i) std::printf("%s%s", i ? ", " : "", Num(t.At(i)).c_str());
+      std::printf(", ...]\n");
+    }
+  }
+  std::printf("load %.1f ms, plan %.1f ms, run %.2f ms (first)", load_ms, plan_ms, first->run_ms);
+  if (repeat > 0) std::printf(", median %.2f ms, min %.2f ms over %ld runs", median, min, repeat);
+  std::printf(" on %s\n", session->context().adapter().Summary().c_str());
+  return kExitOk;
+}
+
+const Registration kRegistration{{"infer", "Run an ONNX model on inputs from files or literals", &RunInfer}};
+
+}  // namespace
+}  // namespace alknet::cli

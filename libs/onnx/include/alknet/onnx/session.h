@@ -1,0 +1,137 @@
+// Session: an ONNX model loaded for alknet-compute.
+//
+//   auto s = alknet::onnx::Session::Load("model.onnx");
+//   if (!s.ok()) { fprintf(stderr, "%s\n", s.error().ToString().c_str()); return 1; }
+//   alknet::onnx::HostInput x{"x", ElemType::kFloat, {1, 3}, bytes};
+//   auto out = s->Run({x});                 // one Executor::Run: one command buffer
+//   // (*out)[0].name, .type, .shape, .data (bytes in the model's declared ONNX type)
+//
+// Loading parses the protobuf (external data checked to stay inside the model's folder),
+// runs ONNX shape inference, converts attributes and checks every node against the op table.
+// The first Run with a given set of input shapes plans the graph: shapes are propagated
+// through the records' `infer`, everything computable on the host (constants, shape
+// arithmetic, nodes over known values) is folded with the records' float64 `reference`, and
+// the rest becomes one alknet::compute::Graph. Plans are cached per input shapes (and
+// per value of inputs read on the host), LRU. docs/onnx.md describes the pipeline and
+// docs/adr/0002-onnx-dtypes.md the dtype policy (INT64 -> i32 range-checked, DOUBLE -> f32).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "alknet/compute/error.h"
+#include "alknet/compute/tensor.h"
+#include "alknet/onnx/types.h"
+#include "alknet/tensor/tensor_view.h"
+
+namespace alknet::webgpu {
+class Context;
+}
+
+namespace alknet::onnx {
+
+struct SessionOptions {
+  // The device to run on; nullptr: the session creates its own (ContextOptions defaults:
+  // ALKNET_ADAPTER, else the first adapter). Sharing one context across sessions shares its
+  // pipeline cache (the conformance runner does this).
+  webgpu::Context* context = nullptr;
+  // Plans kept per distinct input shapes / host-read input values.
+  size_t plan_cache_size = 8;
+  // Nodes whose inputs are all known are folded on the CPU when every output has at most
+  // this many elements; bigger results stay on the device.
+  uint64_t fold_limit = 1u << 20;
+  // MatMul + Add -> Gemm where the Gemm record accepts the shapes.
+  bool fuse = true;
+  // Refuse models bigger than this (the protobuf itself; external data is read separately).
+  uint64_t max_model_bytes = uint64_t{2} << 30;
+};
+
+struct ValueInfo {
+  std::string name;
+  ElemType type = ElemType::kUndefined;
+  // -1 where the model leaves a dimension open; dim_names holds its symbolic name, if any.
+  std::vector<int64_t> shape;
+  std::vector<std::string> dim_names;
+  bool has_shape = false;  // false: the model declares no shape (any rank)
+};
+
+// An input in host memory; `data` is borrowed for the duration of Run.
+struct HostInput {
+  std::string name;
+  ElemType type = ElemType::kFloat;
+  std::vector<uint64_t> shape;
+  std::span<const std::byte> data;  // little-endian, natural element size (bool: 1 byte)
+};
+// A metatensor view as an input (its name is the input name unless `name` is given).
+Result<HostInput> InputFromView(const tensor::TensorView& view, std::string name = {});
+
+struct RunOptions {
+  // Also return the outputs as device tensors (device dtypes: i32 for INT64, ...). Outputs
+  // that were folded on the host have an invalid Tensor there.
+  bool keep_device_outputs = false;
+  // Skip the download (benchmarks that only time the device work keep device outputs).
+  bool download = true;
+};
+
+struct RunResult {
+  std::vector<Tensor> outputs;  // host, in the model's declared types, model output order
+  std::vector<compute::Tensor> device_outputs;
+  double plan_ms = 0;   // 0 when the plan came from the cache
+  double run_ms = 0;    // upload + record + submit + download
+  bool plan_cached = false;
+};
+
+struct SessionStats {
+  uint64_t plans_built = 0;
+  uint64_t plan_cache_hits = 0;
+  uint64_t nodes_folded = 0;   // in the last plan built
+  uint64_t nodes_on_device = 0;
+  uint64_t fusions = 0;
+  uint64_t initializers_uploaded = 0;
+};
+
+// The op types of a model's nodes, in order, without checking anything else (reports group
+// refused models by op too).
+Result<std::vector<std::string>> ReadOpTypes(const std::filesystem::path& path);
+
+class Session {
+ public:
+  static Result<Session> Load(const std::filesystem::path& path, const SessionOptions& options = {});
+  // A model in memory; external data is resolved against `base_dir` (empty: refused).
+  static Result<Session> LoadFromBytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir,
+                                       const SessionOptions& options = {});
+
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  ~Session();
+
+  // Graph inputs without an initializer, and the graph outputs, in model order.
+  const std::vector<ValueInfo>& inputs() const;
+  const std::vector<ValueInfo>& outputs() const;
+  // The opset the model imports for `domain` ("" = ai.onnx), or 0.
+  int opset(const std::string& domain = "") const;
+  // Op types of the nodes, in order (the conformance runner groups results by op).
+  std::vector<std::string> op_types() const;
+
+  Result<RunResult> Run(std::span<const HostInput> inputs, const RunOptions& options = {});
+  Result<RunResult> Run(const std::vector<HostInput>& inputs, const RunOptions& options = {}) {
+    return Run(std::span<const HostInput>(inputs), options);
+  }
+
+  const SessionStats& stats() const;
+  webgpu::Context& context();
+
+  struct Impl;
+
+ private:
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace alknet::onnx

@@ -1,0 +1,86 @@
+// ONNX element types, host tensors in those types, and the one error type of alknet-onnx
+// (alknet::compute's Error/Result: a model error is reported the same way an op error is).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "alknet/compute/error.h"
+#include "alknet/compute/op.h"
+
+namespace alknet::onnx {
+
+using compute::Error;
+using compute::ErrorCode;
+using compute::Ok;
+using compute::Status;
+template <typename T>
+using Result = compute::Result<T>;
+
+// TensorProto.DataType (onnx.proto); the numbers are the file format's.
+enum class ElemType : int32_t {
+  kUndefined = 0,
+  kFloat = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kUint16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kString = 8,
+  kBool = 9,
+  kFloat16 = 10,
+  kDouble = 11,
+  kUint32 = 12,
+  kUint64 = 13,
+  kComplex64 = 14,
+  kComplex128 = 15,
+  kBFloat16 = 16,
+};
+
+// "float", "int64", ... (the ONNX names, lower case); "type 42" for unknown numbers.
+std::string ElemTypeName(ElemType t);
+// Bytes per element on the host (bool: 1); 0 for types alknet cannot hold (string, complex).
+size_t ElemSize(ElemType t);
+// The device dtype of an ONNX type (docs/adr/0002-onnx-dtypes.md), or an error naming
+// `what` (a tensor or value) and the reason. FLOAT16 needs the device's shader-f16.
+Result<compute::DType> DeviceTypeOf(ElemType t, bool shader_f16, const std::string& what);
+// The ONNX type for a metatensor dtype (nullopt: none).
+std::optional<ElemType> ElemTypeOf(compute::DType d);
+
+// A tensor in host memory in an ONNX type: little-endian, row-major, natural element size.
+struct Tensor {
+  std::string name;
+  ElemType type = ElemType::kFloat;
+  std::vector<uint64_t> shape;
+  std::vector<std::byte> data;
+
+  uint64_t elements() const;
+  // Element i as a double (int64 beyond 2^53 rounds).
+  double At(uint64_t i) const;
+};
+
+// A TensorProto file (the ONNX test data's input_N.pb / output_N.pb). External data is
+// resolved against the file's directory with the same checks as model loading.
+Result<Tensor> ReadTensorFile(const std::filesystem::path& path);
+
+// The float64 form used for folding: device dtype (INT64 -> i32, ...) with exact values
+// (no range check: host-side values such as Slice's INT64_MAX ends stay intact).
+Result<compute::RefTensor> ToRef(const Tensor& t, bool shader_f16);
+// Host bytes in the device dtype of `t`'s type, every value range-checked (an INT64 outside
+// i32 is an error naming the tensor, never a silent truncation).
+Result<std::vector<std::byte>> ToDeviceBytes(const Tensor& t, bool shader_f16);
+// A float64 value (device dtype) to host bytes of that device dtype, range-checked.
+Result<std::vector<std::byte>> RefToDeviceBytes(const compute::RefTensor& r, const std::string& what);
+// Device bytes (dtype `from`, as Executor::Download returns them) to the ONNX type `to`.
+Result<Tensor> FromDevice(std::string name, compute::DType from, const std::vector<uint64_t>& shape,
+                          const std::vector<std::byte>& bytes, ElemType to);
+// A float64 value to the ONNX type `to` (host-folded outputs).
+Result<Tensor> FromRef(std::string name, const compute::RefTensor& r, ElemType to);
+
+}  // namespace alknet::onnx
