@@ -48,5 +48,5 @@ export async function serve(peer) {
 // Error texts that mean "this peer does not implement that op / type / attribute", as opposed
 // to a crash or a wrong answer. Both peers say so in words; anything else is an error.
 export function looksUnsupported(msg) {
-  return /not (yet )?implemented|unimplemented|not supported|unsupported|could not find an implementation|no kernel/i.test(msg);
+  return /not (yet )?implemented|unimplemented|not supported|unsupported|could not find an implementation|is not a registered function\/op|no kernel/i.test(msg);
 }
