@@ -7,8 +7,10 @@
 // that passes its timeout, or kills the worker, is an "error" and a fresh worker takes the rest.
 //
 //   node bench/peers/conformance.mjs --peer wonnx|ort-node [--timeout S] [--filter REGEX]
-//        [--limit N] [--out FILE] DIR...
+//        [--limit N] [--out FILE] [--models-from DIR] DIR...
 // DIR is a folder of test_* folders (/usr/share/libonnx-testdata/data/node) or one test folder.
+// --models-from DIR: take each test's model.onnx from DIR/<folder>/<test>/ instead (the
+// shape-inferred copies infer_shapes.py writes), its inputs and outputs from the test.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -41,11 +43,11 @@ const PEERS = {
 
 function usage(msg) {
   if (msg) console.error(`conformance: ${msg}`);
-  console.error("usage: conformance.mjs --peer wonnx|ort-node [--timeout S] [--filter REGEX] [--limit N] [--out FILE] DIR...");
+  console.error("usage: conformance.mjs --peer wonnx|ort-node [--timeout S] [--filter REGEX] [--limit N] [--out FILE] [--models-from DIR] DIR...");
   process.exit(2);
 }
 
-const args = { timeout: 60, filter: null, limit: Infinity, out: null, peer: null, dirs: [] };
+const args = { timeout: 60, filter: null, limit: Infinity, out: null, peer: null, models: null, dirs: [] };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   const next = () => (i + 1 < process.argv.length ? process.argv[++i] : usage(`${a} needs a value`));
@@ -54,6 +56,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (a === "--filter") args.filter = new RegExp(next());
   else if (a === "--limit") args.limit = Number(next());
   else if (a === "--out") args.out = next();
+  else if (a === "--models-from") args.models = next();
   else if (a === "--help" || a === "-h") usage();
   else if (a.startsWith("--")) usage(`unknown option ${a}`);
   else args.dirs.push(a);
@@ -144,7 +147,8 @@ let worker = await startWorker();
 for (const [n, t] of selected.entries()) {
   if (worker.exited) worker = await startWorker();
   worker.stderr = "";
-  worker.proc.stdin.write(`${t.dir}\n`);
+  const model = args.models ? path.join(args.models, t.key, "model.onnx") : undefined;
+  worker.proc.stdin.write(`${JSON.stringify({ dir: t.dir, model })}\n`);
   const msg = await worker.next(args.timeout);
   let r;
   if (msg.tag === "RESULT") {
@@ -182,6 +186,7 @@ const report = {
   wall_s: Math.round(wallS),
   date: new Date().toISOString(),
   command: `node bench/peers/conformance.mjs ${process.argv.slice(2).join(" ")}`,
+  ...(args.models ? { models: "shape-inferred copies (bench/peers/infer_shapes.py)" } : {}),
 };
 const out = args.out ?? path.join(here, "results", `${peer.name}.json`);
 fs.mkdirSync(path.dirname(out), { recursive: true });

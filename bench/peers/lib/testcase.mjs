@@ -19,8 +19,8 @@ function pbFiles(dir, prefix) {
     .map(({ f }) => path.join(dir, f));
 }
 
-export function loadTestCase(dir) {
-  const modelPath = path.join(dir, "model.onnx");
+// modelPath: another copy of the test's model (a shape-inferred one); default dir/model.onnx.
+export function loadTestCase(dir, modelPath = path.join(dir, "model.onnx")) {
   const model = new Uint8Array(fs.readFileSync(modelPath));
   const signature = decodeModelSignature(model, modelPath);
   for (const v of [...signature.inputs, ...signature.outputs]) {

@@ -1,4 +1,4 @@
-// The loop every peer worker runs (in Node or Deno): read one test folder per line on stdin,
+// The loop every peer worker runs (in Node or Deno): read one {"dir", "model"?} per line on stdin,
 // run it, write one "@@RESULT {json}" line on stdout. The parent (conformance.mjs) owns the
 // timeout and restarts the worker when it hangs or dies, so a worker may simply crash.
 // Other stdout lines (wonnx prints progress) are ignored by the parent.
@@ -15,12 +15,13 @@ function emit(tag, obj) {
 export async function serve(peer) {
   emit("INFO", await peer.info());
   const lines = readline.createInterface({ input: process.stdin, terminal: false });
-  for await (const dir of lines) {
-    if (!dir.trim()) continue;
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    const { dir, model } = JSON.parse(line);
     const t0 = performance.now();
     let status = "pass", reason = "", restart = false;
     try {
-      const tc = loadTestCase(dir);
+      const tc = loadTestCase(dir, model);
       for (const set of tc.sets) {
         const got = await peer.run(tc, set);
         for (const expected of set.outputs) {
