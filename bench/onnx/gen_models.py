@@ -84,9 +84,11 @@ def resnet18(rng, image):
         cin = cout
     x = g.op("GlobalAveragePool", [x])
     x = g.op("Flatten", [x], axis=1)
-    w = g.weight("fc_w", (1000, 512), 512)
-    b = g.const("fc_b", np.zeros(1000, np.float32))
-    g.nodes.append(helper.make_node("Gemm", [x, w, b], ["logits"], name="fc", transB=1))
+    # Weights stored [in, out] (transB = 0): wonnx 0.5 rejects Gemm with transB = 1, and the
+    # layout is the runtime's choice to make, not the benchmark's.
+    w = g.weight("fc_w", (512, 1000), 512)
+    b = g.const("fc_b", (0.02 * g.rng.standard_normal(1000)).astype(np.float32))
+    g.nodes.append(helper.make_node("Gemm", [x, w, b], ["logits"], name="fc"))
     graph = helper.make_graph(
         g.nodes, "resnet18",
         [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, image, image])],

@@ -188,7 +188,7 @@ const report = {
   command: `node bench/peers/conformance.mjs ${process.argv.slice(2).join(" ")}`,
   ...(args.models ? { models: "shape-inferred copies (bench/peers/infer_shapes.py)" } : {}),
 };
-const out = args.out ?? path.join(here, "results", `${peer.name}.json`);
+const out = args.out ?? path.join(here, "results", `${peer.name}${args.models ? "+shapes" : ""}.json`);
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.writeFileSync(out, `${JSON.stringify(report, null, 1)}\n`);
 fs.writeFileSync(out.replace(/\.json$/, ".details.json"), `${JSON.stringify(details, null, 1)}\n`);
