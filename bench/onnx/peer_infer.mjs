@@ -1,0 +1,166 @@
+// Times one ONNX model on one peer runtime, printing the JSON `alknet infer --json` prints:
+//   {"peer","model","load_ms","plan_ms","run_ms":{"first","median","min"},"repeat","outputs"}
+// load_ms: reading the file + creating the session (wonnx-wasm and onnxruntime-web compile their
+// WebGPU pipelines here). run_ms.first: the first run (inputs in, outputs read back on the
+// host); median/min: over --repeat runs after --warmup further runs.
+//
+//   node bench/onnx/peer_infer.mjs --peer ort-node ...
+//   deno run -A bench/onnx/peer_infer.mjs --peer ort-web-webgpu|wonnx ...
+//     --model M.onnx --input NAME=FILE.npy ... [--repeat N] [--warmup W] [--save DIR]
+// --save DIR writes each output as DIR/<output>.npy (float32) for the driver's cross-check.
+import fs from "node:fs";
+import path from "node:path";
+import process from "node:process";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { readNpy, writeNpy } from "./npy.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const modules = path.resolve(here, "../peers/node_modules");
+
+function fail(code, msg) {
+  console.error(`peer_infer: ${msg}`);
+  process.exit(code);
+}
+
+const args = { peer: null, model: null, inputs: [], repeat: 10, warmup: 1, save: null };
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  const next = () => (i + 1 < argv.length ? argv[++i] : fail(2, `${a} needs a value`));
+  if (a === "--peer") args.peer = next();
+  else if (a === "--model") args.model = next();
+  else if (a === "--input") {
+    const v = next();
+    const eq = v.indexOf("=");
+    if (eq <= 0) fail(2, `--input wants NAME=FILE.npy, got '${v}'`);
+    args.inputs.push({ name: v.slice(0, eq), file: v.slice(eq + 1) });
+  } else if (a === "--repeat") args.repeat = Number(next());
+  else if (a === "--warmup") args.warmup = Number(next());
+  else if (a === "--save") args.save = next();
+  else if (a === "--json") { /* always JSON */ } else fail(2, `unknown argument ${a}`);
+}
+if (!args.model) fail(2, "--model is required");
+if (!(args.repeat >= 1) || !(args.warmup >= 0)) fail(2, "--repeat must be >= 1, --warmup >= 0");
+
+const inputs = args.inputs.map(({ name, file }) => ({ name, ...readNpy(new Uint8Array(fs.readFileSync(file)), file) }));
+
+// Each peer: create(bytes) -> session; run(session) -> [{name, dtype, shape, data}].
+const PEERS = {
+  async "ort-node"() {
+    const ort = createRequire(path.join(modules, "x.js"))("onnxruntime-node");
+    return {
+      name: `onnxruntime-node-${ort.env.versions.node} (CPU)`,
+      create: (bytes) => ort.InferenceSession.create(bytes, { executionProviders: ["cpu"] }),
+      feeds: () => Object.fromEntries(inputs.map((t) => [t.name, new ort.Tensor(t.dtype, t.data, t.shape)])),
+      async run(session, feeds) {
+        const out = await session.run(feeds);
+        return Object.entries(out).map(([name, t]) => ({ name, dtype: t.type, shape: t.dims, data: t.data }));
+      },
+    };
+  },
+  async "ort-web-webgpu"() {
+    const ort = await import(pathToFileURL(path.join(modules, "onnxruntime-web/dist/ort.webgpu.min.mjs")).href);
+    ort.env.wasm.numThreads = 1; // kernels WebGPU lacks fall back to wasm; keep them single-threaded
+    ort.env.wasm.wasmPaths = pathToFileURL(path.join(modules, "onnxruntime-web/dist/")).href;
+    return {
+      name: `onnxruntime-web-${ort.env.versions.web} (WebGPU EP)`,
+      // Nodes the WebGPU EP has no kernel for run on onnxruntime's CPU (wasm) EP instead. The
+      // verbose log of session creation (on stderr) says where each node went: bench/onnx/run
+      // reads it, so that a figure measured mostly on the CPU EP is not taken for a WebGPU one.
+      async create(bytes) {
+        const s = await ort.InferenceSession.create(bytes, {
+          executionProviders: ["webgpu"], logSeverityLevel: 0, logVerbosityLevel: 0,
+        });
+        if (!ort.env.webgpu.device) throw new Error("the WebGPU execution provider did not start");
+        return s;
+      },
+      feeds: () => Object.fromEntries(inputs.map((t) => [t.name, new ort.Tensor(t.dtype, t.data, t.shape)])),
+      async run(session, feeds) {
+        const out = await session.run(feeds, { logSeverityLevel: 3 });
+        const result = [];
+        for (const [name, t] of Object.entries(out)) {
+          result.push({ name, dtype: t.type, shape: t.dims, data: await t.getData() });
+        }
+        return result;
+      },
+    };
+  },
+  async wonnx() {
+    const wonnx = await import(pathToFileURL(path.join(modules, "@webonnx/wonnx-wasm/wonnx.js")).href);
+    await wonnx.default(fs.readFileSync(path.join(modules, "@webonnx/wonnx-wasm/wonnx_bg.wasm")));
+    const version = JSON.parse(fs.readFileSync(path.join(modules, "@webonnx/wonnx-wasm/package.json"), "utf8")).version;
+    for (const t of inputs) {
+      if (t.dtype !== "float32") fail(1, `wonnx-wasm takes float32 inputs only; '${t.name}' is ${t.dtype}`);
+    }
+    return {
+      name: `wonnx-${version} (wasm, WebGPU)`,
+      create: (bytes) => wonnx.Session.fromBytes(bytes),
+      feeds() {
+        const input = new wonnx.Input();
+        for (const t of inputs) input.insert(t.name, t.data);
+        return input;
+      },
+      async run(session, input) {
+        const out = await session.run(input);
+        return [...out].map(([name, values]) => ({ name, dtype: "float32", shape: null, data: values }));
+      },
+    };
+  },
+};
+if (!PEERS[args.peer]) fail(2, `--peer must be one of ${Object.keys(PEERS).join(", ")}`);
+
+// wonnx-wasm prints progress on stdout; keep stdout for the one JSON line.
+const log = console.log;
+console.log = (...a) => console.error(...a);
+
+let peer;
+try {
+  peer = await PEERS[args.peer]();
+} catch (err) {
+  fail(3, `${args.peer} is not available (${err.message}); run bench/peers/setup`);
+}
+const errText = (err) => String(err?.message ?? err).split("\n")[0];
+const t0 = performance.now();
+let session;
+try {
+  session = await peer.create(new Uint8Array(fs.readFileSync(args.model)));
+} catch (err) {
+  fail(1, `${args.model}: session creation failed: ${errText(err)}`);
+}
+const loadMs = performance.now() - t0;
+const feeds = peer.feeds();
+const timed = async () => {
+  const s = performance.now();
+  const out = await peer.run(session, feeds);
+  return [performance.now() - s, out];
+};
+let first, outputs;
+try {
+  [first, outputs] = await timed();
+  for (let i = 0; i < args.warmup; i++) await timed();
+} catch (err) {
+  fail(1, `${args.model}: run failed: ${errText(err)}`);
+}
+const times = [];
+for (let i = 0; i < args.repeat; i++) times.push((await timed())[0]);
+times.sort((a, b) => a - b);
+const median = times.length % 2 ? times[times.length >> 1] : (times[times.length / 2 - 1] + times[times.length / 2]) / 2;
+
+if (args.save) {
+  fs.mkdirSync(args.save, { recursive: true });
+  for (const o of outputs) {
+    fs.writeFileSync(path.join(args.save, `${o.name}.npy`), writeNpy(Float32Array.from(o.data, Number), o.shape ?? [o.data.length]));
+  }
+}
+const r3 = (x) => Math.round(x * 1000) / 1000;
+log(JSON.stringify({
+  peer: peer.name,
+  model: args.model,
+  load_ms: r3(loadMs),
+  plan_ms: null,
+  run_ms: { first: r3(first), median: r3(median), min: r3(times[0]) },
+  repeat: args.repeat,
+  outputs: outputs.map((o) => ({ name: o.name, dtype: o.dtype, shape: o.shape ? Array.from(o.shape, Number) : null })),
+}));
+process.exit(0);
