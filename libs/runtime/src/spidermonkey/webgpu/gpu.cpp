@@ -98,7 +98,10 @@ bool InstallWebGpu(JSContext* cx, JS::HandleObject global) {
   for (auto define : {DefineGPU, DefineGPUAdapter, DefineGPUDevice, DefineGPUQueue, DefineGPUBuffer,
                       DefineGPUShaderModule, DefineGPUComputePipeline, DefineGPUBindGroupLayout,
                       DefineGPUPipelineLayout, DefineGPUBindGroup, DefineGPUCommandEncoder,
-                      DefineGPUComputePassEncoder, DefineGPUCommandBuffer}) {
+                      DefineGPUComputePassEncoder, DefineGPUCommandBuffer, DefineGPUTexture,
+                      DefineGPUTextureView, DefineGPUSampler, DefineGPUQuerySet,
+                      DefineGPURenderPipeline, DefineGPURenderPassEncoder,
+                      DefineGPURenderBundleEncoder, DefineGPURenderBundle}) {
     if (!define(cx, global)) return false;
   }
   JS::RootedObject gpu(cx, Wrap(cx, &GPU::kClass, std::make_unique<GPU>()));
