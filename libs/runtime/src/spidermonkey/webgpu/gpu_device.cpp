@@ -156,6 +156,51 @@ JSObject* NewPipelineError(JSContext* cx, std::string_view message, const char* 
   return e;
 }
 
+struct PipelineRequest : PendingPromise {
+  using PendingPromise::PendingPromise;
+  std::string label;
+};
+
+// Both async pipeline callbacks: wrap the pipeline, or reject with a GPUPipelineError (spec:
+// such failures do not reach the error scopes).
+template <typename Owner, typename Raw>
+void SettlePipeline(WGPUCreatePipelineAsyncStatus status, Raw pipeline, WGPUStringView message, void* ud) {
+  std::unique_ptr<PipelineRequest> req(static_cast<PipelineRequest*>(ud));
+  auto owned = decltype(Owner::pipeline)::Adopt(pipeline);
+  if (State(req->cx).closing) return;
+  JSContext* cx = req->cx;
+  JS::RootedValue v(cx);
+  if (status != WGPUCreatePipelineAsyncStatus_Success || !owned) {
+    const char* reason = status == WGPUCreatePipelineAsyncStatus_ValidationError ? "validation" : "internal";
+    JSObject* e = NewPipelineError(cx, wg::FromSv(message), reason);
+    if (e) v.setObject(*e);
+    else JS_GetPendingException(cx, &v);
+    JS_ClearPendingException(cx);
+    req->Reject(v);
+    return;
+  }
+  auto owner = std::make_unique<Owner>();
+  owner->pipeline = std::move(owned);
+  JSObject* obj = WrapLabelled(cx, &Owner::kClass, std::move(owner), req->label);
+  if (!obj) {
+    JS_GetPendingException(cx, &v);
+    JS_ClearPendingException(cx);
+    req->Reject(v);
+    return;
+  }
+  v.setObject(*obj);
+  req->Resolve(v);
+}
+
+// Argument conversion errors reject the returned promise (a promise-returning operation).
+bool RejectWithPending(PipelineRequest* req) {
+  JS::RootedValue error(req->cx);
+  if (!JS_GetPendingException(req->cx, &error)) return false;
+  JS_ClearPendingException(req->cx);
+  req->Reject(error);
+  return true;
+}
+
 // One of buffer / sampler / texture / storageTexture (exactly one, says the spec; Dawn
 // reports none or several as a validation error, so they all pass through).
 bool ReadLayoutEntryResource(JSContext* cx, JS::HandleObject e, const std::string& what,
@@ -568,55 +613,18 @@ bool CreateRenderPipeline(JSContext* cx, unsigned argc, JS::Value* vp) {
   return Return(args, WrapNew(cx, &GPURenderPipeline::kClass, std::move(owner), ok, "createRenderPipeline", s.label));
 }
 
-struct RenderPipelineRequest : PendingPromise {
-  using PendingPromise::PendingPromise;
-  std::string label;
-};
-
-// Spec: a pipeline that fails validation rejects with a GPUPipelineError (reason
-// "validation"); it is not reported to the error scopes.
 void OnRenderPipeline(WGPUCreatePipelineAsyncStatus status, WGPURenderPipeline pipeline,
                       WGPUStringView message, void* ud, void*) {
-  std::unique_ptr<RenderPipelineRequest> req(static_cast<RenderPipelineRequest*>(ud));
-  wg::RenderPipeline owned = wg::RenderPipeline::Adopt(pipeline);
-  if (State(req->cx).closing) return;
-  JSContext* cx = req->cx;
-  if (status != WGPUCreatePipelineAsyncStatus_Success || !owned) {
-    const char* reason = status == WGPUCreatePipelineAsyncStatus_ValidationError ? "validation" : "internal";
-    JS::RootedValue error(cx);
-    JSObject* e = NewPipelineError(cx, wg::FromSv(message), reason);
-    if (e) error.setObject(*e);
-    else JS_GetPendingException(cx, &error);
-    JS_ClearPendingException(cx);
-    req->Reject(error);
-    return;
-  }
-  auto owner = std::make_unique<GPURenderPipeline>();
-  owner->pipeline = std::move(owned);
-  JS::RootedValue v(cx);
-  JSObject* obj = WrapLabelled(cx, &GPURenderPipeline::kClass, std::move(owner), req->label);
-  if (!obj) {
-    JS_GetPendingException(cx, &v);
-    JS_ClearPendingException(cx);
-    req->Reject(v);
-    return;
-  }
-  v.setObject(*obj);
-  req->Resolve(v);
+  SettlePipeline<GPURenderPipeline>(status, pipeline, message, ud);
 }
 
 bool CreateRenderPipelineAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createRenderPipelineAsync");
-  auto req = std::make_unique<RenderPipelineRequest>(cx);
+  auto req = std::make_unique<PipelineRequest>(cx);
   args.rval().setObject(*req->promise);
   RenderPipelineStorage s;
   if (!ReadRenderPipeline(cx, args.get(0), "GPUDevice.createRenderPipelineAsync", &s)) {
-    // Argument conversion errors reject the promise (a promise-returning operation).
-    JS::RootedValue error(cx);
-    if (!JS_GetPendingException(cx, &error)) return false;
-    JS_ClearPendingException(cx);
-    req->Reject(error);
-    return true;
+    return RejectWithPending(req.get());
   }
   req->label = s.label;
   WGPUCreateRenderPipelineAsyncCallbackInfo cb{};
@@ -690,92 +698,66 @@ bool CreateShaderModule(JSContext* cx, unsigned argc, JS::Value* vp) {
   return Return(args, WrapNew(cx, &GPUShaderModule::kClass, std::move(owner), ok, "createShaderModule", label));
 }
 
-bool BuildComputePipeline(JSContext* cx, GPUDevice* self, JS::HandleValue arg, std::string_view what,
-                          JS::MutableHandleObject out) {
-  JS::RootedObject d(cx);
-  if (!DictArg(cx, arg, std::string(what) + " descriptor", &d)) return false;
-  JS::RootedValue v(cx);
-  bool present;
-  if (!Member(cx, d, "layout", &v, &present)) return false;
-  if (!present) return ThrowTypeError(cx, std::string(what) + ": required member layout is undefined (use \"auto\")");
-  WGPUPipelineLayout layout = nullptr;
-  if (!v.isString()) {
-    auto* pl = UnwrapValue<GPUPipelineLayout>(cx, v, std::string(what) + " layout");
-    if (!pl) return false;
-    layout = pl->layout.get();
-  } else if (ToUtf8(cx, v.toString()) != "auto") {
-    return ThrowTypeError(cx, std::string(what) + ": layout must be a GPUPipelineLayout or \"auto\"");
-  }
-  if (!Member(cx, d, "compute", &v, &present)) return false;
-  if (!present || !v.isObject()) return ThrowTypeError(cx, std::string(what) + ": required member compute is undefined");
-  JS::RootedObject compute(cx, &v.toObject());
-  if (!Member(cx, compute, "module", &v, &present)) return false;
-  auto* module = UnwrapValue<GPUShaderModule>(cx, v, std::string(what) + " compute.module");
-  if (!module) return false;
-  std::string entry;
-  if (!Member(cx, compute, "entryPoint", &v, &present)) return false;
-  if (present && !ValueToUtf8(cx, v, &entry)) return false;
-  // compute.constants: record<USVString, GPUPipelineConstantValue>
+// Everything a WGPUComputePipelineDescriptor points into, kept alive until the create call.
+struct ComputePipelineStorage {
+  WGPUComputePipelineDescriptor desc{};
+  std::string label, entry;
   std::vector<std::string> keys;
   std::vector<WGPUConstantEntry> constants;
-  if (!Member(cx, compute, "constants", &v, &present)) return false;
-  if (present && v.isObject()) {
-    JS::RootedObject c(cx, &v.toObject());
-    JS::Rooted<JS::IdVector> ids(cx, JS::IdVector(cx));
-    if (!JS_Enumerate(cx, c, &ids)) return false;
-    keys.reserve(ids.length());
-    for (size_t i = 0; i < ids.length(); ++i) {
-      JS::RootedValue key(cx), value(cx);
-      if (!JS_IdToValue(cx, ids[i], &key) || !JS_GetPropertyById(cx, c, ids[i], &value)) return false;
-      std::string k;
-      double num;
-      if (!ValueToUtf8(cx, key, &k) || !JS::ToNumber(cx, value, &num)) return false;
-      keys.push_back(std::move(k));
-      WGPUConstantEntry e{};
-      e.value = num;
-      constants.push_back(e);
-    }
-    for (size_t i = 0; i < keys.size(); ++i) constants[i].key = wg::Sv(keys[i]);
+};
+
+bool ReadComputePipeline(JSContext* cx, JS::HandleValue arg, std::string_view method,
+                         ComputePipelineStorage* s) {
+  const std::string what = "GPUComputePipelineDescriptor";
+  JS::RootedObject d(cx);
+  if (!DictArg(cx, arg, std::string(method) + " descriptor", &d)) return false;
+  if (!PipelineLayoutMember(cx, d, what, &s->desc.layout)) return false;
+  JS::RootedObject compute(cx);
+  if (!RequiredDict(cx, d, "compute", what, &compute)) return false;
+  auto* module = RequiredObject<GPUShaderModule>(cx, compute, "module", what + ".compute");
+  if (!module) return false;
+  s->desc.compute.module = module->module.get();
+  if (!ReadEntryPoint(cx, compute, &s->entry, &s->desc.compute.entryPoint) ||
+      !PipelineConstants(cx, compute, what + ".compute", &s->keys, &s->constants)) {
+    return false;
   }
-  std::string label = Label(cx, d);
-  WGPUComputePipelineDescriptor desc{};
-  desc.label = wg::Sv(label);
-  desc.layout = layout;
-  desc.compute.module = module->module.get();
-  desc.compute.entryPoint = entry.empty() ? WGPUStringView{nullptr, WGPU_STRLEN} : wg::Sv(entry);
-  desc.compute.constantCount = constants.size();
-  desc.compute.constants = constants.data();
-  auto owner = std::make_unique<GPUComputePipeline>();
-  owner->pipeline = wg::ComputePipeline::Adopt(wg::P().DeviceCreateComputePipeline(self->device.get(), &desc));
-  bool ok = static_cast<bool>(owner->pipeline);
-  out.set(WrapNew(cx, &GPUComputePipeline::kClass, std::move(owner), ok, what, label));
-  return out != nullptr;
+  s->desc.compute.constantCount = s->constants.size();
+  s->desc.compute.constants = s->constants.data();
+  s->label = Label(cx, d);
+  s->desc.label = wg::Sv(s->label);
+  return true;
 }
 
 bool CreateComputePipeline(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createComputePipeline");
-  JS::RootedObject pipeline(cx);
-  if (!BuildComputePipeline(cx, self, args.get(0), "GPUDevice.createComputePipeline", &pipeline)) return false;
-  args.rval().setObject(*pipeline);
-  return true;
+  ComputePipelineStorage s;
+  if (!ReadComputePipeline(cx, args.get(0), "GPUDevice.createComputePipeline", &s)) return false;
+  auto owner = std::make_unique<GPUComputePipeline>();
+  owner->pipeline = wg::ComputePipeline::Adopt(wg::P().DeviceCreateComputePipeline(self->device.get(), &s.desc));
+  bool ok = static_cast<bool>(owner->pipeline);
+  return Return(args, WrapNew(cx, &GPUComputePipeline::kClass, std::move(owner), ok, "createComputePipeline", s.label));
 }
 
-// The async variant resolves with the pipeline; a descriptor error rejects it.
+void OnComputePipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipeline pipeline,
+                       WGPUStringView message, void* ud, void*) {
+  SettlePipeline<GPUComputePipeline>(status, pipeline, message, ud);
+}
+
+
 bool CreateComputePipelineAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createComputePipelineAsync");
-  JS::RootedObject promise(cx, JS::NewPromiseObject(cx, nullptr));
-  if (!promise) return false;
-  JS::RootedObject pipeline(cx);
-  JS::RootedValue v(cx);
-  if (BuildComputePipeline(cx, self, args.get(0), "GPUDevice.createComputePipelineAsync", &pipeline)) {
-    v.setObject(*pipeline);
-    if (!JS::ResolvePromise(cx, promise, v)) return false;
-  } else {
-    if (!JS_GetPendingException(cx, &v)) return false;
-    JS_ClearPendingException(cx);
-    if (!JS::RejectPromise(cx, promise, v)) return false;
+  auto req = std::make_unique<PipelineRequest>(cx);
+  args.rval().setObject(*req->promise);
+  ComputePipelineStorage s;
+  if (!ReadComputePipeline(cx, args.get(0), "GPUDevice.createComputePipelineAsync", &s)) {
+    return RejectWithPending(req.get());
   }
-  args.rval().setObject(*promise);
+  req->label = s.label;
+  WGPUCreateComputePipelineAsyncCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = &OnComputePipeline;
+  cb.userdata1 = req.release();
+  wg::P().DeviceCreateComputePipelineAsync(self->device.get(), &s.desc, cb);
   return true;
 }
 
