@@ -23,6 +23,9 @@ struct DeviceShared {
   std::unique_ptr<JS::PersistentRootedObject> lost_promise;
   // After destroy(), keeps the loop polling until the loss is reported (device.lost settles).
   std::optional<EventLoop::GpuWorkToken> awaiting_loss;
+  // While errors wait for the next microtask checkpoint, the loop must not decide that
+  // nothing is left to run (a script awaiting its onuncapturederror handler).
+  std::optional<EventLoop::GpuWorkToken> awaiting_delivery;
 };
 
 GPUDevice::~GPUDevice() = default;
@@ -42,6 +45,11 @@ void OnUncapturedError(const WGPUDevice*, WGPUErrorType type, WGPUStringView mes
   auto* shared = static_cast<DeviceShared*>(ud);
   std::lock_guard lock(shared->mutex);
   shared->uncaptured.emplace_back(type, std::string(wg::FromSv(message)));
+  // Dawn reports these from inside the JS thread's own WebGPU calls (or its event
+  // processing), so the loop may be touched here.
+  if (!shared->awaiting_delivery && shared->cx != nullptr && !State(shared->cx).closing) {
+    shared->awaiting_delivery = SmEngine::From(shared->cx)->host().loop->BeginGpuWork();
+  }
 }
 
 void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView message, void* ud, void*) {
@@ -1078,6 +1086,7 @@ bool DeliverUncapturedErrors(JSContext* cx) {
     {
       std::lock_guard lock(shared->mutex);
       errors.swap(shared->uncaptured);
+      shared->awaiting_delivery.reset();
     }
     if (errors.empty() || !shared->js_device) continue;
     JS::RootedObject device(cx, shared->js_device->get());
