@@ -29,7 +29,8 @@ def deno_env():
 
 def commands(args, script):
     import_map = ["--import-map", args.import_map] if args.import_map else []
-    alknet = [args.alknet, "run"] + import_map + [script]
+    # Both runtimes may read files (tfjs lives in node_modules, which may be a symlink).
+    alknet = [args.alknet, "run", "--allow-read"] + import_map + [script]
     deno = [args.deno, "run", "--quiet", "--unstable-webgpu", "--allow-read", "--no-lock"] + import_map + [script]
     return alknet, deno
 
