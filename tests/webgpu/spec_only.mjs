@@ -30,6 +30,17 @@ check("draw(NaN)", errorName(() => {
   pass.draw(NaN);
 }), "TypeError");
 
+// GPUBlendState's color and alpha are both required members.
+const module = device.createShaderModule({
+  code: `@vertex fn vs() -> @builtin(position) vec4f { return vec4f(0, 0, 0, 1); }
+         @fragment fn fs() -> @location(0) vec4f { return vec4f(1); }`,
+});
+check("blend without alpha", errorName(() => device.createRenderPipeline({
+  layout: "auto",
+  vertex: { module },
+  fragment: { module, targets: [{ format: "rgba8unorm", blend: { color: {} } }] },
+})), "TypeError");
+
 // GPUBuffer.unmap() on an unmapped buffer returns quietly (spec 5.3.3: "If mapState is
 // unmapped, return").
 const b = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ });
