@@ -585,6 +585,8 @@
     },
   };
   defineGlobal("crypto", crypto);
+  // WindowOrWorkerGlobalScope.self: libraries (tfjs) look for the global object through it.
+  defineGlobal("self", global);
 
   // ---- WebGPU: flag namespaces and error classes (the interfaces are native, src/spidermonkey/webgpu)
   const frozen = (o) => Object.freeze(Object.assign(Object.create(null), o));

@@ -1,6 +1,7 @@
 // Checks our webgpu.h declarations against the loaded library's behaviour, beyond what the
 // static_asserts in webgpu_abi.h can see.
 #include <cstring>
+#include <string>
 
 #include "test_context.h"
 
@@ -57,6 +58,64 @@ TEST(Abi, FeatureNumberingMatchesWgslEnables) {
         "subgroups");
     EXPECT_TRUE(s.ok()) << s.error().ToString();
   }
+}
+
+TEST(Abi, TextureDescriptorFieldsReachTheLibrary) {
+  // Every field of WGPUTextureDescriptor at a distinct value, read back through the getters:
+  // a field at the wrong offset comes back as some other field's value (or fails validation).
+  Context& ctx = SharedContext();
+  WGPUTextureDescriptor desc{};
+  desc.usage = WGPUTextureUsage_CopyDst | WGPUTextureUsage_TextureBinding;
+  desc.dimension = 2;  // 2d
+  desc.size = {12, 7, 3};
+  desc.format = WGPUTextureFormat_RGBA8Unorm;
+  desc.mipLevelCount = 2;
+  desc.sampleCount = 1;
+  P().DevicePushErrorScope(ctx.device(), WGPUErrorFilter_Validation);
+  Texture texture = Texture::Adopt(P().DeviceCreateTexture(ctx.device(), &desc));
+  ASSERT_TRUE(texture);
+  EXPECT_EQ(P().TextureGetWidth(texture.get()), 12u);
+  EXPECT_EQ(P().TextureGetHeight(texture.get()), 7u);
+  EXPECT_EQ(P().TextureGetDepthOrArrayLayers(texture.get()), 3u);
+  EXPECT_EQ(P().TextureGetMipLevelCount(texture.get()), 2u);
+  EXPECT_EQ(P().TextureGetSampleCount(texture.get()), 1u);
+  EXPECT_EQ(P().TextureGetDimension(texture.get()), 2u);
+  EXPECT_EQ(P().TextureGetFormat(texture.get()), WGPUTextureFormat_RGBA8Unorm);
+  EXPECT_EQ(P().TextureGetUsage(texture.get()), desc.usage);
+  // A view of one mip level and two layers through WGPUTextureViewDescriptor.
+  WGPUTextureViewDescriptor view_desc{};
+  view_desc.dimension = 3;  // 2d-array
+  view_desc.baseMipLevel = 1;
+  view_desc.mipLevelCount = 1;
+  view_desc.baseArrayLayer = 1;
+  view_desc.arrayLayerCount = 2;
+  view_desc.aspect = 1;  // all
+  TextureView view = TextureView::Adopt(P().TextureCreateView(texture.get(), &view_desc));
+  EXPECT_TRUE(view);
+  WGPUQuerySetDescriptor query_desc{};
+  query_desc.type = WGPUQueryType_Occlusion;
+  query_desc.count = 5;
+  QuerySet queries = QuerySet::Adopt(P().DeviceCreateQuerySet(ctx.device(), &query_desc));
+  EXPECT_EQ(P().QuerySetGetType(queries.get()), WGPUQueryType_Occlusion);
+  EXPECT_EQ(P().QuerySetGetCount(queries.get()), 5u);
+  struct Popped {
+    bool done = false;
+    WGPUErrorType type = WGPUErrorType_Unknown;
+    std::string message;
+  } popped;
+  WGPUPopErrorScopeCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = [](WGPUPopErrorScopeStatus, WGPUErrorType type, WGPUStringView message, void* ud, void*) {
+    auto* p = static_cast<Popped*>(ud);
+    p->done = true;
+    p->type = type;
+    p->message = std::string(FromSv(message));
+  };
+  cb.userdata1 = &popped;
+  P().DevicePopErrorScope(ctx.device(), cb);
+  for (int i = 0; i < 1000 && !popped.done; ++i) P().InstanceProcessEvents(ctx.instance());
+  ASSERT_TRUE(popped.done);
+  EXPECT_EQ(popped.type, WGPUErrorType_NoError) << popped.message;
 }
 
 TEST(Abi, StandardFeatureNames) {

@@ -14,6 +14,16 @@ void OnAdapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringV
   if (State(req->cx).closing) return;
   JSContext* cx = req->cx;
   JS::RootedValue result(cx, JS::NullValue());
+  if (owned) {
+    // Dawn offers its "Null backend" when no real driver loads (no Vulkan ICD): it accepts
+    // every call and computes nothing, so scripts would read garbage. No adapter instead.
+    WGPUAdapterInfo info{};
+    if (wg::P().AdapterGetInfo(owned.get(), &info) == WGPUStatus_Success) {
+      bool null_backend = info.backendType == WGPUBackendType_Null;
+      wg::P().AdapterInfoFreeMembers(info);
+      if (null_backend) owned = wg::Adapter();
+    }
+  }
   if (status == WGPURequestAdapterStatus_Success && owned) {
     auto owner = std::make_unique<GPUAdapter>();
     owner->adapter = std::move(owned);
@@ -24,7 +34,7 @@ void OnAdapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringV
       return;
     }
     result.setObject(*obj);
-  } else if (status != WGPURequestAdapterStatus_Unavailable) {
+  } else if (status != WGPURequestAdapterStatus_Unavailable && status != WGPURequestAdapterStatus_Success) {
     // Spec: an adapter that cannot be had resolves to null; only a failure of the request
     // itself rejects.
     req->RejectWith("OperationError", "requestAdapter failed: " + std::string(wg::FromSv(message)));
@@ -98,7 +108,10 @@ bool InstallWebGpu(JSContext* cx, JS::HandleObject global) {
   for (auto define : {DefineGPU, DefineGPUAdapter, DefineGPUDevice, DefineGPUQueue, DefineGPUBuffer,
                       DefineGPUShaderModule, DefineGPUComputePipeline, DefineGPUBindGroupLayout,
                       DefineGPUPipelineLayout, DefineGPUBindGroup, DefineGPUCommandEncoder,
-                      DefineGPUComputePassEncoder, DefineGPUCommandBuffer}) {
+                      DefineGPUComputePassEncoder, DefineGPUCommandBuffer, DefineGPUTexture,
+                      DefineGPUTextureView, DefineGPUSampler, DefineGPUQuerySet,
+                      DefineGPURenderPipeline, DefineGPURenderPassEncoder,
+                      DefineGPURenderBundleEncoder, DefineGPURenderBundle}) {
     if (!define(cx, global)) return false;
   }
   JS::RootedObject gpu(cx, Wrap(cx, &GPU::kClass, std::make_unique<GPU>()));

@@ -70,17 +70,18 @@ bool MapAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-// getMappedRange(offset = 0, size = rest of the mapping): an ArrayBuffer over the mapping,
+// getMappedRange(offset = 0, size = rest of the buffer): an ArrayBuffer over the mapping,
 // detached again by unmap().
 bool GetMappedRange(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.getMappedRange");
   if (self->map_size == 0 && !self->mapped_at_creation) {
     return ThrowError(cx, "GPUBuffer.getMappedRange: the buffer is not mapped", "OperationError");
   }
-  uint64_t offset = self->map_offset, size = 0;
+  // Spec defaults: offset 0, size = the rest of the *buffer* (not of the mapping).
+  uint64_t offset = 0, size = 0;
   if (!args.get(0).isUndefined() && !ToU64(cx, args.get(0), "GPUBuffer.getMappedRange offset", &offset)) return false;
   uint64_t end = self->map_offset + self->map_size;
-  size = offset <= end ? end - offset : 0;
+  size = offset <= self->size ? self->size - offset : 0;
   if (!args.get(1).isUndefined() && !ToU64(cx, args.get(1), "GPUBuffer.getMappedRange size", &size)) return false;
   if (offset < self->map_offset || offset + size > end || offset % 8 != 0 || size % 4 != 0) {
     return ThrowError(cx, "GPUBuffer.getMappedRange: [" + std::to_string(offset) + ", " +

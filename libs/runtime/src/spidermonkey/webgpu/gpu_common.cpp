@@ -114,6 +114,52 @@ bool ToU64(JSContext* cx, JS::HandleValue v, std::string_view what, uint64_t* ou
   return true;
 }
 
+bool ToI32(JSContext* cx, JS::HandleValue v, std::string_view what, int32_t* out) {
+  double d;
+  if (!JS::ToNumber(cx, v, &d)) return false;
+  if (!std::isfinite(d)) return ThrowTypeError(cx, std::string(what) + " is not a finite number");
+  d = std::trunc(d);
+  if (d < -2147483648.0 || d > 2147483647.0) {
+    return ThrowTypeError(cx, std::string(what) + " is outside the range of a 32-bit integer");
+  }
+  *out = static_cast<int32_t>(d);
+  return true;
+}
+
+bool ReadDynamicOffsets(JSContext* cx, const JS::CallArgs& args, unsigned first,
+                        std::string_view what, std::vector<uint32_t>* out) {
+  JS::HandleValue v = args.get(first);
+  if (v.isUndefined()) return true;
+  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + ": dynamicOffsets must be a sequence or a Uint32Array");
+  JS::RootedObject list(cx, &v.toObject());
+  if (JS_IsUint32Array(list)) {
+    uint64_t start = 0, length = 0;
+    size_t total = JS_GetTypedArrayLength(list);
+    if (!ToU64(cx, args.get(first + 1), std::string(what) + " dynamicOffsetsDataStart", &start) ||
+        !ToU64(cx, args.get(first + 2), std::string(what) + " dynamicOffsetsDataLength", &length)) {
+      return false;
+    }
+    if (start > total || length > total - start) {
+      return ThrowError(cx, std::string(what) + ": dynamicOffsetsDataStart + dynamicOffsetsDataLength is beyond the array", "RangeError");
+    }
+    bool shared;
+    JS::AutoCheckCannotGC nogc;
+    const uint32_t* data = JS_GetUint32ArrayData(list, &shared, nogc);
+    out->assign(data + start, data + start + length);
+    return true;
+  }
+  uint32_t n = 0;
+  JS::RootedObject arr(cx);
+  if (!ArrayArg(cx, v, std::string(what) + " dynamicOffsets", &arr, &n)) return false;
+  JS::RootedValue e(cx);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t o;
+    if (!JS_GetElement(cx, arr, i, &e) || !ToU32(cx, e, std::string(what) + " dynamicOffsets[" + std::to_string(i) + "]", &o)) return false;
+    out->push_back(o);
+  }
+  return true;
+}
+
 bool RequiredU64(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
                  uint64_t* out) {
   JS::RootedValue v(cx);
@@ -135,6 +181,213 @@ bool OptionalU64(JSContext* cx, JS::HandleObject dict, const char* name, std::st
     return true;
   }
   return ToU64(cx, v, std::string(what) + "." + name, out);
+}
+
+bool MissingMember(JSContext* cx, std::string_view what, const char* name) {
+  return ThrowTypeError(cx, std::string(what) + ": required member " + name + " is undefined");
+}
+
+bool RequiredU32(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
+                 uint32_t* out) {
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, dict, name, &v, &present)) return false;
+  if (!present) return MissingMember(cx, what, name);
+  return ToU32(cx, v, std::string(what) + "." + name, out);
+}
+
+bool OptionalU32(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
+                 uint32_t fallback, uint32_t* out) {
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, dict, name, &v, &present)) return false;
+  if (!present) {
+    *out = fallback;
+    return true;
+  }
+  return ToU32(cx, v, std::string(what) + "." + name, out);
+}
+
+bool OptionalBool(JSContext* cx, JS::HandleObject dict, const char* name, bool fallback, bool* out) {
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, dict, name, &v, &present)) return false;
+  *out = present ? JS::ToBoolean(v) : fallback;
+  return true;
+}
+
+bool ToFiniteDouble(JSContext* cx, JS::HandleValue v, std::string_view what, double* out) {
+  if (!JS::ToNumber(cx, v, out)) return false;
+  if (!std::isfinite(*out)) return ThrowTypeError(cx, std::string(what) + " is not a finite number");
+  return true;
+}
+
+bool OptionalDouble(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
+                    double fallback, double* out) {
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, dict, name, &v, &present)) return false;
+  if (!present) {
+    *out = fallback;
+    return true;
+  }
+  return ToFiniteDouble(cx, v, std::string(what) + "." + name, out);
+}
+
+bool ArrayArg(JSContext* cx, JS::HandleValue v, std::string_view what, JS::MutableHandleObject out,
+              uint32_t* length) {
+  bool is_array = false;
+  if (!v.isObject() || !JS::IsArrayObject(cx, v, &is_array) || !is_array) {
+    return ThrowTypeError(cx, std::string(what) + " must be a sequence (array)");
+  }
+  out.set(&v.toObject());
+  return JS::GetArrayLength(cx, out, length);
+}
+
+bool RequiredDict(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
+                  JS::MutableHandleObject out) {
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, dict, name, &v, &present)) return false;
+  if (!present) return MissingMember(cx, what, name);
+  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + "." + name + " must be a dictionary (object)");
+  out.set(&v.toObject());
+  return true;
+}
+
+namespace {
+// A sequence form of GPUExtent3D/GPUOrigin3D/GPUColor: reads up to `max` elements after
+// checking the length is in [min, max].
+bool SequenceValues(JSContext* cx, JS::HandleObject list, uint32_t min, uint32_t max,
+                    std::string_view what, std::vector<JS::Value>* out, bool* is_sequence) {
+  bool is_array = false;
+  if (!JS::IsArrayObject(cx, list, &is_array)) return false;
+  *is_sequence = is_array;
+  if (!is_array) return true;
+  uint32_t n = 0;
+  if (!JS::GetArrayLength(cx, list, &n)) return false;
+  if (n < min || n > max) {
+    return ThrowTypeError(cx, std::string(what) + ": a sequence of " + std::to_string(min) + " to " +
+                                  std::to_string(max) + " numbers was expected, got " +
+                                  std::to_string(n));
+  }
+  JS::RootedValue v(cx);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!JS_GetElement(cx, list, i, &v)) return false;
+    out->push_back(v);
+  }
+  return true;
+}
+}  // namespace
+
+bool ToExtent3D(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUExtent3D* out) {
+  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + " must be a GPUExtent3D (sequence or dictionary)");
+  JS::RootedObject obj(cx, &v.toObject());
+  std::vector<JS::Value> values;
+  bool is_sequence;
+  if (!SequenceValues(cx, obj, 1, 3, what, &values, &is_sequence)) return false;
+  *out = WGPUExtent3D{0, 1, 1};
+  if (is_sequence) {
+    uint32_t* fields[] = {&out->width, &out->height, &out->depthOrArrayLayers};
+    for (size_t i = 0; i < values.size(); ++i) {
+      JS::RootedValue e(cx, values[i]);
+      if (!ToU32(cx, e, std::string(what) + "[" + std::to_string(i) + "]", fields[i])) return false;
+    }
+    return true;
+  }
+  return RequiredU32(cx, obj, "width", what, &out->width) &&
+         OptionalU32(cx, obj, "height", what, 1, &out->height) &&
+         OptionalU32(cx, obj, "depthOrArrayLayers", what, 1, &out->depthOrArrayLayers);
+}
+
+bool ToOrigin3D(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUOrigin3D* out) {
+  *out = WGPUOrigin3D{0, 0, 0};
+  if (v.isUndefined()) return true;
+  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + " must be a GPUOrigin3D (sequence or dictionary)");
+  JS::RootedObject obj(cx, &v.toObject());
+  std::vector<JS::Value> values;
+  bool is_sequence;
+  if (!SequenceValues(cx, obj, 0, 3, what, &values, &is_sequence)) return false;
+  if (is_sequence) {
+    uint32_t* fields[] = {&out->x, &out->y, &out->z};
+    for (size_t i = 0; i < values.size(); ++i) {
+      JS::RootedValue e(cx, values[i]);
+      if (!ToU32(cx, e, std::string(what) + "[" + std::to_string(i) + "]", fields[i])) return false;
+    }
+    return true;
+  }
+  return OptionalU32(cx, obj, "x", what, 0, &out->x) && OptionalU32(cx, obj, "y", what, 0, &out->y) &&
+         OptionalU32(cx, obj, "z", what, 0, &out->z);
+}
+
+bool ToColor(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUColor* out) {
+  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + " must be a GPUColor (sequence or dictionary)");
+  JS::RootedObject obj(cx, &v.toObject());
+  std::vector<JS::Value> values;
+  bool is_sequence;
+  if (!SequenceValues(cx, obj, 4, 4, what, &values, &is_sequence)) return false;
+  double* fields[] = {&out->r, &out->g, &out->b, &out->a};
+  if (is_sequence) {
+    for (size_t i = 0; i < 4; ++i) {
+      JS::RootedValue e(cx, values[i]);
+      if (!ToFiniteDouble(cx, e, std::string(what) + "[" + std::to_string(i) + "]", fields[i])) return false;
+    }
+    return true;
+  }
+  const char* names[] = {"r", "g", "b", "a"};
+  JS::RootedValue e(cx);
+  for (size_t i = 0; i < 4; ++i) {
+    bool present;
+    if (!Member(cx, obj, names[i], &e, &present)) return false;
+    if (!present) return MissingMember(cx, what, names[i]);
+    if (!ToFiniteDouble(cx, e, std::string(what) + "." + names[i], fields[i])) return false;
+  }
+  return true;
+}
+
+bool PipelineLayoutMember(JSContext* cx, JS::HandleObject d, std::string_view what,
+                          WGPUPipelineLayout* out) {
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, d, "layout", &v, &present)) return false;
+  if (!present) return ThrowTypeError(cx, std::string(what) + ": required member layout is undefined (use \"auto\")");
+  *out = nullptr;
+  if (v.isString()) {
+    if (ToUtf8(cx, v.toString()) != "auto") {
+      return ThrowTypeError(cx, std::string(what) + ": layout must be a GPUPipelineLayout or \"auto\"");
+    }
+    return true;
+  }
+  auto* pl = UnwrapValue<GPUPipelineLayout>(cx, v, std::string(what) + ".layout");
+  if (!pl) return false;
+  *out = pl->layout.get();
+  return true;
+}
+
+bool PipelineConstants(JSContext* cx, JS::HandleObject stage, std::string_view what,
+                       std::vector<std::string>* keys, std::vector<WGPUConstantEntry>* out) {
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, stage, "constants", &v, &present)) return false;
+  if (!present) return true;
+  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + ".constants must be a record (object)");
+  JS::RootedObject c(cx, &v.toObject());
+  JS::Rooted<JS::IdVector> ids(cx, JS::IdVector(cx));
+  if (!JS_Enumerate(cx, c, &ids)) return false;
+  keys->reserve(ids.length());
+  for (size_t i = 0; i < ids.length(); ++i) {
+    JS::RootedValue key(cx), value(cx);
+    if (!JS_IdToValue(cx, ids[i], &key) || !JS_GetPropertyById(cx, c, ids[i], &value)) return false;
+    std::string k;
+    WGPUConstantEntry e{};
+    if (!ValueToUtf8(cx, key, &k) || !ToFiniteDouble(cx, value, std::string(what) + ".constants." + k, &e.value)) {
+      return false;
+    }
+    keys->push_back(std::move(k));
+    out->push_back(e);
+  }
+  for (size_t i = 0; i < keys->size(); ++i) (*out)[i].key = wg::Sv((*keys)[i]);
+  return true;
 }
 
 bool DictArg(JSContext* cx, JS::HandleValue v, std::string_view what, JS::MutableHandleObject out) {

@@ -84,10 +84,42 @@ bool Member(JSContext* cx, JS::HandleObject dict, const char* name, JS::MutableH
 // and values beyond the type (WebIDL ConvertToInt).
 bool ToU32(JSContext* cx, JS::HandleValue v, std::string_view what, uint32_t* out);
 bool ToU64(JSContext* cx, JS::HandleValue v, std::string_view what, uint64_t* out);
+// [EnforceRange] long (GPUSignedOffset32).
+bool ToI32(JSContext* cx, JS::HandleValue v, std::string_view what, int32_t* out);
+// setBindGroup's dynamic offsets at args[first]: a sequence, or a Uint32Array followed by
+// dataStart and dataLength (elements).
+bool ReadDynamicOffsets(JSContext* cx, const JS::CallArgs& args, unsigned first,
+                        std::string_view what, std::vector<uint32_t>* out);
 bool RequiredU64(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
                  uint64_t* out);
 bool OptionalU64(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
                  uint64_t fallback, uint64_t* out);
+bool RequiredU32(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
+                 uint32_t* out);
+bool OptionalU32(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
+                 uint32_t fallback, uint32_t* out);
+// boolean members (ToBoolean; absent = fallback).
+bool OptionalBool(JSContext* cx, JS::HandleObject dict, const char* name, bool fallback, bool* out);
+// double / float members: WebIDL "restricted" types reject NaN and infinities (TypeError).
+bool ToFiniteDouble(JSContext* cx, JS::HandleValue v, std::string_view what, double* out);
+bool OptionalDouble(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
+                    double fallback, double* out);
+// A required member that must be one of our interfaces.
+template <typename T>
+T* RequiredObject(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what);
+// sequence<T> from an Array (WebIDL takes any iterable; arrays are what scripts pass).
+bool ArrayArg(JSContext* cx, JS::HandleValue v, std::string_view what, JS::MutableHandleObject out,
+              uint32_t* length);
+// GPUExtent3D, GPUOrigin3D, GPUColor: a sequence or a dictionary, with the spec's defaults.
+bool ToExtent3D(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUExtent3D* out);
+bool ToOrigin3D(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUOrigin3D* out);
+bool ToColor(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUColor* out);
+// A required dictionary member.
+bool RequiredDict(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
+                  JS::MutableHandleObject out);
+// A TypeError for a missing required member, named as WebIDL engines do.
+bool MissingMember(JSContext* cx, std::string_view what, const char* name);
+
 // A dictionary argument: undefined/null become {} (WebIDL), anything else must be an object.
 bool DictArg(JSContext* cx, JS::HandleValue v, std::string_view what, JS::MutableHandleObject out);
 std::string Label(JSContext* cx, JS::HandleObject dict);
@@ -127,6 +159,14 @@ bool DefineGPUBindGroup(JSContext* cx, JS::HandleObject global);
 bool DefineGPUCommandEncoder(JSContext* cx, JS::HandleObject global);
 bool DefineGPUComputePassEncoder(JSContext* cx, JS::HandleObject global);
 bool DefineGPUCommandBuffer(JSContext* cx, JS::HandleObject global);
+bool DefineGPUTexture(JSContext* cx, JS::HandleObject global);
+bool DefineGPUTextureView(JSContext* cx, JS::HandleObject global);
+bool DefineGPUSampler(JSContext* cx, JS::HandleObject global);
+bool DefineGPUQuerySet(JSContext* cx, JS::HandleObject global);
+bool DefineGPURenderPipeline(JSContext* cx, JS::HandleObject global);
+bool DefineGPURenderPassEncoder(JSContext* cx, JS::HandleObject global);
+bool DefineGPURenderBundleEncoder(JSContext* cx, JS::HandleObject global);
+bool DefineGPURenderBundle(JSContext* cx, JS::HandleObject global);
 
 // ---- the interfaces' C++ halves (thin: a handle and what the spec makes observable) -----------
 struct GPU : GpuObject {
@@ -194,6 +234,67 @@ struct GPUCommandBuffer : GpuObject {
   static const JSClass kClass;
   wg::CommandBuffer buffer;
 };
+struct GPUTexture : GpuObject {
+  static const JSClass kClass;
+  wg::Texture texture;
+};
+struct GPUTextureView : GpuObject {
+  static const JSClass kClass;
+  wg::TextureView view;
+};
+struct GPUSampler : GpuObject {
+  static const JSClass kClass;
+  wg::Sampler sampler;
+};
+struct GPUQuerySet : GpuObject {
+  static const JSClass kClass;
+  wg::QuerySet set;
+};
+struct GPURenderPipeline : GpuObject {
+  static const JSClass kClass;
+  wg::RenderPipeline pipeline;
+};
+struct GPURenderPassEncoder : GpuObject {
+  static const JSClass kClass;
+  wg::RenderPassEncoder pass;
+};
+struct GPURenderBundleEncoder : GpuObject {
+  static const JSClass kClass;
+  wg::RenderBundleEncoder encoder;
+};
+struct GPURenderBundle : GpuObject {
+  static const JSClass kClass;
+  wg::RenderBundle bundle;
+};
+
+template <typename T>
+T* RequiredObject(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what) {
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, dict, name, &v, &present)) return nullptr;
+  if (!present) {
+    MissingMember(cx, what, name);
+    return nullptr;
+  }
+  return UnwrapValue<T>(cx, v, std::string(what) + "." + name);
+}
+
+// GPUTexelCopyTextureInfo / GPUTexelCopyBufferLayout (gpu_command_encoder.cpp; writeTexture
+// uses them too).
+bool ToTexelCopyTexture(JSContext* cx, JS::HandleValue v, std::string_view what,
+                        WGPUTexelCopyTextureInfo* out);
+bool ToTexelCopyBufferLayout(JSContext* cx, JS::HandleObject dict, std::string_view what,
+                             WGPUTexelCopyBufferLayout* out);
+// GPUComputePassTimestampWrites / GPURenderPassTimestampWrites; `present` false if absent.
+bool ToTimestampWrites(JSContext* cx, JS::HandleObject pass_desc, std::string_view what,
+                       WGPUPassTimestampWrites* out, bool* present);
+
+// Shared by GPUDevice.createComputePipeline and createRenderPipeline: "auto" or a layout.
+bool PipelineLayoutMember(JSContext* cx, JS::HandleObject dict, std::string_view what,
+                          WGPUPipelineLayout* out);
+// GPUProgrammableStage's constants record, with its key strings kept alive in `keys`.
+bool PipelineConstants(JSContext* cx, JS::HandleObject stage, std::string_view what,
+                       std::vector<std::string>* keys, std::vector<WGPUConstantEntry>* out);
 
 // Creates the JS GPUDevice for a new device (gpu_device.cpp).
 JSObject* NewDevice(JSContext* cx, wg::DeviceHandle device, std::shared_ptr<DeviceShared> shared,

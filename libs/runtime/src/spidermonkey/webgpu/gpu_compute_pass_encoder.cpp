@@ -1,4 +1,4 @@
-// GPUComputePassEncoder: setPipeline, setBindGroup, dispatchWorkgroups, end.
+// GPUComputePassEncoder: setPipeline, setBindGroup, dispatchWorkgroups(Indirect), end.
 // https://www.w3.org/TR/webgpu/#gpucomputepassencoder
 #include "spidermonkey/webgpu/gpu_common.h"
 
@@ -29,17 +29,7 @@ bool SetBindGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
     group = g->group.get();
   }
   std::vector<uint32_t> offsets;
-  if (args.get(2).isObject()) {
-    JS::RootedObject list(cx, &args.get(2).toObject());
-    uint32_t n = 0;
-    if (!JS::GetArrayLength(cx, list, &n)) return false;
-    JS::RootedValue v(cx);
-    for (uint32_t i = 0; i < n; ++i) {
-      uint32_t o;
-      if (!JS_GetElement(cx, list, i, &v) || !ToU32(cx, v, "dynamicOffsets[i]", &o)) return false;
-      offsets.push_back(o);
-    }
-  }
+  if (!ReadDynamicOffsets(cx, args, 2, "GPUComputePassEncoder.setBindGroup", &offsets)) return false;
   wg::P().ComputePassEncoderSetBindGroup(self->pass.get(), index, group, offsets.size(), offsets.data());
   args.rval().setUndefined();
   return true;
@@ -56,6 +46,17 @@ bool DispatchWorkgroups(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
+bool DispatchWorkgroupsIndirect(JSContext* cx, unsigned argc, JS::Value* vp) {
+  const char* what = "GPUComputePassEncoder.dispatchWorkgroupsIndirect";
+  ALKNET_GPU_THIS(GPUComputePassEncoder, what);
+  auto* buffer = UnwrapValue<GPUBuffer>(cx, args.get(0), std::string(what) + " indirectBuffer");
+  uint64_t offset = 0;
+  if (!buffer || !ToU64(cx, args.get(1), std::string(what) + " indirectOffset", &offset)) return false;
+  wg::P().ComputePassEncoderDispatchWorkgroupsIndirect(self->pass.get(), buffer->buffer.get(), offset);
+  args.rval().setUndefined();
+  return true;
+}
+
 bool End(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUComputePassEncoder, "GPUComputePassEncoder.end");
   wg::P().ComputePassEncoderEnd(self->pass.get());
@@ -67,6 +68,7 @@ const JSFunctionSpec kMethods[] = {
     JS_FN("setPipeline", SetPipeline, 1, JSPROP_ENUMERATE),
     JS_FN("setBindGroup", SetBindGroup, 2, JSPROP_ENUMERATE),
     JS_FN("dispatchWorkgroups", DispatchWorkgroups, 1, JSPROP_ENUMERATE),
+    JS_FN("dispatchWorkgroupsIndirect", DispatchWorkgroupsIndirect, 2, JSPROP_ENUMERATE),
     JS_FN("end", End, 0, JSPROP_ENUMERATE),
     JS_FS_END};
 

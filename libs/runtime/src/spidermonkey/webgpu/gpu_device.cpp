@@ -3,7 +3,12 @@
 #include <mutex>
 #include <optional>
 
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
 #include "spidermonkey/webgpu/gpu_common.h"
+#include "spidermonkey/webgpu/gpu_enums.h"
 
 namespace alknet::runtime::sm::gpu {
 
@@ -18,6 +23,9 @@ struct DeviceShared {
   std::unique_ptr<JS::PersistentRootedObject> lost_promise;
   // After destroy(), keeps the loop polling until the loss is reported (device.lost settles).
   std::optional<EventLoop::GpuWorkToken> awaiting_loss;
+  // While errors wait for the next microtask checkpoint, the loop must not decide that
+  // nothing is left to run (a script awaiting its onuncapturederror handler).
+  std::optional<EventLoop::GpuWorkToken> awaiting_delivery;
 };
 
 GPUDevice::~GPUDevice() = default;
@@ -37,6 +45,11 @@ void OnUncapturedError(const WGPUDevice*, WGPUErrorType type, WGPUStringView mes
   auto* shared = static_cast<DeviceShared*>(ud);
   std::lock_guard lock(shared->mutex);
   shared->uncaptured.emplace_back(type, std::string(wg::FromSv(message)));
+  // Dawn reports these from inside the JS thread's own WebGPU calls (or its event
+  // processing), so the loop may be touched here.
+  if (!shared->awaiting_delivery && shared->cx != nullptr && !State(shared->cx).closing) {
+    shared->awaiting_delivery = SmEngine::From(shared->cx)->host().loop->BeginGpuWork();
+  }
 }
 
 void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView message, void* ud, void*) {
@@ -143,6 +156,533 @@ bool CreateBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
   return Return(args, WrapNew(cx, &GPUBuffer::kClass, std::move(owner), ok, "createBuffer", label));
 }
 
+// GPUPipelineError is a DOMException named "GPUPipelineError" with a `reason` (spec 22.3).
+JSObject* NewPipelineError(JSContext* cx, std::string_view message, const char* reason) {
+  JS::RootedObject e(cx, NewNamedError(cx, "DOMException", message, "GPUPipelineError"));
+  JS::RootedString r(cx, NewString(cx, reason));
+  if (!e || !r || !JS_DefineProperty(cx, e, "reason", r, JSPROP_ENUMERATE)) return nullptr;
+  return e;
+}
+
+struct PipelineRequest : PendingPromise {
+  using PendingPromise::PendingPromise;
+  std::string label;
+};
+
+// Both async pipeline callbacks: wrap the pipeline, or reject with a GPUPipelineError (spec:
+// such failures do not reach the error scopes).
+template <typename Owner, typename Raw>
+void SettlePipeline(WGPUCreatePipelineAsyncStatus status, Raw pipeline, WGPUStringView message, void* ud) {
+  std::unique_ptr<PipelineRequest> req(static_cast<PipelineRequest*>(ud));
+  auto owned = decltype(Owner::pipeline)::Adopt(pipeline);
+  if (State(req->cx).closing) return;
+  JSContext* cx = req->cx;
+  JS::RootedValue v(cx);
+  if (status != WGPUCreatePipelineAsyncStatus_Success || !owned) {
+    const char* reason = status == WGPUCreatePipelineAsyncStatus_ValidationError ? "validation" : "internal";
+    JSObject* e = NewPipelineError(cx, wg::FromSv(message), reason);
+    if (e) v.setObject(*e);
+    else JS_GetPendingException(cx, &v);
+    JS_ClearPendingException(cx);
+    req->Reject(v);
+    return;
+  }
+  auto owner = std::make_unique<Owner>();
+  owner->pipeline = std::move(owned);
+  JSObject* obj = WrapLabelled(cx, &Owner::kClass, std::move(owner), req->label);
+  if (!obj) {
+    JS_GetPendingException(cx, &v);
+    JS_ClearPendingException(cx);
+    req->Reject(v);
+    return;
+  }
+  v.setObject(*obj);
+  req->Resolve(v);
+}
+
+// Argument conversion errors reject the returned promise (a promise-returning operation).
+bool RejectWithPending(PipelineRequest* req) {
+  JS::RootedValue error(req->cx);
+  if (!JS_GetPendingException(req->cx, &error)) return false;
+  JS_ClearPendingException(req->cx);
+  req->Reject(error);
+  return true;
+}
+
+// One of buffer / sampler / texture / storageTexture (exactly one, says the spec; Dawn
+// reports none or several as a validation error, so they all pass through).
+bool ReadLayoutEntryResource(JSContext* cx, JS::HandleObject e, const std::string& what,
+                             WGPUBindGroupLayoutEntry* out) {
+  JS::RootedValue v(cx);
+  bool present;
+  JS::RootedObject m(cx);
+  if (!Member(cx, e, "buffer", &v, &present)) return false;
+  if (present) {
+    if (!DictArg(cx, v, what + ".buffer", &m)) return false;
+    uint32_t type;
+    bool dynamic;
+    if (!OptionalEnum(cx, m, "type", kBufferBindingType, what + ".buffer", WGPUBufferBindingType_Uniform, &type) ||
+        !OptionalBool(cx, m, "hasDynamicOffset", false, &dynamic) ||
+        !OptionalU64(cx, m, "minBindingSize", what + ".buffer", 0, &out->buffer.minBindingSize)) {
+      return false;
+    }
+    out->buffer.type = static_cast<WGPUBufferBindingType>(type);
+    out->buffer.hasDynamicOffset = dynamic;
+  }
+  if (!Member(cx, e, "sampler", &v, &present)) return false;
+  if (present) {
+    if (!DictArg(cx, v, what + ".sampler", &m) ||
+        !OptionalEnum(cx, m, "type", kSamplerBindingType, what + ".sampler", 2, &out->sampler.type)) {
+      return false;
+    }
+  }
+  if (!Member(cx, e, "texture", &v, &present)) return false;
+  if (present) {
+    bool multisampled;
+    if (!DictArg(cx, v, what + ".texture", &m) ||
+        !OptionalEnum(cx, m, "sampleType", kTextureSampleType, what + ".texture", 2, &out->texture.sampleType) ||
+        !OptionalEnum(cx, m, "viewDimension", kTextureViewDimension, what + ".texture", 2, &out->texture.viewDimension) ||
+        !OptionalBool(cx, m, "multisampled", false, &multisampled)) {
+      return false;
+    }
+    out->texture.multisampled = multisampled;
+  }
+  if (!Member(cx, e, "storageTexture", &v, &present)) return false;
+  if (present) {
+    std::string where = what + ".storageTexture";
+    if (!DictArg(cx, v, where, &m) ||
+        !OptionalEnum(cx, m, "access", kStorageTextureAccess, where, 2, &out->storageTexture.access) ||
+        !OptionalEnum(cx, m, "viewDimension", kTextureViewDimension, where, 2, &out->storageTexture.viewDimension)) {
+      return false;
+    }
+    if (!Member(cx, m, "format", &v, &present)) return false;
+    if (!present) return MissingMember(cx, where, "format");
+    if (!ToEnum(cx, v, kTextureFormat, where + ".format", &out->storageTexture.format)) return false;
+  }
+  return true;
+}
+
+// createTexture({size, mipLevelCount, sampleCount, dimension, format, usage, viewFormats})
+bool CreateTexture(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createTexture");
+  const char* what = "GPUTextureDescriptor";
+  JS::RootedObject d(cx);
+  if (!DictArg(cx, args.get(0), "GPUDevice.createTexture descriptor", &d)) return false;
+  WGPUTextureDescriptor desc{};
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, d, "size", &v, &present)) return false;
+  if (!present) return MissingMember(cx, what, "size");
+  if (!ToExtent3D(cx, v, std::string(what) + ".size", &desc.size)) return false;
+  if (!Member(cx, d, "format", &v, &present)) return false;
+  if (!present) return MissingMember(cx, what, "format");
+  if (!ToEnum(cx, v, kTextureFormat, std::string(what) + ".format", &desc.format)) return false;
+  if (!RequiredU64(cx, d, "usage", what, &desc.usage) ||
+      !OptionalU32(cx, d, "mipLevelCount", what, 1, &desc.mipLevelCount) ||
+      !OptionalU32(cx, d, "sampleCount", what, 1, &desc.sampleCount) ||
+      !OptionalEnum(cx, d, "dimension", kTextureDimension, what, 2, &desc.dimension)) {
+    return false;
+  }
+  std::vector<WGPUTextureFormat> view_formats;
+  if (!Member(cx, d, "viewFormats", &v, &present)) return false;
+  if (present) {
+    JS::RootedObject list(cx);
+    uint32_t n = 0;
+    if (!ArrayArg(cx, v, std::string(what) + ".viewFormats", &list, &n)) return false;
+    view_formats.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!JS_GetElement(cx, list, i, &v) ||
+          !ToEnum(cx, v, kTextureFormat, std::string(what) + ".viewFormats[" + std::to_string(i) + "]", &view_formats[i])) {
+        return false;
+      }
+    }
+  }
+  desc.viewFormatCount = view_formats.size();
+  desc.viewFormats = view_formats.data();
+  std::string label = Label(cx, d);
+  desc.label = wg::Sv(label);
+  auto owner = std::make_unique<GPUTexture>();
+  owner->texture = wg::Texture::Adopt(wg::P().DeviceCreateTexture(self->device.get(), &desc));
+  bool ok = static_cast<bool>(owner->texture);
+  return Return(args, WrapNew(cx, &GPUTexture::kClass, std::move(owner), ok, "createTexture", label));
+}
+
+bool CreateSampler(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createSampler");
+  const char* what = "GPUSamplerDescriptor";
+  JS::RootedObject d(cx);
+  if (!DictArg(cx, args.get(0), "GPUDevice.createSampler descriptor", &d)) return false;
+  WGPUSamplerDescriptor desc{};
+  double lod_min, lod_max;
+  uint32_t anisotropy;
+  // GPUSamplerDescriptor.maxAnisotropy is [Clamp] unsigned short.
+  JS::RootedValue v(cx);
+  bool present;
+  if (!OptionalEnum(cx, d, "addressModeU", kAddressMode, what, 1, &desc.addressModeU) ||
+      !OptionalEnum(cx, d, "addressModeV", kAddressMode, what, 1, &desc.addressModeV) ||
+      !OptionalEnum(cx, d, "addressModeW", kAddressMode, what, 1, &desc.addressModeW) ||
+      !OptionalEnum(cx, d, "magFilter", kFilterMode, what, 1, &desc.magFilter) ||
+      !OptionalEnum(cx, d, "minFilter", kFilterMode, what, 1, &desc.minFilter) ||
+      !OptionalEnum(cx, d, "mipmapFilter", kMipmapFilterMode, what, 1, &desc.mipmapFilter) ||
+      !OptionalDouble(cx, d, "lodMinClamp", what, 0, &lod_min) ||
+      !OptionalDouble(cx, d, "lodMaxClamp", what, 32, &lod_max) ||
+      !OptionalEnum(cx, d, "compare", kCompareFunction, what, 0, &desc.compare) ||
+      !Member(cx, d, "maxAnisotropy", &v, &present)) {
+    return false;
+  }
+  anisotropy = 1;
+  if (present) {
+    double a;
+    if (!JS::ToNumber(cx, v, &a)) return false;
+    anisotropy = std::isnan(a) ? 0 : static_cast<uint32_t>(std::clamp(std::nearbyint(a), 0.0, 65535.0));
+  }
+  desc.lodMinClamp = static_cast<float>(lod_min);
+  desc.lodMaxClamp = static_cast<float>(lod_max);
+  desc.maxAnisotropy = static_cast<uint16_t>(anisotropy);
+  std::string label = Label(cx, d);
+  desc.label = wg::Sv(label);
+  auto owner = std::make_unique<GPUSampler>();
+  owner->sampler = wg::Sampler::Adopt(wg::P().DeviceCreateSampler(self->device.get(), &desc));
+  bool ok = static_cast<bool>(owner->sampler);
+  return Return(args, WrapNew(cx, &GPUSampler::kClass, std::move(owner), ok, "createSampler", label));
+}
+
+bool CreateQuerySet(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createQuerySet");
+  const char* what = "GPUQuerySetDescriptor";
+  JS::RootedObject d(cx);
+  if (!DictArg(cx, args.get(0), "GPUDevice.createQuerySet descriptor", &d)) return false;
+  WGPUQuerySetDescriptor desc{};
+  JS::RootedValue v(cx);
+  bool present;
+  uint32_t type;
+  if (!Member(cx, d, "type", &v, &present)) return false;
+  if (!present) return MissingMember(cx, what, "type");
+  if (!ToEnum(cx, v, kQueryType, std::string(what) + ".type", &type) ||
+      !RequiredU32(cx, d, "count", what, &desc.count)) {
+    return false;
+  }
+  desc.type = static_cast<WGPUQueryType>(type);
+  std::string label = Label(cx, d);
+  desc.label = wg::Sv(label);
+  auto owner = std::make_unique<GPUQuerySet>();
+  owner->set = wg::QuerySet::Adopt(wg::P().DeviceCreateQuerySet(self->device.get(), &desc));
+  bool ok = static_cast<bool>(owner->set);
+  return Return(args, WrapNew(cx, &GPUQuerySet::kClass, std::move(owner), ok, "createQuerySet", label));
+}
+
+// Everything a WGPURenderPipelineDescriptor points into, kept alive until the create call.
+struct RenderPipelineStorage {
+  WGPURenderPipelineDescriptor desc{};
+  std::string label, vertex_entry, fragment_entry;
+  std::vector<std::string> vertex_keys, fragment_keys;
+  std::vector<WGPUConstantEntry> vertex_constants, fragment_constants;
+  std::deque<std::vector<WGPUVertexAttribute>> attributes;
+  std::vector<WGPUVertexBufferLayout> buffers;
+  WGPUDepthStencilState depth_stencil{};
+  WGPUFragmentState fragment{};
+  std::vector<WGPUColorTargetState> targets;
+  std::deque<WGPUBlendState> blends;
+};
+
+bool ReadEntryPoint(JSContext* cx, JS::HandleObject stage, std::string* out, WGPUStringView* sv) {
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, stage, "entryPoint", &v, &present)) return false;
+  *sv = WGPUStringView{nullptr, WGPU_STRLEN};
+  if (present) {
+    if (!ValueToUtf8(cx, v, out)) return false;
+    *sv = wg::Sv(*out);
+  }
+  return true;
+}
+
+bool ReadBlendComponent(JSContext* cx, JS::HandleObject blend, const char* name, const std::string& what,
+                        WGPUBlendComponent* out) {
+  JS::RootedObject c(cx);
+  std::string where = what + "." + name;
+  return RequiredDict(cx, blend, name, what, &c) &&
+         OptionalEnum(cx, c, "operation", kBlendOperation, where, 1, &out->operation) &&
+         OptionalEnum(cx, c, "srcFactor", kBlendFactor, where, 2, &out->srcFactor) &&
+         OptionalEnum(cx, c, "dstFactor", kBlendFactor, where, 1, &out->dstFactor);
+}
+
+bool ReadStencilFace(JSContext* cx, JS::HandleObject ds, const char* name, const std::string& what,
+                     WGPUStencilFaceState* out) {
+  JS::RootedValue v(cx);
+  bool present;
+  if (!Member(cx, ds, name, &v, &present)) return false;
+  JS::RootedObject f(cx);
+  if (!DictArg(cx, present ? v : JS::UndefinedHandleValue, what + "." + name, &f)) return false;
+  std::string where = what + "." + name;
+  return OptionalEnum(cx, f, "compare", kCompareFunction, where, 8, &out->compare) &&
+         OptionalEnum(cx, f, "failOp", kStencilOperation, where, 1, &out->failOp) &&
+         OptionalEnum(cx, f, "depthFailOp", kStencilOperation, where, 1, &out->depthFailOp) &&
+         OptionalEnum(cx, f, "passOp", kStencilOperation, where, 1, &out->passOp);
+}
+
+bool ReadRenderPipeline(JSContext* cx, JS::HandleValue arg, std::string_view method,
+                        RenderPipelineStorage* s) {
+  const std::string what = "GPURenderPipelineDescriptor";
+  JS::RootedObject d(cx);
+  if (!DictArg(cx, arg, std::string(method) + " descriptor", &d)) return false;
+  WGPURenderPipelineDescriptor& desc = s->desc;
+  if (!PipelineLayoutMember(cx, d, what, &desc.layout)) return false;
+  s->label = Label(cx, d);
+  desc.label = wg::Sv(s->label);
+  JS::RootedValue v(cx);
+  bool present;
+
+  // vertex: GPUVertexState
+  JS::RootedObject vertex(cx);
+  if (!RequiredDict(cx, d, "vertex", what, &vertex)) return false;
+  auto* vmodule = RequiredObject<GPUShaderModule>(cx, vertex, "module", what + ".vertex");
+  if (!vmodule) return false;
+  desc.vertex.module = vmodule->module.get();
+  if (!ReadEntryPoint(cx, vertex, &s->vertex_entry, &desc.vertex.entryPoint) ||
+      !PipelineConstants(cx, vertex, what + ".vertex", &s->vertex_keys, &s->vertex_constants) ||
+      !Member(cx, vertex, "buffers", &v, &present)) {
+    return false;
+  }
+  if (present) {
+    JS::RootedObject list(cx);
+    uint32_t n = 0;
+    if (!ArrayArg(cx, v, what + ".vertex.buffers", &list, &n)) return false;
+    s->buffers.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string where = what + ".vertex.buffers[" + std::to_string(i) + "]";
+      WGPUVertexBufferLayout& layout = s->buffers[i];
+      auto& attributes = s->attributes.emplace_back();
+      if (!JS_GetElement(cx, list, i, &v)) return false;
+      if (v.isNullOrUndefined()) continue;  // an unused slot
+      JS::RootedObject b(cx);
+      if (!DictArg(cx, v, where, &b) ||
+          !RequiredU64(cx, b, "arrayStride", where, &layout.arrayStride) ||
+          !OptionalEnum(cx, b, "stepMode", kVertexStepMode, where, 1, &layout.stepMode) ||
+          !Member(cx, b, "attributes", &v, &present)) {
+        return false;
+      }
+      if (!present) return MissingMember(cx, where, "attributes");
+      JS::RootedObject alist(cx);
+      uint32_t m = 0;
+      if (!ArrayArg(cx, v, where + ".attributes", &alist, &m)) return false;
+      attributes.resize(m);
+      for (uint32_t j = 0; j < m; ++j) {
+        std::string at = where + ".attributes[" + std::to_string(j) + "]";
+        JS::RootedObject a(cx);
+        if (!JS_GetElement(cx, alist, j, &v) || !DictArg(cx, v, at, &a) ||
+            !Member(cx, a, "format", &v, &present)) {
+          return false;
+        }
+        if (!present) return MissingMember(cx, at, "format");
+        if (!ToEnum(cx, v, kVertexFormat, at + ".format", &attributes[j].format) ||
+            !RequiredU64(cx, a, "offset", at, &attributes[j].offset) ||
+            !RequiredU32(cx, a, "shaderLocation", at, &attributes[j].shaderLocation)) {
+          return false;
+        }
+      }
+      layout.attributeCount = attributes.size();
+      layout.attributes = attributes.data();
+    }
+  }
+  desc.vertex.constantCount = s->vertex_constants.size();
+  desc.vertex.constants = s->vertex_constants.data();
+  desc.vertex.bufferCount = s->buffers.size();
+  desc.vertex.buffers = s->buffers.data();
+
+  // primitive: GPUPrimitiveState
+  if (!Member(cx, d, "primitive", &v, &present)) return false;
+  JS::RootedObject primitive(cx);
+  bool unclipped;
+  std::string pwhat = what + ".primitive";
+  if (!DictArg(cx, present ? v : JS::UndefinedHandleValue, pwhat, &primitive) ||
+      !OptionalEnum(cx, primitive, "topology", kPrimitiveTopology, pwhat, 4, &desc.primitive.topology) ||
+      !OptionalEnum(cx, primitive, "stripIndexFormat", kIndexFormat, pwhat, 0, &desc.primitive.stripIndexFormat) ||
+      !OptionalEnum(cx, primitive, "frontFace", kFrontFace, pwhat, 1, &desc.primitive.frontFace) ||
+      !OptionalEnum(cx, primitive, "cullMode", kCullMode, pwhat, 1, &desc.primitive.cullMode) ||
+      !OptionalBool(cx, primitive, "unclippedDepth", false, &unclipped)) {
+    return false;
+  }
+  desc.primitive.unclippedDepth = unclipped;
+
+  // depthStencil: GPUDepthStencilState?
+  if (!Member(cx, d, "depthStencil", &v, &present)) return false;
+  if (present) {
+    std::string dwhat = what + ".depthStencil";
+    JS::RootedObject ds(cx);
+    WGPUDepthStencilState& state = s->depth_stencil;
+    if (!DictArg(cx, v, dwhat, &ds) || !Member(cx, ds, "format", &v, &present)) return false;
+    if (!present) return MissingMember(cx, dwhat, "format");
+    bool has_write;
+    double slope, clamp;
+    int32_t bias = 0;
+    if (!ToEnum(cx, v, kTextureFormat, dwhat + ".format", &state.format) ||
+        !Member(cx, ds, "depthWriteEnabled", &v, &has_write)) {
+      return false;
+    }
+    state.depthWriteEnabled = !has_write           ? WGPUOptionalBool_Undefined
+                              : JS::ToBoolean(v)   ? WGPUOptionalBool_True
+                                                   : WGPUOptionalBool_False;
+    if (!OptionalEnum(cx, ds, "depthCompare", kCompareFunction, dwhat, 0, &state.depthCompare) ||
+        !ReadStencilFace(cx, ds, "stencilFront", dwhat, &state.stencilFront) ||
+        !ReadStencilFace(cx, ds, "stencilBack", dwhat, &state.stencilBack) ||
+        !OptionalU32(cx, ds, "stencilReadMask", dwhat, 0xFFFFFFFF, &state.stencilReadMask) ||
+        !OptionalU32(cx, ds, "stencilWriteMask", dwhat, 0xFFFFFFFF, &state.stencilWriteMask) ||
+        !Member(cx, ds, "depthBias", &v, &present)) {
+      return false;
+    }
+    if (present && !ToI32(cx, v, dwhat + ".depthBias", &bias)) return false;
+    if (!OptionalDouble(cx, ds, "depthBiasSlopeScale", dwhat, 0, &slope) ||
+        !OptionalDouble(cx, ds, "depthBiasClamp", dwhat, 0, &clamp)) {
+      return false;
+    }
+    state.depthBias = bias;
+    state.depthBiasSlopeScale = static_cast<float>(slope);
+    state.depthBiasClamp = static_cast<float>(clamp);
+    desc.depthStencil = &state;
+  }
+
+  // multisample: GPUMultisampleState
+  if (!Member(cx, d, "multisample", &v, &present)) return false;
+  JS::RootedObject ms(cx);
+  bool alpha_to_coverage;
+  std::string mwhat = what + ".multisample";
+  if (!DictArg(cx, present ? v : JS::UndefinedHandleValue, mwhat, &ms) ||
+      !OptionalU32(cx, ms, "count", mwhat, 1, &desc.multisample.count) ||
+      !OptionalU32(cx, ms, "mask", mwhat, 0xFFFFFFFF, &desc.multisample.mask) ||
+      !OptionalBool(cx, ms, "alphaToCoverageEnabled", false, &alpha_to_coverage)) {
+    return false;
+  }
+  desc.multisample.alphaToCoverageEnabled = alpha_to_coverage;
+
+  // fragment: GPUFragmentState?
+  if (!Member(cx, d, "fragment", &v, &present)) return false;
+  if (present) {
+    std::string fwhat = what + ".fragment";
+    JS::RootedObject fragment(cx);
+    WGPUFragmentState& state = s->fragment;
+    if (!DictArg(cx, v, fwhat, &fragment)) return false;
+    auto* fmodule = RequiredObject<GPUShaderModule>(cx, fragment, "module", fwhat);
+    if (!fmodule) return false;
+    state.module = fmodule->module.get();
+    if (!ReadEntryPoint(cx, fragment, &s->fragment_entry, &state.entryPoint) ||
+        !PipelineConstants(cx, fragment, fwhat, &s->fragment_keys, &s->fragment_constants) ||
+        !Member(cx, fragment, "targets", &v, &present)) {
+      return false;
+    }
+    if (!present) return MissingMember(cx, fwhat, "targets");
+    JS::RootedObject list(cx);
+    uint32_t n = 0;
+    if (!ArrayArg(cx, v, fwhat + ".targets", &list, &n)) return false;
+    s->targets.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string where = fwhat + ".targets[" + std::to_string(i) + "]";
+      WGPUColorTargetState& target = s->targets[i];
+      if (!JS_GetElement(cx, list, i, &v)) return false;
+      if (v.isNullOrUndefined()) continue;  // a hole: format stays undefined
+      JS::RootedObject t(cx);
+      uint64_t mask;
+      if (!DictArg(cx, v, where, &t) || !Member(cx, t, "format", &v, &present)) return false;
+      if (!present) return MissingMember(cx, where, "format");
+      if (!ToEnum(cx, v, kTextureFormat, where + ".format", &target.format) ||
+          !OptionalU64(cx, t, "writeMask", where, WGPUColorWriteMask_All, &mask) ||
+          !Member(cx, t, "blend", &v, &present)) {
+        return false;
+      }
+      if (mask > 0xFFFFFFFF) return ThrowTypeError(cx, where + ".writeMask is outside the range of an unsigned long");
+      target.writeMask = mask;
+      if (present) {
+        JS::RootedObject blend(cx);
+        WGPUBlendState& state_blend = s->blends.emplace_back();
+        if (!DictArg(cx, v, where + ".blend", &blend) ||
+            !ReadBlendComponent(cx, blend, "color", where + ".blend", &state_blend.color) ||
+            !ReadBlendComponent(cx, blend, "alpha", where + ".blend", &state_blend.alpha)) {
+          return false;
+        }
+        target.blend = &state_blend;
+      }
+    }
+    state.constantCount = s->fragment_constants.size();
+    state.constants = s->fragment_constants.data();
+    state.targetCount = s->targets.size();
+    state.targets = s->targets.data();
+    desc.fragment = &state;
+  }
+  return true;
+}
+
+bool CreateRenderPipeline(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createRenderPipeline");
+  RenderPipelineStorage s;
+  if (!ReadRenderPipeline(cx, args.get(0), "GPUDevice.createRenderPipeline", &s)) return false;
+  auto owner = std::make_unique<GPURenderPipeline>();
+  owner->pipeline = wg::RenderPipeline::Adopt(wg::P().DeviceCreateRenderPipeline(self->device.get(), &s.desc));
+  bool ok = static_cast<bool>(owner->pipeline);
+  return Return(args, WrapNew(cx, &GPURenderPipeline::kClass, std::move(owner), ok, "createRenderPipeline", s.label));
+}
+
+void OnRenderPipeline(WGPUCreatePipelineAsyncStatus status, WGPURenderPipeline pipeline,
+                      WGPUStringView message, void* ud, void*) {
+  SettlePipeline<GPURenderPipeline>(status, pipeline, message, ud);
+}
+
+bool CreateRenderPipelineAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createRenderPipelineAsync");
+  auto req = std::make_unique<PipelineRequest>(cx);
+  args.rval().setObject(*req->promise);
+  RenderPipelineStorage s;
+  if (!ReadRenderPipeline(cx, args.get(0), "GPUDevice.createRenderPipelineAsync", &s)) {
+    return RejectWithPending(req.get());
+  }
+  req->label = s.label;
+  WGPUCreateRenderPipelineAsyncCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = &OnRenderPipeline;
+  cb.userdata1 = req.release();
+  wg::P().DeviceCreateRenderPipelineAsync(self->device.get(), &s.desc, cb);
+  return true;
+}
+
+// createRenderBundleEncoder({colorFormats, depthStencilFormat, sampleCount, depthReadOnly,
+// stencilReadOnly})
+bool CreateRenderBundleEncoder(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createRenderBundleEncoder");
+  const std::string what = "GPURenderBundleEncoderDescriptor";
+  JS::RootedObject d(cx);
+  if (!DictArg(cx, args.get(0), "GPUDevice.createRenderBundleEncoder descriptor", &d)) return false;
+  JS::RootedValue v(cx);
+  bool present, depth_read_only, stencil_read_only;
+  if (!Member(cx, d, "colorFormats", &v, &present)) return false;
+  if (!present) return MissingMember(cx, what, "colorFormats");
+  JS::RootedObject list(cx);
+  uint32_t n = 0;
+  if (!ArrayArg(cx, v, what + ".colorFormats", &list, &n)) return false;
+  std::vector<WGPUTextureFormat> formats(n, WGPUTextureFormat_Undefined);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!JS_GetElement(cx, list, i, &v)) return false;
+    if (v.isNullOrUndefined()) continue;
+    if (!ToEnum(cx, v, kTextureFormat, what + ".colorFormats[" + std::to_string(i) + "]", &formats[i])) return false;
+  }
+  WGPURenderBundleEncoderDescriptor desc{};
+  if (!OptionalEnum(cx, d, "depthStencilFormat", kTextureFormat, what, 0, &desc.depthStencilFormat) ||
+      !OptionalU32(cx, d, "sampleCount", what, 1, &desc.sampleCount) ||
+      !OptionalBool(cx, d, "depthReadOnly", false, &depth_read_only) ||
+      !OptionalBool(cx, d, "stencilReadOnly", false, &stencil_read_only)) {
+    return false;
+  }
+  desc.depthReadOnly = depth_read_only;
+  desc.stencilReadOnly = stencil_read_only;
+  desc.colorFormatCount = formats.size();
+  desc.colorFormats = formats.data();
+  std::string label = Label(cx, d);
+  desc.label = wg::Sv(label);
+  auto owner = std::make_unique<GPURenderBundleEncoder>();
+  owner->encoder = wg::RenderBundleEncoder::Adopt(wg::P().DeviceCreateRenderBundleEncoder(self->device.get(), &desc));
+  bool ok = static_cast<bool>(owner->encoder);
+  return Return(args, WrapNew(cx, &GPURenderBundleEncoder::kClass, std::move(owner), ok,
+                              "createRenderBundleEncoder", label));
+}
+
 // createShaderModule({code, label}); compilation errors go to the error scopes / uncapturederror.
 bool CreateShaderModule(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createShaderModule");
@@ -166,92 +706,66 @@ bool CreateShaderModule(JSContext* cx, unsigned argc, JS::Value* vp) {
   return Return(args, WrapNew(cx, &GPUShaderModule::kClass, std::move(owner), ok, "createShaderModule", label));
 }
 
-bool BuildComputePipeline(JSContext* cx, GPUDevice* self, JS::HandleValue arg, std::string_view what,
-                          JS::MutableHandleObject out) {
-  JS::RootedObject d(cx);
-  if (!DictArg(cx, arg, std::string(what) + " descriptor", &d)) return false;
-  JS::RootedValue v(cx);
-  bool present;
-  if (!Member(cx, d, "layout", &v, &present)) return false;
-  if (!present) return ThrowTypeError(cx, std::string(what) + ": required member layout is undefined (use \"auto\")");
-  WGPUPipelineLayout layout = nullptr;
-  if (!v.isString()) {
-    auto* pl = UnwrapValue<GPUPipelineLayout>(cx, v, std::string(what) + " layout");
-    if (!pl) return false;
-    layout = pl->layout.get();
-  } else if (ToUtf8(cx, v.toString()) != "auto") {
-    return ThrowTypeError(cx, std::string(what) + ": layout must be a GPUPipelineLayout or \"auto\"");
-  }
-  if (!Member(cx, d, "compute", &v, &present)) return false;
-  if (!present || !v.isObject()) return ThrowTypeError(cx, std::string(what) + ": required member compute is undefined");
-  JS::RootedObject compute(cx, &v.toObject());
-  if (!Member(cx, compute, "module", &v, &present)) return false;
-  auto* module = UnwrapValue<GPUShaderModule>(cx, v, std::string(what) + " compute.module");
-  if (!module) return false;
-  std::string entry;
-  if (!Member(cx, compute, "entryPoint", &v, &present)) return false;
-  if (present && !ValueToUtf8(cx, v, &entry)) return false;
-  // compute.constants: record<USVString, GPUPipelineConstantValue>
+// Everything a WGPUComputePipelineDescriptor points into, kept alive until the create call.
+struct ComputePipelineStorage {
+  WGPUComputePipelineDescriptor desc{};
+  std::string label, entry;
   std::vector<std::string> keys;
   std::vector<WGPUConstantEntry> constants;
-  if (!Member(cx, compute, "constants", &v, &present)) return false;
-  if (present && v.isObject()) {
-    JS::RootedObject c(cx, &v.toObject());
-    JS::Rooted<JS::IdVector> ids(cx, JS::IdVector(cx));
-    if (!JS_Enumerate(cx, c, &ids)) return false;
-    keys.reserve(ids.length());
-    for (size_t i = 0; i < ids.length(); ++i) {
-      JS::RootedValue key(cx), value(cx);
-      if (!JS_IdToValue(cx, ids[i], &key) || !JS_GetPropertyById(cx, c, ids[i], &value)) return false;
-      std::string k;
-      double num;
-      if (!ValueToUtf8(cx, key, &k) || !JS::ToNumber(cx, value, &num)) return false;
-      keys.push_back(std::move(k));
-      WGPUConstantEntry e{};
-      e.value = num;
-      constants.push_back(e);
-    }
-    for (size_t i = 0; i < keys.size(); ++i) constants[i].key = wg::Sv(keys[i]);
+};
+
+bool ReadComputePipeline(JSContext* cx, JS::HandleValue arg, std::string_view method,
+                         ComputePipelineStorage* s) {
+  const std::string what = "GPUComputePipelineDescriptor";
+  JS::RootedObject d(cx);
+  if (!DictArg(cx, arg, std::string(method) + " descriptor", &d)) return false;
+  if (!PipelineLayoutMember(cx, d, what, &s->desc.layout)) return false;
+  JS::RootedObject compute(cx);
+  if (!RequiredDict(cx, d, "compute", what, &compute)) return false;
+  auto* module = RequiredObject<GPUShaderModule>(cx, compute, "module", what + ".compute");
+  if (!module) return false;
+  s->desc.compute.module = module->module.get();
+  if (!ReadEntryPoint(cx, compute, &s->entry, &s->desc.compute.entryPoint) ||
+      !PipelineConstants(cx, compute, what + ".compute", &s->keys, &s->constants)) {
+    return false;
   }
-  std::string label = Label(cx, d);
-  WGPUComputePipelineDescriptor desc{};
-  desc.label = wg::Sv(label);
-  desc.layout = layout;
-  desc.compute.module = module->module.get();
-  desc.compute.entryPoint = entry.empty() ? WGPUStringView{nullptr, WGPU_STRLEN} : wg::Sv(entry);
-  desc.compute.constantCount = constants.size();
-  desc.compute.constants = constants.data();
-  auto owner = std::make_unique<GPUComputePipeline>();
-  owner->pipeline = wg::ComputePipeline::Adopt(wg::P().DeviceCreateComputePipeline(self->device.get(), &desc));
-  bool ok = static_cast<bool>(owner->pipeline);
-  out.set(WrapNew(cx, &GPUComputePipeline::kClass, std::move(owner), ok, what, label));
-  return out != nullptr;
+  s->desc.compute.constantCount = s->constants.size();
+  s->desc.compute.constants = s->constants.data();
+  s->label = Label(cx, d);
+  s->desc.label = wg::Sv(s->label);
+  return true;
 }
 
 bool CreateComputePipeline(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createComputePipeline");
-  JS::RootedObject pipeline(cx);
-  if (!BuildComputePipeline(cx, self, args.get(0), "GPUDevice.createComputePipeline", &pipeline)) return false;
-  args.rval().setObject(*pipeline);
-  return true;
+  ComputePipelineStorage s;
+  if (!ReadComputePipeline(cx, args.get(0), "GPUDevice.createComputePipeline", &s)) return false;
+  auto owner = std::make_unique<GPUComputePipeline>();
+  owner->pipeline = wg::ComputePipeline::Adopt(wg::P().DeviceCreateComputePipeline(self->device.get(), &s.desc));
+  bool ok = static_cast<bool>(owner->pipeline);
+  return Return(args, WrapNew(cx, &GPUComputePipeline::kClass, std::move(owner), ok, "createComputePipeline", s.label));
 }
 
-// The async variant resolves with the pipeline; a descriptor error rejects it.
+void OnComputePipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipeline pipeline,
+                       WGPUStringView message, void* ud, void*) {
+  SettlePipeline<GPUComputePipeline>(status, pipeline, message, ud);
+}
+
+
 bool CreateComputePipelineAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createComputePipelineAsync");
-  JS::RootedObject promise(cx, JS::NewPromiseObject(cx, nullptr));
-  if (!promise) return false;
-  JS::RootedObject pipeline(cx);
-  JS::RootedValue v(cx);
-  if (BuildComputePipeline(cx, self, args.get(0), "GPUDevice.createComputePipelineAsync", &pipeline)) {
-    v.setObject(*pipeline);
-    if (!JS::ResolvePromise(cx, promise, v)) return false;
-  } else {
-    if (!JS_GetPendingException(cx, &v)) return false;
-    JS_ClearPendingException(cx);
-    if (!JS::RejectPromise(cx, promise, v)) return false;
+  auto req = std::make_unique<PipelineRequest>(cx);
+  args.rval().setObject(*req->promise);
+  ComputePipelineStorage s;
+  if (!ReadComputePipeline(cx, args.get(0), "GPUDevice.createComputePipelineAsync", &s)) {
+    return RejectWithPending(req.get());
   }
-  args.rval().setObject(*promise);
+  req->label = s.label;
+  WGPUCreateComputePipelineAsyncCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = &OnComputePipeline;
+  cb.userdata1 = req.release();
+  wg::P().DeviceCreateComputePipelineAsync(self->device.get(), &s.desc, cb);
   return true;
 }
 
@@ -283,26 +797,7 @@ bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
     }
     entries[i].binding = static_cast<uint32_t>(binding);
     entries[i].visibility = visibility;
-    if (!Member(cx, e, "buffer", &v, &present)) return false;
-    if (!present || !v.isObject()) {
-      return ThrowTypeError(cx, "GPUBindGroupLayoutEntry: only buffer bindings are supported so far "
-                                "(sampler, texture and storageTexture are not)");
-    }
-    JS::RootedObject b(cx, &v.toObject());
-    WGPUBufferBindingType type = WGPUBufferBindingType_Uniform;
-    if (!Member(cx, b, "type", &v, &present)) return false;
-    if (present) {
-      std::string t;
-      if (!ValueToUtf8(cx, v, &t)) return false;
-      if (t == "uniform") type = WGPUBufferBindingType_Uniform;
-      else if (t == "storage") type = WGPUBufferBindingType_Storage;
-      else if (t == "read-only-storage") type = WGPUBufferBindingType_ReadOnlyStorage;
-      else return ThrowTypeError(cx, "GPUBufferBindingLayout: '" + t + "' is not a valid GPUBufferBindingType");
-    }
-    entries[i].buffer.type = type;
-    if (!Member(cx, b, "hasDynamicOffset", &v, &present)) return false;
-    entries[i].buffer.hasDynamicOffset = present && JS::ToBoolean(v);
-    if (!OptionalU64(cx, b, "minBindingSize", "GPUBufferBindingLayout", 0, &entries[i].buffer.minBindingSize)) return false;
+    if (!ReadLayoutEntryResource(cx, e, "GPUBindGroupLayoutEntry", &entries[i])) return false;
   }
   std::string label = Label(cx, d);
   WGPUBindGroupLayoutDescriptor desc{};
@@ -364,6 +859,8 @@ bool CreateBindGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
   uint32_t n = 0;
   if (!JS::GetArrayLength(cx, list, &n)) return false;
   std::vector<WGPUBindGroupEntry> entries(n);
+  std::vector<wg::TextureView> views;
+  views.reserve(n);
   for (uint32_t i = 0; i < n; ++i) {
     std::string where = "GPUBindGroupDescriptor.entries[" + std::to_string(i) + "]";
     if (!JS_GetElement(cx, list, i, &v) || !v.isObject()) return ThrowTypeError(cx, where + " must be an object");
@@ -377,11 +874,28 @@ bool CreateBindGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
     JS::RootedValue buffer_value(cx, v);
     entries[i].offset = 0;
     entries[i].size = WGPU_WHOLE_SIZE;
-    if (JS::GetClass(resource) != &GPUBuffer::kClass) {
+    const JSClass* cls = JS::GetClass(resource);
+    if (cls == &GPUSampler::kClass) {
+      entries[i].sampler = UnwrapValue<GPUSampler>(cx, v, where)->sampler.get();
+      continue;
+    }
+    if (cls == &GPUTextureView::kClass) {
+      entries[i].textureView = UnwrapValue<GPUTextureView>(cx, v, where)->view.get();
+      continue;
+    }
+    if (cls == &GPUTexture::kClass) {
+      // A GPUTexture stands for its default view (spec: GPUBindingResource includes it).
+      auto* texture = UnwrapValue<GPUTexture>(cx, v, where);
+      views.push_back(wg::TextureView::Adopt(wg::P().TextureCreateView(texture->texture.get(), nullptr)));
+      entries[i].textureView = views.back().get();
+      continue;
+    }
+    if (cls != &GPUBuffer::kClass) {
       // GPUBufferBinding {buffer, offset, size}
       if (!Member(cx, resource, "buffer", &buffer_value, &present)) return false;
       if (!present) {
-        return ThrowTypeError(cx, where + ": only buffer resources are supported so far");
+        return ThrowTypeError(cx, where + ".resource must be a GPUSampler, GPUTextureView, GPUTexture, "
+                                          "GPUBuffer or GPUBufferBinding");
       }
       if (!OptionalU64(cx, resource, "offset", where, 0, &entries[i].offset) ||
           !OptionalU64(cx, resource, "size", where, WGPU_WHOLE_SIZE, &entries[i].size)) {
@@ -512,6 +1026,12 @@ const JSPropertySpec kProperties[] = {
     JS_PS_END};
 const JSFunctionSpec kMethods[] = {
     JS_FN("createBuffer", CreateBuffer, 1, JSPROP_ENUMERATE),
+    JS_FN("createTexture", CreateTexture, 1, JSPROP_ENUMERATE),
+    JS_FN("createSampler", CreateSampler, 0, JSPROP_ENUMERATE),
+    JS_FN("createQuerySet", CreateQuerySet, 1, JSPROP_ENUMERATE),
+    JS_FN("createRenderPipeline", CreateRenderPipeline, 1, JSPROP_ENUMERATE),
+    JS_FN("createRenderPipelineAsync", CreateRenderPipelineAsync, 1, JSPROP_ENUMERATE),
+    JS_FN("createRenderBundleEncoder", CreateRenderBundleEncoder, 1, JSPROP_ENUMERATE),
     JS_FN("createShaderModule", CreateShaderModule, 1, JSPROP_ENUMERATE),
     JS_FN("createComputePipeline", CreateComputePipeline, 1, JSPROP_ENUMERATE),
     JS_FN("createComputePipelineAsync", CreateComputePipelineAsync, 1, JSPROP_ENUMERATE),
@@ -566,6 +1086,7 @@ bool DeliverUncapturedErrors(JSContext* cx) {
     {
       std::lock_guard lock(shared->mutex);
       errors.swap(shared->uncaptured);
+      shared->awaiting_delivery.reset();
     }
     if (errors.empty() || !shared->js_device) continue;
     JS::RootedObject device(cx, shared->js_device->get());

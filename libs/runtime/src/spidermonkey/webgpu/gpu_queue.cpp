@@ -1,4 +1,4 @@
-// GPUQueue: submit, writeBuffer, onSubmittedWorkDone. https://www.w3.org/TR/webgpu/#gpuqueue
+// GPUQueue: submit, writeBuffer, writeTexture, onSubmittedWorkDone. https://www.w3.org/TR/webgpu/#gpuqueue
 #include <js/ScalarType.h>
 
 #include "spidermonkey/webgpu/gpu_common.h"
@@ -72,6 +72,31 @@ bool WriteBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
+// writeTexture(destination, data, dataLayout, size): dataLayout.offset counts bytes of `data`
+// whatever its view type (spec).
+bool WriteTexture(JSContext* cx, unsigned argc, JS::Value* vp) {
+  const char* what = "GPUQueue.writeTexture";
+  ALKNET_GPU_THIS(GPUQueue, what);
+  if (args.length() < 4) return ThrowTypeError(cx, std::string(what) + ": 4 arguments required");
+  WGPUTexelCopyTextureInfo destination{};
+  WGPUTexelCopyBufferLayout layout{};
+  WGPUExtent3D size{};
+  JS::RootedObject layout_dict(cx);
+  if (!ToTexelCopyTexture(cx, args.get(0), std::string(what) + " destination", &destination) ||
+      !DictArg(cx, args.get(2), std::string(what) + " dataLayout", &layout_dict) ||
+      !ToTexelCopyBufferLayout(cx, layout_dict, std::string(what) + " dataLayout", &layout) ||
+      !ToExtent3D(cx, args.get(3), std::string(what) + " size", &size)) {
+    return false;
+  }
+  JS::AutoCheckCannotGC nogc;
+  auto bytes = BytesOf(args.get(1), nogc);
+  if (!bytes) return ThrowTypeError(cx, std::string(what) + ": data must be an ArrayBuffer or ArrayBufferView");
+  // Dawn copies the data during the call; no GC can run before it returns.
+  wg::P().QueueWriteTexture(self->queue.get(), &destination, bytes->data(), bytes->size(), &layout, &size);
+  args.rval().setUndefined();
+  return true;
+}
+
 void OnWorkDone(WGPUQueueWorkDoneStatus status, WGPUStringView message, void* ud, void*) {
   std::unique_ptr<PendingPromise> req(static_cast<PendingPromise*>(ud));
   if (State(req->cx).closing) return;
@@ -97,6 +122,7 @@ bool OnSubmittedWorkDone(JSContext* cx, unsigned argc, JS::Value* vp) {
 const JSFunctionSpec kMethods[] = {
     JS_FN("submit", Submit, 1, JSPROP_ENUMERATE),
     JS_FN("writeBuffer", WriteBuffer, 3, JSPROP_ENUMERATE),
+    JS_FN("writeTexture", WriteTexture, 4, JSPROP_ENUMERATE),
     JS_FN("onSubmittedWorkDone", OnSubmittedWorkDone, 0, JSPROP_ENUMERATE),
     JS_FS_END};
 

@@ -29,6 +29,14 @@ ALKNET_WGPU_HANDLE_TRAITS(WGPUComputePipeline, ComputePipeline)
 ALKNET_WGPU_HANDLE_TRAITS(WGPUCommandEncoder, CommandEncoder)
 ALKNET_WGPU_HANDLE_TRAITS(WGPUComputePassEncoder, ComputePassEncoder)
 ALKNET_WGPU_HANDLE_TRAITS(WGPUCommandBuffer, CommandBuffer)
+ALKNET_WGPU_HANDLE_TRAITS(WGPUTexture, Texture)
+ALKNET_WGPU_HANDLE_TRAITS(WGPUTextureView, TextureView)
+ALKNET_WGPU_HANDLE_TRAITS(WGPUSampler, Sampler)
+ALKNET_WGPU_HANDLE_TRAITS(WGPUQuerySet, QuerySet)
+ALKNET_WGPU_HANDLE_TRAITS(WGPURenderPipeline, RenderPipeline)
+ALKNET_WGPU_HANDLE_TRAITS(WGPURenderPassEncoder, RenderPassEncoder)
+ALKNET_WGPU_HANDLE_TRAITS(WGPURenderBundle, RenderBundle)
+ALKNET_WGPU_HANDLE_TRAITS(WGPURenderBundleEncoder, RenderBundleEncoder)
 #undef ALKNET_WGPU_HANDLE_TRAITS
 
 template <typename C>
@@ -74,6 +82,14 @@ using ComputePipeline = Handle<WGPUComputePipeline>;
 using CommandEncoder = Handle<WGPUCommandEncoder>;
 using ComputePassEncoder = Handle<WGPUComputePassEncoder>;
 using CommandBuffer = Handle<WGPUCommandBuffer>;
+using Texture = Handle<WGPUTexture>;
+using TextureView = Handle<WGPUTextureView>;
+using Sampler = Handle<WGPUSampler>;
+using QuerySet = Handle<WGPUQuerySet>;
+using RenderPipeline = Handle<WGPURenderPipeline>;
+using RenderPassEncoder = Handle<WGPURenderPassEncoder>;
+using RenderBundle = Handle<WGPURenderBundle>;
+using RenderBundleEncoder = Handle<WGPURenderBundleEncoder>;
 
 // A WGPUStringView over a std::string_view (no copy; the view must outlive the call).
 inline WGPUStringView Sv(std::string_view s) { return WGPUStringView{s.data(), s.size()}; }

@@ -36,6 +36,11 @@ ALKNET_WGPU_HANDLE(WGPUQuerySet);
 ALKNET_WGPU_HANDLE(WGPUSurface);
 ALKNET_WGPU_HANDLE(WGPUSampler);
 ALKNET_WGPU_HANDLE(WGPUTextureView);
+ALKNET_WGPU_HANDLE(WGPUTexture);
+ALKNET_WGPU_HANDLE(WGPURenderPipeline);
+ALKNET_WGPU_HANDLE(WGPURenderPassEncoder);
+ALKNET_WGPU_HANDLE(WGPURenderBundle);
+ALKNET_WGPU_HANDLE(WGPURenderBundleEncoder);
 #undef ALKNET_WGPU_HANDLE
 
 inline constexpr size_t WGPU_STRLEN = SIZE_MAX;
@@ -43,6 +48,11 @@ inline constexpr uint64_t WGPU_WHOLE_SIZE = UINT64_MAX;
 inline constexpr size_t WGPU_WHOLE_MAP_SIZE = SIZE_MAX;
 inline constexpr uint32_t WGPU_LIMIT_U32_UNDEFINED = UINT32_MAX;
 inline constexpr uint64_t WGPU_LIMIT_U64_UNDEFINED = UINT64_MAX;
+inline constexpr uint32_t WGPU_DEPTH_SLICE_UNDEFINED = UINT32_MAX;
+inline constexpr uint32_t WGPU_MIP_LEVEL_COUNT_UNDEFINED = UINT32_MAX;
+inline constexpr uint32_t WGPU_ARRAY_LAYER_COUNT_UNDEFINED = UINT32_MAX;
+inline constexpr uint32_t WGPU_COPY_STRIDE_UNDEFINED = UINT32_MAX;
+inline constexpr uint32_t WGPU_QUERY_SET_INDEX_UNDEFINED = UINT32_MAX;
 
 // ---- Enums (uint32_t in the ABI) ---------------------------------------------------------
 enum WGPUSType : uint32_t {
@@ -229,6 +239,65 @@ inline constexpr WGPUShaderStage WGPUShaderStage_None = 0x0;
 inline constexpr WGPUShaderStage WGPUShaderStage_Vertex = 0x1;
 inline constexpr WGPUShaderStage WGPUShaderStage_Fragment = 0x2;
 inline constexpr WGPUShaderStage WGPUShaderStage_Compute = 0x4;
+
+// ---- Rendering and textures -----------------------------------------------------------------
+// The binding converts the spec's enum strings to these numbers through tables
+// (src/spidermonkey/webgpu/gpu_enums.cpp); only the values C++ names are spelled out here.
+// The numbering is webgpu-headers f2c7b3a (2025-05), the revision this Dawn implements:
+// Dawn-only texture formats (r16unorm...) still live at 0x50000 there.
+using WGPUTextureFormat = uint32_t;
+inline constexpr WGPUTextureFormat WGPUTextureFormat_Undefined = 0x00000000;
+inline constexpr WGPUTextureFormat WGPUTextureFormat_RGBA8Unorm = 0x00000012;
+using WGPUTextureDimension = uint32_t;       // 1d = 1, 2d = 2, 3d = 3
+using WGPUTextureViewDimension = uint32_t;   // 1d, 2d, 2d-array, cube, cube-array, 3d = 1..6
+using WGPUTextureAspect = uint32_t;          // all = 1, stencil-only = 2, depth-only = 3
+using WGPUAddressMode = uint32_t;
+using WGPUFilterMode = uint32_t;
+using WGPUMipmapFilterMode = uint32_t;
+using WGPUCompareFunction = uint32_t;
+using WGPUVertexFormat = uint32_t;
+using WGPUVertexStepMode = uint32_t;
+using WGPUPrimitiveTopology = uint32_t;
+using WGPUIndexFormat = uint32_t;
+using WGPUFrontFace = uint32_t;
+using WGPUCullMode = uint32_t;
+using WGPUStencilOperation = uint32_t;
+using WGPUBlendOperation = uint32_t;
+using WGPUBlendFactor = uint32_t;
+using WGPULoadOp = uint32_t;
+using WGPUStoreOp = uint32_t;
+
+enum WGPUQueryType : uint32_t {
+  WGPUQueryType_Occlusion = 0x00000001,
+  WGPUQueryType_Timestamp = 0x00000002,
+  WGPUQueryType_Force32 = 0x7FFFFFFF,
+};
+
+enum WGPUOptionalBool : uint32_t {
+  WGPUOptionalBool_False = 0x00000000,
+  WGPUOptionalBool_True = 0x00000001,
+  WGPUOptionalBool_Undefined = 0x00000002,
+  WGPUOptionalBool_Force32 = 0x7FFFFFFF,
+};
+
+enum WGPUCreatePipelineAsyncStatus : uint32_t {
+  WGPUCreatePipelineAsyncStatus_Success = 0x00000001,
+  WGPUCreatePipelineAsyncStatus_CallbackCancelled = 0x00000002,
+  WGPUCreatePipelineAsyncStatus_ValidationError = 0x00000003,
+  WGPUCreatePipelineAsyncStatus_InternalError = 0x00000004,
+  WGPUCreatePipelineAsyncStatus_Force32 = 0x7FFFFFFF,
+};
+
+using WGPUTextureUsage = WGPUFlags;
+inline constexpr WGPUTextureUsage WGPUTextureUsage_None = 0x0;
+inline constexpr WGPUTextureUsage WGPUTextureUsage_CopySrc = 0x1;
+inline constexpr WGPUTextureUsage WGPUTextureUsage_CopyDst = 0x2;
+inline constexpr WGPUTextureUsage WGPUTextureUsage_TextureBinding = 0x4;
+inline constexpr WGPUTextureUsage WGPUTextureUsage_StorageBinding = 0x8;
+inline constexpr WGPUTextureUsage WGPUTextureUsage_RenderAttachment = 0x10;
+
+using WGPUColorWriteMask = WGPUFlags;
+inline constexpr WGPUColorWriteMask WGPUColorWriteMask_All = 0xF;
 
 // ---- Structs -----------------------------------------------------------------------------
 struct WGPUStringView {
@@ -580,6 +649,265 @@ struct WGPUCommandBufferDescriptor {
   WGPUStringView label;
 };
 
+struct WGPUExtent3D {
+  uint32_t width;
+  uint32_t height;
+  uint32_t depthOrArrayLayers;
+};
+
+struct WGPUOrigin3D {
+  uint32_t x;
+  uint32_t y;
+  uint32_t z;
+};
+
+struct WGPUColor {
+  double r;
+  double g;
+  double b;
+  double a;
+};
+
+struct WGPUTextureDescriptor {
+  const WGPUChainedStruct* nextInChain;
+  WGPUStringView label;
+  WGPUTextureUsage usage;
+  WGPUTextureDimension dimension;
+  WGPUExtent3D size;
+  WGPUTextureFormat format;
+  uint32_t mipLevelCount;
+  uint32_t sampleCount;
+  size_t viewFormatCount;
+  const WGPUTextureFormat* viewFormats;
+};
+
+struct WGPUTextureViewDescriptor {
+  const WGPUChainedStruct* nextInChain;
+  WGPUStringView label;
+  WGPUTextureFormat format;
+  WGPUTextureViewDimension dimension;
+  uint32_t baseMipLevel;
+  uint32_t mipLevelCount;
+  uint32_t baseArrayLayer;
+  uint32_t arrayLayerCount;
+  WGPUTextureAspect aspect;
+  WGPUTextureUsage usage;
+};
+
+struct WGPUSamplerDescriptor {
+  const WGPUChainedStruct* nextInChain;
+  WGPUStringView label;
+  WGPUAddressMode addressModeU;
+  WGPUAddressMode addressModeV;
+  WGPUAddressMode addressModeW;
+  WGPUFilterMode magFilter;
+  WGPUFilterMode minFilter;
+  WGPUMipmapFilterMode mipmapFilter;
+  float lodMinClamp;
+  float lodMaxClamp;
+  WGPUCompareFunction compare;
+  uint16_t maxAnisotropy;
+};
+
+struct WGPUQuerySetDescriptor {
+  const WGPUChainedStruct* nextInChain;
+  WGPUStringView label;
+  WGPUQueryType type;
+  uint32_t count;
+};
+
+struct WGPUVertexAttribute {
+  const WGPUChainedStruct* nextInChain;
+  WGPUVertexFormat format;
+  uint64_t offset;
+  uint32_t shaderLocation;
+};
+
+struct WGPUVertexBufferLayout {
+  const WGPUChainedStruct* nextInChain;
+  WGPUVertexStepMode stepMode;
+  uint64_t arrayStride;
+  size_t attributeCount;
+  const WGPUVertexAttribute* attributes;
+};
+
+struct WGPUVertexState {
+  const WGPUChainedStruct* nextInChain;
+  WGPUShaderModule module;
+  WGPUStringView entryPoint;
+  size_t constantCount;
+  const WGPUConstantEntry* constants;
+  size_t bufferCount;
+  const WGPUVertexBufferLayout* buffers;
+};
+
+struct WGPUPrimitiveState {
+  const WGPUChainedStruct* nextInChain;
+  WGPUPrimitiveTopology topology;
+  WGPUIndexFormat stripIndexFormat;
+  WGPUFrontFace frontFace;
+  WGPUCullMode cullMode;
+  WGPUBool unclippedDepth;
+};
+
+struct WGPUStencilFaceState {
+  WGPUCompareFunction compare;
+  WGPUStencilOperation failOp;
+  WGPUStencilOperation depthFailOp;
+  WGPUStencilOperation passOp;
+};
+
+struct WGPUDepthStencilState {
+  const WGPUChainedStruct* nextInChain;
+  WGPUTextureFormat format;
+  WGPUOptionalBool depthWriteEnabled;
+  WGPUCompareFunction depthCompare;
+  WGPUStencilFaceState stencilFront;
+  WGPUStencilFaceState stencilBack;
+  uint32_t stencilReadMask;
+  uint32_t stencilWriteMask;
+  int32_t depthBias;
+  float depthBiasSlopeScale;
+  float depthBiasClamp;
+};
+
+struct WGPUMultisampleState {
+  const WGPUChainedStruct* nextInChain;
+  uint32_t count;
+  uint32_t mask;
+  WGPUBool alphaToCoverageEnabled;
+};
+
+struct WGPUBlendComponent {
+  WGPUBlendOperation operation;
+  WGPUBlendFactor srcFactor;
+  WGPUBlendFactor dstFactor;
+};
+
+struct WGPUBlendState {
+  WGPUBlendComponent color;
+  WGPUBlendComponent alpha;
+};
+
+struct WGPUColorTargetState {
+  const WGPUChainedStruct* nextInChain;
+  WGPUTextureFormat format;
+  const WGPUBlendState* blend;  // nullable
+  WGPUColorWriteMask writeMask;
+};
+
+struct WGPUFragmentState {
+  const WGPUChainedStruct* nextInChain;
+  WGPUShaderModule module;
+  WGPUStringView entryPoint;
+  size_t constantCount;
+  const WGPUConstantEntry* constants;
+  size_t targetCount;
+  const WGPUColorTargetState* targets;
+};
+
+struct WGPURenderPipelineDescriptor {
+  const WGPUChainedStruct* nextInChain;
+  WGPUStringView label;
+  WGPUPipelineLayout layout;  // nullable: "auto"
+  WGPUVertexState vertex;
+  WGPUPrimitiveState primitive;
+  const WGPUDepthStencilState* depthStencil;  // nullable
+  WGPUMultisampleState multisample;
+  const WGPUFragmentState* fragment;  // nullable
+};
+
+using WGPUCreateRenderPipelineAsyncCallback = void (*)(WGPUCreatePipelineAsyncStatus status,
+                                                       WGPURenderPipeline pipeline,
+                                                       WGPUStringView message, void* userdata1,
+                                                       void* userdata2);
+struct WGPUCreateRenderPipelineAsyncCallbackInfo {
+  const WGPUChainedStruct* nextInChain;
+  WGPUCallbackMode mode;
+  WGPUCreateRenderPipelineAsyncCallback callback;
+  void* userdata1;
+  void* userdata2;
+};
+
+using WGPUCreateComputePipelineAsyncCallback = void (*)(WGPUCreatePipelineAsyncStatus status,
+                                                        WGPUComputePipeline pipeline,
+                                                        WGPUStringView message, void* userdata1,
+                                                        void* userdata2);
+struct WGPUCreateComputePipelineAsyncCallbackInfo {
+  const WGPUChainedStruct* nextInChain;
+  WGPUCallbackMode mode;
+  WGPUCreateComputePipelineAsyncCallback callback;
+  void* userdata1;
+  void* userdata2;
+};
+
+struct WGPURenderPassColorAttachment {
+  const WGPUChainedStruct* nextInChain;
+  WGPUTextureView view;
+  uint32_t depthSlice;  // WGPU_DEPTH_SLICE_UNDEFINED for 2D views
+  WGPUTextureView resolveTarget;
+  WGPULoadOp loadOp;
+  WGPUStoreOp storeOp;
+  WGPUColor clearValue;
+};
+
+struct WGPURenderPassDepthStencilAttachment {
+  const WGPUChainedStruct* nextInChain;
+  WGPUTextureView view;
+  WGPULoadOp depthLoadOp;
+  WGPUStoreOp depthStoreOp;
+  float depthClearValue;  // NaN: undefined
+  WGPUBool depthReadOnly;
+  WGPULoadOp stencilLoadOp;
+  WGPUStoreOp stencilStoreOp;
+  uint32_t stencilClearValue;
+  WGPUBool stencilReadOnly;
+};
+
+struct WGPURenderPassDescriptor {
+  const WGPUChainedStruct* nextInChain;
+  WGPUStringView label;
+  size_t colorAttachmentCount;
+  const WGPURenderPassColorAttachment* colorAttachments;
+  const WGPURenderPassDepthStencilAttachment* depthStencilAttachment;  // nullable
+  WGPUQuerySet occlusionQuerySet;                                     // nullable
+  const WGPUPassTimestampWrites* timestampWrites;                     // nullable
+};
+
+struct WGPUTexelCopyBufferLayout {
+  uint64_t offset;
+  uint32_t bytesPerRow;   // WGPU_COPY_STRIDE_UNDEFINED when not given
+  uint32_t rowsPerImage;  // WGPU_COPY_STRIDE_UNDEFINED when not given
+};
+
+struct WGPUTexelCopyBufferInfo {
+  WGPUTexelCopyBufferLayout layout;
+  WGPUBuffer buffer;
+};
+
+struct WGPUTexelCopyTextureInfo {
+  WGPUTexture texture;
+  uint32_t mipLevel;
+  WGPUOrigin3D origin;
+  WGPUTextureAspect aspect;
+};
+
+struct WGPURenderBundleDescriptor {
+  const WGPUChainedStruct* nextInChain;
+  WGPUStringView label;
+};
+
+struct WGPURenderBundleEncoderDescriptor {
+  const WGPUChainedStruct* nextInChain;
+  WGPUStringView label;
+  size_t colorFormatCount;
+  const WGPUTextureFormat* colorFormats;
+  WGPUTextureFormat depthStencilFormat;
+  uint32_t sampleCount;
+  WGPUBool depthReadOnly;
+  WGPUBool stencilReadOnly;
+};
+
 }  // extern "C"
 
 // ---- Layout checks (LP64) ----------------------------------------------------------------
@@ -656,5 +984,70 @@ ALKNET_ABI(WGPUCommandEncoderDescriptor, 24);
 ALKNET_ABI(WGPUPassTimestampWrites, 24);
 ALKNET_ABI(WGPUComputePassDescriptor, 32);
 ALKNET_ABI(WGPUCommandBufferDescriptor, 24);
+ALKNET_ABI(WGPUExtent3D, 12);
+ALKNET_ABI(WGPUOrigin3D, 12);
+ALKNET_ABI(WGPUColor, 32);
+ALKNET_ABI(WGPUTextureDescriptor, 80);
+ALKNET_OFF(WGPUTextureDescriptor, usage, 24);
+ALKNET_OFF(WGPUTextureDescriptor, dimension, 32);
+ALKNET_OFF(WGPUTextureDescriptor, size, 36);
+ALKNET_OFF(WGPUTextureDescriptor, format, 48);
+ALKNET_OFF(WGPUTextureDescriptor, sampleCount, 56);
+ALKNET_OFF(WGPUTextureDescriptor, viewFormatCount, 64);
+ALKNET_ABI(WGPUTextureViewDescriptor, 64);
+ALKNET_OFF(WGPUTextureViewDescriptor, format, 24);
+ALKNET_OFF(WGPUTextureViewDescriptor, aspect, 48);
+ALKNET_OFF(WGPUTextureViewDescriptor, usage, 56);
+ALKNET_ABI(WGPUSamplerDescriptor, 64);
+ALKNET_OFF(WGPUSamplerDescriptor, lodMinClamp, 48);
+ALKNET_OFF(WGPUSamplerDescriptor, compare, 56);
+ALKNET_OFF(WGPUSamplerDescriptor, maxAnisotropy, 60);
+ALKNET_ABI(WGPUQuerySetDescriptor, 32);
+ALKNET_ABI(WGPUVertexAttribute, 32);
+ALKNET_OFF(WGPUVertexAttribute, offset, 16);
+ALKNET_OFF(WGPUVertexAttribute, shaderLocation, 24);
+ALKNET_ABI(WGPUVertexBufferLayout, 40);
+ALKNET_OFF(WGPUVertexBufferLayout, arrayStride, 16);
+ALKNET_ABI(WGPUVertexState, 64);
+ALKNET_OFF(WGPUVertexState, bufferCount, 48);
+ALKNET_ABI(WGPUPrimitiveState, 32);
+ALKNET_OFF(WGPUPrimitiveState, unclippedDepth, 24);
+ALKNET_ABI(WGPUStencilFaceState, 16);
+ALKNET_ABI(WGPUDepthStencilState, 72);
+ALKNET_OFF(WGPUDepthStencilState, stencilFront, 20);
+ALKNET_OFF(WGPUDepthStencilState, stencilReadMask, 52);
+ALKNET_OFF(WGPUDepthStencilState, depthBiasClamp, 68);
+ALKNET_ABI(WGPUMultisampleState, 24);
+ALKNET_ABI(WGPUBlendComponent, 12);
+ALKNET_ABI(WGPUBlendState, 24);
+ALKNET_ABI(WGPUColorTargetState, 32);
+ALKNET_OFF(WGPUColorTargetState, writeMask, 24);
+ALKNET_ABI(WGPUFragmentState, 64);
+ALKNET_ABI(WGPURenderPipelineDescriptor, 168);
+ALKNET_OFF(WGPURenderPipelineDescriptor, vertex, 32);
+ALKNET_OFF(WGPURenderPipelineDescriptor, primitive, 96);
+ALKNET_OFF(WGPURenderPipelineDescriptor, depthStencil, 128);
+ALKNET_OFF(WGPURenderPipelineDescriptor, multisample, 136);
+ALKNET_OFF(WGPURenderPipelineDescriptor, fragment, 160);
+ALKNET_ABI(WGPUCreateRenderPipelineAsyncCallbackInfo, 40);
+ALKNET_ABI(WGPUCreateComputePipelineAsyncCallbackInfo, 40);
+ALKNET_ABI(WGPURenderPassColorAttachment, 72);
+ALKNET_OFF(WGPURenderPassColorAttachment, depthSlice, 16);
+ALKNET_OFF(WGPURenderPassColorAttachment, loadOp, 32);
+ALKNET_OFF(WGPURenderPassColorAttachment, clearValue, 40);
+ALKNET_ABI(WGPURenderPassDepthStencilAttachment, 48);
+ALKNET_OFF(WGPURenderPassDepthStencilAttachment, depthClearValue, 24);
+ALKNET_OFF(WGPURenderPassDepthStencilAttachment, stencilReadOnly, 44);
+ALKNET_ABI(WGPURenderPassDescriptor, 64);
+ALKNET_OFF(WGPURenderPassDescriptor, colorAttachments, 32);
+ALKNET_OFF(WGPURenderPassDescriptor, timestampWrites, 56);
+ALKNET_ABI(WGPUTexelCopyBufferLayout, 16);
+ALKNET_ABI(WGPUTexelCopyBufferInfo, 24);
+ALKNET_ABI(WGPUTexelCopyTextureInfo, 32);
+ALKNET_OFF(WGPUTexelCopyTextureInfo, origin, 12);
+ALKNET_OFF(WGPUTexelCopyTextureInfo, aspect, 24);
+ALKNET_ABI(WGPURenderBundleDescriptor, 24);
+ALKNET_ABI(WGPURenderBundleEncoderDescriptor, 56);
+ALKNET_OFF(WGPURenderBundleEncoderDescriptor, depthStencilFormat, 40);
 #undef ALKNET_ABI
 #undef ALKNET_OFF
