@@ -6,7 +6,8 @@
 Three measurements, each the same script (bench/runtime/workload.mjs) in every runtime, with
 the runtimes interleaved round by round so machine noise hits them alike:
   start-up   wall time of a process from exec to exit after its first completed dispatch
-             (adapter, device, shader, pipeline, one dispatch, read back, check)
+             (adapter, device, shader, pipeline, one dispatch, read back, check), and the
+             CPU time it used (all threads; robust against a busy machine)
   dispatch   µs per dispatch over a loop of small dispatches (one submit each), timed in JS
   js         a compute-heavy pure-JS loop, timed in JS (for information: engine speed)
 Prints medians and the ratio alknet / peer (below 1: alknet is faster). --smoke runs one small
@@ -15,6 +16,7 @@ not installed are reported and skipped, never counted as passed.
 """
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -39,13 +41,19 @@ def runtimes(alknet):
 
 def run(cmd, *args, timeout=600):
     env = dict(os.environ, DENO_NO_UPDATE_CHECK="1", NO_COLOR="1")
+    # CPU time of the process and all its threads (getrusage of waited-for children): unlike
+    # wall time, it does not grow when other work on a busy machine delays the process.
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=timeout, env=env)
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd + list(args))}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
-    lines = [line for line in p.stdout.splitlines() if line.strip()]
-    return wall, lines[-1] if lines else ""
+    stdout = p.stdout
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    return wall, cpu, lines[-1] if lines else ""
 
 
 def main():
@@ -61,19 +69,20 @@ def main():
     rts = runtimes(a.alknet)
     for missing in {"deno", "node"} - rts.keys():
         print(f"note: {missing} not found, skipped")
-    start, disp, js = ({n: [] for n in rts} for _ in range(3))
+    start, start_cpu, disp, js = ({n: [] for n in rts} for _ in range(4))
     for _ in range(a.rounds):
         for name, cmd in rts.items():
-            wall, out = run(cmd, "first")
+            wall, cpu, out = run(cmd, "first")
             if out != "first dispatch ok":
                 raise RuntimeError(f"{name} first: {out!r}")
             start[name].append(wall * 1000)
-            _, out = run(cmd, "dispatch", str(a.dispatches))
+            start_cpu[name].append(cpu * 1000)
+            _, _, out = run(cmd, "dispatch", str(a.dispatches))
             if not out.startswith("dispatch_us "):
                 raise RuntimeError(f"{name} dispatch: {out!r}")
             disp[name].append(float(out.split()[1]))
             if name != "node":
-                _, out = run(cmd, "js", str(a.js_iterations))
+                _, _, out = run(cmd, "js", str(a.js_iterations))
                 if not out.startswith("js_ms "):
                     raise RuntimeError(f"{name} js: {out!r}")
                 js[name].append(float(out.split()[1]))
@@ -85,6 +94,7 @@ def main():
           f"load average {load:.1f} on {os.cpu_count()} CPUs")
     print(f"{'measure':<28}" + "".join(f"{n:>12}" for n in rts) + "   alknet/deno  alknet/node")
     for label, data, unit in [("start-up to 1st dispatch", start, "ms"),
+                              ("  its CPU time (all threads)", start_cpu, "ms"),
                               ("per dispatch", disp, "us"), ("pure-JS loop", js, "ms")]:
         med = {n: statistics.median(v) for n, v in data.items() if v}
         row = f"{label + ' (' + unit + ')':<28}" + "".join(
