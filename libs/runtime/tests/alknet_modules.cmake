@@ -18,3 +18,9 @@ set_tests_properties(runtime.alknet_compute.ops_vs_float64 runtime.alknet_module
   runtime.alknet_modules.tensor runtime.alknet_modules.call runtime.alknet_modules.run-remote
   runtime.alknet_modules.dts_exports runtime.alknet_modules.dts_ops_match_table
   PROPERTIES LABELS "runtime;modules" TIMEOUT 300)
+# The .d.ts files are valid TypeScript and type the modules as scripts use them (deno check,
+# offline: no remote imports). Skipped, with the reason, when node_modules has no Deno.
+add_test(NAME runtime.alknet_modules.dts_deno_check
+         COMMAND sh -c "d='${PROJECT_SOURCE_DIR}/node_modules/deno/deno'; if [ ! -x \"$d\" ]; then echo 'SKIP: no Deno in node_modules (npm ci)'; exit 77; fi; cd '${M}' && DENO_NO_UPDATE_CHECK=1 \"$d\" check --quiet types_use.ts")
+set_tests_properties(runtime.alknet_modules.dts_deno_check PROPERTIES
+  LABELS "runtime;modules" TIMEOUT 300 SKIP_RETURN_CODE 77)
