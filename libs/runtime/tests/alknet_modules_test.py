@@ -128,6 +128,11 @@ def stop(server):
 
 
 def test_call(d):
+    # list() sees exactly what `alknet calls` lists.
+    from_js = json.loads(run("run", os.path.join(SCRIPTS, "call_list.mjs")).stdout)
+    from_cli = [{k: c[k] for k in ("name", "signature", "owner")} for c in json.loads(run("calls", "--json").stdout)]
+    assert sorted(from_js, key=lambda c: c["name"]) == sorted(from_cli, key=lambda c: c["name"]), "list() != alknet calls"
+    print(f"list() = alknet calls ({len(from_js)} calls)")
     run("run", os.path.join(SCRIPTS, "call_local.mjs"))
     token = "tok-" + os.urandom(8).hex()
     server, addr = start_server(d, token)
