@@ -47,6 +47,7 @@ Result<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   host.check_module_read = [self](const ModuleLocation& m) { return self->CheckModuleRead(m); };
   host.write = rt->options_.write;
   host.args = rt->options_.args;
+  host.calls = rt->options_.calls.get();
   auto engine = CreateSpiderMonkeyEngine(std::move(host));
   if (!engine) return engine.error();
   rt->engine_ = std::move(*engine);

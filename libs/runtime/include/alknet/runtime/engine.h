@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "alknet/call/registry.h"
 #include "alknet/runtime/event_loop.h"
 #include "alknet/runtime/module_resolver.h"
 #include "alknet/runtime/permissions.h"
@@ -27,6 +28,9 @@ struct HostServices {
   std::function<Status(const ModuleLocation&)> check_module_read;
   std::function<void(OutputStream, std::string_view)> write;
   std::vector<std::string> args;
+  // The registry alknet:call uses by default (local, or remote under `alknet run --remote`);
+  // nullptr: call() throws.
+  call::CallTarget* calls = nullptr;
 };
 
 class Engine : public LoopClient {

@@ -33,6 +33,9 @@ struct RuntimeOptions {
   std::optional<std::filesystem::path> import_map;
   // Where console output goes; default: the process's stdout and stderr.
   std::function<void(OutputStream, std::string_view)> write;
+  // What alknet:call's call()/list() reach: the CLI passes its sealed local registry, or a
+  // RemoteRegistry for `alknet run --remote`. Empty: alknet:call throws on use.
+  std::shared_ptr<call::CallTarget> calls;
 };
 
 class Runtime {
