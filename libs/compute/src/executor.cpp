@@ -341,6 +341,9 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
     std::vector<Tensor> ins(n.inputs.size());
     std::vector<Tensor> temps;  // contiguous copies made for this node
     node.input_values.resize(n.inputs.size());
+    // How many outputs the graph wants (Split without sizes, Dropout's optional mask); infer
+    // replaces these placeholders.
+    node.outputs.resize(n.output_count);
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const int v = n.inputs[i];
       ConstValue value = i < n.input_values.size() && n.input_values[i] ? n.input_values[i]
@@ -405,39 +408,52 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
         for (size_t o = 0; o < outs_t.size(); ++o) store(o, outs_t[o]);
       }
     } else {
-      COMPUTE_ASSIGN_OR_RETURN(ShaderProgram program, generator_->Generate(node, caps_));
-      COMPUTE_TRY(check_count(program.outputs.size()));
-      std::vector<Tensor> outs;
-      for (size_t o = 0; o < program.outputs.size(); ++o) {
-        COMPUTE_ASSIGN_OR_RETURN(Tensor out, Empty(program.outputs[o].dtype, program.outputs[o].shape));
-        if (options_.poison_outputs) {
-          ShaderProgram fill;
-          fill.source = kFillWgsl;
-          fill.label = "poison";
-          fill.bindings = {{ProgramBinding::Role::kOutput, 0, Access::kReadWrite}};
-          auto grid = ctx_.GridFor(out.buffer().size / 4, 256);
-          if (!grid.ok()) return FromWebGpu(grid.error());
-          fill.grid = {grid->x, grid->y, grid->z};
-          COMPUTE_TRY(Dispatch(pass.rec, fill, {&out.buffer()}));
+      // Outputs with no elements need no kernel (and index math over a zero extent would not
+      // compile): empty tensors of the inferred shapes.
+      COMPUTE_ASSIGN_OR_RETURN(std::vector<TensorDesc> inferred, table.Infer(node));
+      bool all_empty = !inferred.empty();
+      for (const TensorDesc& d : inferred) all_empty = all_empty && d.elements() == 0;
+      if (all_empty) {
+        COMPUTE_TRY(check_count(inferred.size()));
+        for (size_t o = 0; o < inferred.size(); ++o) {
+          COMPUTE_ASSIGN_OR_RETURN(Tensor e, Empty(inferred[o].dtype, inferred[o].shape));
+          store(o, e);
         }
-        outs.push_back(out);
-      }
-      std::vector<const wg::Buffer*> bindings;
-      for (const ProgramBinding& b : program.bindings) {
-        if (b.role == ProgramBinding::Role::kInput) {
-          if (b.index >= ins.size() || !ins[b.index].valid()) {
-            return Error{ErrorCode::kInvalidArgument,
-                         node.Describe() + ": input " + std::to_string(b.index) + " is bound but not on the device"};
+      } else {
+        COMPUTE_ASSIGN_OR_RETURN(ShaderProgram program, generator_->Generate(node, caps_));
+        COMPUTE_TRY(check_count(program.outputs.size()));
+        std::vector<Tensor> outs;
+        for (size_t o = 0; o < program.outputs.size(); ++o) {
+          COMPUTE_ASSIGN_OR_RETURN(Tensor out, Empty(program.outputs[o].dtype, program.outputs[o].shape));
+          if (options_.poison_outputs) {
+            ShaderProgram fill;
+            fill.source = kFillWgsl;
+            fill.label = "poison";
+            fill.bindings = {{ProgramBinding::Role::kOutput, 0, Access::kReadWrite}};
+            auto grid = ctx_.GridFor(out.buffer().size / 4, 256);
+            if (!grid.ok()) return FromWebGpu(grid.error());
+            fill.grid = {grid->x, grid->y, grid->z};
+            COMPUTE_TRY(Dispatch(pass.rec, fill, {&out.buffer()}));
           }
-          bindings.push_back(&ins[b.index].buffer());
-        } else if (b.role == ProgramBinding::Role::kOutput) {
-          bindings.push_back(&outs.at(b.index).buffer());
-        } else {
-          return Error{ErrorCode::kInvalidArgument, node.Describe() + ": scratch bindings are not supported"};
+          outs.push_back(out);
         }
+        std::vector<const wg::Buffer*> bindings;
+        for (const ProgramBinding& b : program.bindings) {
+          if (b.role == ProgramBinding::Role::kInput) {
+            if (b.index >= ins.size() || !ins[b.index].valid()) {
+              return Error{ErrorCode::kInvalidArgument,
+                           node.Describe() + ": input " + std::to_string(b.index) + " is bound but not on the device"};
+            }
+            bindings.push_back(&ins[b.index].buffer());
+          } else if (b.role == ProgramBinding::Role::kOutput) {
+            bindings.push_back(&outs.at(b.index).buffer());
+          } else {
+            return Error{ErrorCode::kInvalidArgument, node.Describe() + ": scratch bindings are not supported"};
+          }
+        }
+        COMPUTE_TRY(Dispatch(pass.rec, program, bindings));
+        for (size_t o = 0; o < outs.size(); ++o) store(o, outs[o]);
       }
-      COMPUTE_TRY(Dispatch(pass.rec, program, bindings));
-      for (size_t o = 0; o < outs.size(); ++o) store(o, outs[o]);
     }
     ins.clear();
     for (Tensor& t : temps) release(t);
