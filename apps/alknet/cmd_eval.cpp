@@ -3,8 +3,10 @@
 #include <string>
 
 #include "alknet/runtime/cli_flags.h"
+#include "alknet/runtime/modules.h"
 #include "alknet/runtime/runtime.h"
 #include "command.h"
+#include "registry_setup.h"
 
 namespace {
 
@@ -45,6 +47,14 @@ int RunEval(std::span<const std::string_view> args) {
   }
   std::string code(args[i]);
   for (size_t j = i + 1; j < args.size(); ++j) options.args.emplace_back(args[j]);
+  // The same built-ins as `alknet run`: alknet:call on the local registry, alknet:compute.
+  auto calls = alknet::cli::OpenTarget(alknet::cli::TargetFlags{});
+  if (!calls) {
+    std::fprintf(stderr, "alknet eval: %s\n", calls.error().ToString().c_str());
+    return alknet::cli::kExitEnvironment;
+  }
+  options.calls = std::shared_ptr<alknet::call::CallTarget>(std::move(*calls));
+  rt::InstallComputeModules();
   const bool has_import_map = options.import_map.has_value();
   auto runtime = rt::Runtime::Create(std::move(options));
   if (!runtime) {

@@ -4,8 +4,10 @@
 
 #include "alknet/runtime/cli_flags.h"
 #include "alknet/runtime/repl.h"
+#include "alknet/runtime/modules.h"
 #include "alknet/runtime/runtime.h"
 #include "command.h"
+#include "registry_setup.h"
 
 namespace {
 
@@ -55,6 +57,14 @@ int RunReplCommand(std::span<const std::string_view> args) {
     }
     i += *used - 1;
   }
+  // The same built-ins as `alknet run`: alknet:call on the local registry, alknet:compute.
+  auto calls = alknet::cli::OpenTarget(alknet::cli::TargetFlags{});
+  if (!calls) {
+    std::fprintf(stderr, "alknet repl: %s\n", calls.error().ToString().c_str());
+    return alknet::cli::kExitEnvironment;
+  }
+  options.calls = std::shared_ptr<alknet::call::CallTarget>(std::move(*calls));
+  rt::InstallComputeModules();
   const bool has_import_map = options.import_map.has_value();
   auto runtime = rt::Runtime::Create(std::move(options));
   if (!runtime) {
