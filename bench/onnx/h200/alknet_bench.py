@@ -31,6 +31,20 @@ def npy_shape(path):
     return [int(d) for d in m.group(1).split(b",") if d.strip()] if m else None
 
 
+def parse_json(text):
+    """alknet infer --json pretty-prints one document; tolerate lines printed before it."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    for line in reversed(text.splitlines()):
+        try:
+            return json.loads(line)
+        except ValueError:
+            continue
+    return None
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--dir", required=True)
@@ -62,13 +76,7 @@ def main():
         except subprocess.TimeoutExpired:
             r = {"error": f"timeout after {args.timeout} s"}
         else:
-            r = None
-            for line in reversed(proc.stdout.splitlines()):
-                try:
-                    r = json.loads(line)
-                    break
-                except ValueError:
-                    continue
+            r = parse_json(proc.stdout)
             if proc.returncode != 0 or not isinstance(r, dict):
                 tail = [l for l in (proc.stderr + proc.stdout).splitlines() if l.strip()]
                 r = {"error": f"exit {proc.returncode}: {tail[-1] if tail else 'no output'}"}
