@@ -907,6 +907,7 @@ OpRecord TileRecord() {
   r.opset_min = 6;
   r.family = "movement";
   r.summary = "the input repeated along each dimension (an expanded view, then one copy)";
+  r.accepts_views = true;  // the inner Reshape copies a strided input; no copy before that
   r.min_inputs = r.max_inputs = 2;
   r.host_inputs = {1};
   auto repeats = [](const OpNode& node) -> Result<Ints> {
@@ -1003,6 +1004,7 @@ OpRecord BlockRecord(const char* name, bool to_space) {
   r.name = name;
   r.family = "movement";
   r.summary = to_space ? "channel blocks moved into space (DCR or CRD order)" : "spatial blocks moved into channels";
+  r.accepts_views = true;  // as Tile: the inner Reshape makes the one copy
   r.attributes = {{"blocksize", std::nullopt, false, {}}};
   if (to_space) {
     r.attributes.push_back({"mode", AttrValue(std::string("DCR")), false, [](const AttrValue& v) {
