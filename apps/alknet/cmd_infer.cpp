@@ -350,6 +350,8 @@ int RunInfer(std::span<const std::string_view> args) {
     j["plan_ms"] = plan_ms;
     j["run_ms"] = {{"first", first->run_ms}, {"median", median}, {"min", min}};
     j["repeat"] = repeat;
+    const auto& st = session->stats();
+    j["plan"] = {{"nodes_on_device", st.nodes_on_device}, {"nodes_folded", st.nodes_folded}, {"fusions", st.fusions}};
     j["outputs"] = json::array();
     for (const auto& t : outs) {
       json o{{"name", t.name}, {"dtype", ox::ElemTypeName(t.type)}, {"shape", t.shape}};

@@ -307,6 +307,12 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
         return Error{ErrorCode::kUnknownOp, n.Where(model) + ": unsupported op " + n.op +
                                                 " (no record in the op table; docs/ops.md lists the supported ops)"};
       }
+      // Records that split into "as many outputs as the node lists" (Split before opset 18)
+      // learn the count from `num_outputs`: OpNode carries no output list through the executor.
+      if (HasAttribute(n.record, "num_outputs") && !n.attrs.count("num_outputs") && !n.attrs.count("split") &&
+          (n.inputs.size() < 2 || n.inputs[1].empty())) {
+        n.attrs["num_outputs"] = static_cast<int64_t>(n.outputs.size());
+      }
       OpNode probe{n.op, n.name, n.opset, n.attrs, {}, {}, {}};
       auto resolved = table.ResolveAttributes(*n.record, probe);
       if (!resolved.ok()) {

@@ -12,6 +12,8 @@
 
 #include "alknet/compute/op_table.h"
 #include "alknet/onnx/session.h"
+#include "alknet/tensor/reader.h"
+#include "alknet/tensor/writer.h"
 #include "alknet/webgpu/context.h"
 
 namespace alknet::onnx {
@@ -550,6 +552,37 @@ TEST(OnnxFusion, MatMulAddBecomesGemm) {
     EXPECT_EQ(s->stats().fusions, fuse ? 1u : 0u);
     EXPECT_EQ(s->stats().nodes_on_device, fuse ? 1u : 2u);
   }
+}
+
+// A metatensor view as the input, device outputs kept: the same values as the host outputs.
+TEST(OnnxSession, MetatensorInputAndDeviceOutputs) {
+  ModelBuilder b;
+  b.Input("x", 1, {2, 3});
+  b.Output("y", 1, {2, 3});
+  b.Node("Tanh", {"x"}, {"y"});
+  auto s = Session::LoadFromBytes(b.Bytes(), {}, Opts());
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto x = Random(6, 11);
+  tensor::MemorySink sink;
+  tensor::Writer w(sink);
+  const std::vector<uint64_t> shape = {2, 3};
+  ASSERT_TRUE(w.AddTensor("x", tensor::DType::kF32, shape, AsBytes(x)).ok());
+  ASSERT_TRUE(w.Finish().ok());
+  auto reader = tensor::Reader::FromBuffer(sink.Take());
+  ASSERT_TRUE(reader.ok());
+  auto view = reader->Find("x");
+  ASSERT_TRUE(view.ok());
+  auto in = InputFromView(*view);
+  ASSERT_TRUE(in.ok()) << in.error().message;
+  RunOptions ro;
+  ro.keep_device_outputs = true;
+  auto r = s->Run(std::vector<HostInput>{*in}, ro);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->device_outputs.size(), 1u);
+  ASSERT_TRUE(r->device_outputs[0].valid());
+  EXPECT_EQ(r->device_outputs[0].shape(), (compute::Shape{2, 3}));
+  auto y = As<float>(r->outputs[0]);
+  for (size_t i = 0; i < 6; ++i) EXPECT_NEAR(y[i], std::tanh(double(x[i])), 1e-5);
 }
 
 }  // namespace
