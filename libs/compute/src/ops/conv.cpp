@@ -270,7 +270,7 @@ OpRecord ConvRecord() {
     o.set("group", d.group);
     o.set("K", d.K);
     o.set("P", P);
-    o.set("total", d.N * d.M * P);
+    o.set("total", d.N * d.M * ((P + 3) / 4));  // depthwise: four positions per invocation
     AddWindowContext(d.win, o);
     o.set("has_bias", d.has_bias);
     o.set("depthwise", depthwise);
@@ -292,7 +292,7 @@ OpRecord ConvRecord() {
     ConvDims d = *ConvShapes(node, at);
     DispatchPlan p;
     if (IsDepthwise(d)) {
-      p.invocations = d.N * d.M * d.win.out_size();
+      p.invocations = d.N * d.M * ((d.win.out_size() + 3) / 4);
       return p;
     }
     const auto tile = ConvTile(d, caps);
