@@ -183,7 +183,12 @@ uint32_t Pow2AtLeast(uint64_t v, uint32_t cap) {
 // Workgroup shape of the GEMM path: 16 x 16 with workgroup-memory tiles; without them, the
 // block shrinks to the problem (a 16-channel layer should not run 48 idle rows).
 std::array<uint32_t, 2> ConvTile(const ConvDims& d, const DeviceCaps& caps) {
-  if (caps.shared_memory_tiles) return {16, 16};
+  if (caps.shared_memory_tiles) {
+    // Fewer than 128 blocks of 64 x 64 leave most of a large GPU idle (a batch-1 ResNet's
+    // 7x7 stage has 8): quarter the blocks.
+    const uint64_t blocks = (d.win.out_size() + 63) / 64 * ((d.MG + 63) / 64) * d.N * d.group;
+    return blocks < 128 ? std::array<uint32_t, 2>{8, 8} : std::array<uint32_t, 2>{16, 16};
+  }
   const uint32_t ty = Pow2AtLeast((d.MG + 3) / 4, 16);
   const uint32_t tx = Pow2AtLeast((d.win.out_size() + 3) / 4, 256 / ty);
   return {tx, ty};
@@ -265,7 +270,7 @@ OpRecord ConvRecord() {
     o.set("group", d.group);
     o.set("K", d.K);
     o.set("P", P);
-    o.set("total", d.N * d.M * P);
+    o.set("total", d.N * d.M * ((P + 3) / 4));  // depthwise: four positions per invocation
     AddWindowContext(d.win, o);
     o.set("has_bias", d.has_bias);
     o.set("depthwise", depthwise);
@@ -287,7 +292,7 @@ OpRecord ConvRecord() {
     ConvDims d = *ConvShapes(node, at);
     DispatchPlan p;
     if (IsDepthwise(d)) {
-      p.invocations = d.N * d.M * d.win.out_size();
+      p.invocations = d.N * d.M * ((d.win.out_size() + 3) / 4);
       return p;
     }
     const auto tile = ConvTile(d, caps);
@@ -316,8 +321,10 @@ OpRecord ConvRecord() {
        {{"group", AttrValue(int64_t{6})}, {"pads", ints({1, 1, 1, 1})}, {"strides", ints({2, 2})},
         {"alknet.activation", AttrValue(std::string("Clip:0:0.5"))}},
        {}, "depthwise, multiplier 2, Clip"},
-      {{Shape{2, 8, 5, 4}, Shape{20, 8, 1, 1}, Shape{20}},
-       {{"alknet.activation", AttrValue(std::string("HardSwish"))}}, {}, "1x1 pointwise, HardSwish"},
+      // 2 x 32 groups of 4 x 256: enough blocks for the 64 x 64 tiles at little cost.
+      {{Shape{2, 64, 16, 16}, Shape{128, 2, 1, 1}, Shape{128}},
+       {{"group", AttrValue(int64_t{32})}, {"alknet.activation", AttrValue(std::string("HardSwish"))}},
+       {}, "1x1 pointwise, 32 groups (64 x 64 blocks), HardSwish"},
       {{Shape{1, 2, 5, 4, 6}, Shape{3, 2, 2, 3, 2}, Shape{3}},
        {{"auto_pad", AttrValue(std::string("SAME_UPPER"))}, {"strides", ints({1, 2, 1})},
         {"alknet.activation", AttrValue(std::string("Sigmoid"))}},
