@@ -394,7 +394,7 @@ OpRecord OnnxRecord(const ReduceKind& k, int opset_min, int opset_max, bool axes
     const int64_t last = static_cast<int64_t>(rs.out_shape.size());
     Attributes b{{"axes", AttrValue(std::vector<int64_t>{last})},
                  {"keepdims", AttrValue(int64_t{0})},
-                 {"acc", AttrValue(std::string(std::string(k.acc) == "lse" ? "lse" : k.acc))},
+                 {"acc", AttrValue(std::string(k.acc))},  // partials combine like elements
                  {"post", AttrValue(std::string(k.post))},
                  {"count", AttrValue(static_cast<int64_t>(count))}};
     g.outputs = {g.Add(kInternal, {partials}, b)};
