@@ -28,6 +28,7 @@ const OpTable& OpTable::Default() {
     ops::AddLossOps(t);
     ops::AddMiscOps(t);
     ops::AddQuantizeOps(t);
+    ops::AddTrainingOps(t);
     return t;
   }();
   return table;

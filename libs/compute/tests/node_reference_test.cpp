@@ -31,7 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::set<std::string> kChecked = {"unary", "activation", "binary", "select", "loss", "misc", "quantize"};
+const std::set<std::string> kChecked = {"unary", "activation", "binary", "select", "loss", "misc", "quantize", "training"};
 
 std::string ReadFile(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -164,15 +164,27 @@ struct NodeTest {
   std::vector<int> expected_types;  // ONNX element types of the outputs
 };
 
+// Tests whose expected outputs contradict their own model, with the evidence.
+const std::map<std::string, std::string> kInconsistent = {
+    {"test_adam_multiple",
+     "expected outputs use epsilon=1e-2 but the node leaves epsilon at its schema default 1e-6 "
+     "(onnx/backend/test/case/node/adam.py, export_adam_multiple)"},
+};
+
 std::optional<Outcome> LoadNodeTest(const fs::path& dir, NodeTest* out) {
+  if (auto it = kInconsistent.find(dir.filename().string()); it != kInconsistent.end()) {
+    return Outcome{Outcome::kSkip, it->second};
+  }
   onnx::ModelProto model;
   if (!model.ParseFromString(ReadFile(dir / "model.onnx"))) return Outcome{Outcome::kSkip, "model.onnx does not parse"};
   const onnx::GraphProto& g = model.graph();
   if (g.node_size() != 1) return Outcome{Outcome::kSkip, "not a single-node test"};
   const onnx::NodeProto& n = g.node(0);
+  // The opset of the node's own domain (ai.onnx.preview.training for the optimizers).
   int opset = 0;
+  const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
   for (const auto& o : model.opset_import()) {
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
+    if ((o.domain() == "ai.onnx" ? "" : o.domain()) == domain) opset = static_cast<int>(o.version());
   }
   const OpRecord* record = OpTable::Default().Find(n.op_type(), opset);
   if (record == nullptr) {

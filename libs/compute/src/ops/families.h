@@ -28,5 +28,6 @@ void AddRecurrentOps(OpTable& table);   // ops/recurrent.cpp: RNN, GRU, LSTM
 void AddLossOps(OpTable& table);        // ops/loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 void AddMiscOps(OpTable& table);        // ops/misc.cpp: Trilu, IsInf, IsNaN, GatherND, ScatterND, ...
 void AddQuantizeOps(OpTable& table);    // ops/quantize.cpp: QuantizeLinear, DequantizeLinear
+void AddTrainingOps(OpTable& table);    // ops/training.cpp: Adagrad, Momentum, Adam
 
 }  // namespace alknet::compute::ops
