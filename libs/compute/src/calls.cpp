@@ -176,6 +176,7 @@ c::Component ComputeComponent() {
   comp.name = "compute";
   std::set<std::string> seen;
   for (const OpRecord& r : OpTable::Default().records()) {
+    if (r.family == "internal") continue;  // building blocks of composites, not ONNX ops
     if (!seen.insert(r.name).second) continue;  // one call per op; the opset argument picks the record
     c::CallDecl d;
     d.name = CallNameOf(r.name);
