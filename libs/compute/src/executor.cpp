@@ -379,9 +379,13 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
       }
       node.inputs.push_back(d);
     }
-    auto store = [&](size_t o, Tensor t) { values[n.first_output + static_cast<int>(o)] = std::move(t); };
+    // A record may produce optional trailing outputs the graph does not use (ONNX lets a node
+    // list fewer outputs): they are computed and dropped.
+    auto store = [&](size_t o, Tensor t) {
+      if (static_cast<int>(o) < n.output_count) values[n.first_output + static_cast<int>(o)] = std::move(t);
+    };
     auto check_count = [&](size_t got) -> Status {
-      if (static_cast<int>(got) == n.output_count) return Ok{};
+      if (static_cast<int>(got) >= n.output_count) return Ok{};
       return Error{ErrorCode::kInvalidArgument, node.Describe() + ": has " + std::to_string(got) +
                                                     " outputs, the graph expects " + std::to_string(n.output_count)};
     };
