@@ -341,16 +341,8 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
     std::vector<Tensor> ins(n.inputs.size());
     std::vector<Tensor> temps;  // contiguous copies made for this node
     node.input_values.resize(n.inputs.size());
-    // How many outputs the graph wants (Split without sizes, Dropout's optional mask); infer
-    // replaces these placeholders.
-    node.outputs.resize(n.output_count);
-    // Records whose optional outputs are switched by the internal attribute alknet.outputs
-    // (MaxPool's Indices, LayerNormalization's Mean/InvStdDev) get the graph's count.
-    if (record != nullptr && node.attributes.count("alknet.outputs") == 0) {
-      for (const AttributeSpec& a : record->attributes) {
-        if (a.name == "alknet.outputs") node.attributes["alknet.outputs"] = static_cast<int64_t>(n.output_count);
-      }
-    }
+    // How many outputs the graph wants (Split without sizes, Dropout's mask, MaxPool's Indices).
+    RequestOutputs(node, record, n.output_count);
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const int v = n.inputs[i];
       ConstValue value = i < n.input_values.size() && n.input_values[i] ? n.input_values[i]

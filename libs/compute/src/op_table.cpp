@@ -145,6 +145,14 @@ Result<std::vector<TensorDesc>> OpTable::Infer(const OpNode& node) const {
   return record->infer(node, attrs);
 }
 
+void RequestOutputs(OpNode& node, const OpRecord* record, int count) {
+  node.outputs.resize(static_cast<size_t>(count));
+  if (record == nullptr || node.attributes.count("alknet.outputs") != 0) return;
+  for (const AttributeSpec& a : record->attributes) {
+    if (a.name == "alknet.outputs") node.attributes["alknet.outputs"] = static_cast<int64_t>(count);
+  }
+}
+
 Result<std::vector<RefTensor>> ReferenceRun(const OpNode& node, const std::vector<RefTensor>& inputs) {
   const OpTable& t = OpTable::Default();
   const OpRecord* record = t.Find(node.op_type, node.opset);

@@ -493,6 +493,7 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
     auto fail = [&](const Error& e) { return Error{e.code, n.Where(model) + ": " + e.message}; };
     // Inputs.
     OpNode on{n.op, n.name, n.opset, n.attrs, {}, {}, {}};
+    compute::RequestOutputs(on, n.record, static_cast<int>(n.outputs.size()));
     std::vector<Slot*> in_slots;
     bool all_known = true;
     for (const std::string& name : n.inputs) {

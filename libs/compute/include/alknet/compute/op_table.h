@@ -134,6 +134,11 @@ class OpTable {
   std::vector<OpRecord> records_;
 };
 
+// Tells a node how many outputs its graph wants: `outputs` gets that many placeholders (infer
+// replaces them), and a record with the internal attribute alknet.outputs (optional outputs
+// such as MaxPool's Indices) gets it set unless the node sets it.
+void RequestOutputs(OpNode& node, const OpRecord* record, int count);
+
 // Runs an op's float64 reference on the CPU (for tests and the registry's self-checks).
 Result<std::vector<RefTensor>> ReferenceRun(const OpNode& node, const std::vector<RefTensor>& inputs);
 
