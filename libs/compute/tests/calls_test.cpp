@@ -63,7 +63,10 @@ TEST_F(ComputeCalls, EveryOpIsACall) {
   ASSERT_TRUE(list.ok());
   std::set<std::string> names;
   for (const auto& info : *list) names.insert(info.name);
-  for (const OpRecord& r : OpTable::Default().records()) EXPECT_TRUE(names.count(CallNameOf(r.name))) << r.name;
+  for (const OpRecord& r : OpTable::Default().records()) {
+    // Internal records are building blocks of composite ops, not calls.
+    EXPECT_EQ(names.count(CallNameOf(r.name)), r.family == "internal" ? 0u : 1u) << r.name;
+  }
   EXPECT_TRUE(names.count("crypto.sha256"));
 }
 

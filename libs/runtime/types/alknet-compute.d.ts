@@ -124,6 +124,10 @@ declare module "alknet:compute" {
     softsign: OpMethod;
     /** ONNX Gelu (1 input): Gelu activation */
     gelu: OpMethod;
+    /** ONNX ThresholdedRelu (1 input): ThresholdedRelu activation */
+    thresholdedRelu: OpMethod;
+    /** ONNX Shrink (1 input): Shrink activation */
+    shrink: OpMethod;
     /** ONNX PRelu (2 inputs): PRelu activation */
     pRelu: OpMethod;
     /** ONNX Add (2 inputs): Add, broadcasting */
@@ -142,6 +146,8 @@ declare module "alknet:compute" {
     min: OpMethod;
     /** ONNX Max (1-32 inputs): Max of any number of inputs, broadcasting */
     max: OpMethod;
+    /** ONNX BitShift (2 inputs): BitShift, broadcasting */
+    bitShift: OpMethod;
     /** ONNX Equal (2 inputs): Equal, broadcasting */
     equal: OpMethod;
     /** ONNX Greater (2 inputs): Greater, broadcasting */
@@ -174,10 +180,170 @@ declare module "alknet:compute" {
     logSoftmax: OpMethod;
     /** ONNX Reshape (2 inputs): the same elements under a new shape (a view; no copy for contiguous input) */
     reshape: OpMethod;
+    /** ONNX Transpose (1 input): dimensions permuted (a strided view) */
+    transpose: OpMethod;
+    /** ONNX Squeeze (1 input): size-1 dimensions removed (a view) */
+    squeeze: OpMethod;
+    /** ONNX Unsqueeze (1 input): size-1 dimensions inserted (a view) */
+    unsqueeze: OpMethod;
+    /** ONNX Flatten (1 input): 2-D view [prod(dims[:axis]), prod(dims[axis:])] */
+    flatten: OpMethod;
+    /** ONNX Expand (2 inputs): broadcast to a shape (a stride-0 view) */
+    expand: OpMethod;
+    /** ONNX Slice (1 input): elements [start, end) by step along some axes (a view for positive steps) */
+    slice: OpMethod;
+    /** ONNX Split (1-2 inputs): consecutive pieces along an axis (views; sizes given, or equal parts) */
+    split: OpMethod;
+    /** ONNX Concat (1-4096 inputs): inputs joined along an axis */
+    concat: OpMethod;
+    /** ONNX Pad (1 input): pads (or crops, when negative) each dimension: constant, edge, reflect or wrap */
+    pad: OpMethod;
+    /** ONNX Tile (2 inputs): the input repeated along each dimension (an expanded view, then one copy) */
+    tile: OpMethod;
+    /** ONNX DepthToSpace (1 input): channel blocks moved into space (DCR or CRD order) */
+    depthToSpace: OpMethod;
+    /** ONNX SpaceToDepth (1 input): spatial blocks moved into channels */
+    spaceToDepth: OpMethod;
+    /** ONNX Dropout (1 input): inference: the input unchanged (the optional mask is all true) */
+    dropout: OpMethod;
+    /** ONNX Gather (2 inputs): slices of one axis picked by an index tensor */
+    gather: OpMethod;
+    /** ONNX GatherElements (2 inputs): each output element reads data at its own coordinates, the axis one from indices */
+    gatherElements: OpMethod;
+    /** ONNX Scatter (3 inputs): a copy of data with updates written at indexed positions along an axis */
+    scatter: OpMethod;
+    /** ONNX ScatterElements (3 inputs): a copy of data with updates written at indexed positions along an axis */
+    scatterElements: OpMethod;
+    /** ONNX OneHot (3 inputs): indices expanded to one-hot rows of `depth` along an axis */
+    oneHot: OpMethod;
+    /** ONNX Upsample (1 input): nearest / linear resampling by scales (asymmetric coordinates) */
+    upsample: OpMethod;
+    /** ONNX Resize (2 inputs): nearest / linear resampling by scales (asymmetric coordinates) */
+    resize: OpMethod;
+    /** ONNX Shape (1 input): the input's shape as a 1-D i32 tensor */
+    shape: OpMethod;
+    /** ONNX Size (1 input): the input's element count as an i32 scalar */
+    size: OpMethod;
+    /** ONNX Constant (0 inputs): a tensor given by an attribute */
+    constant: OpMethod;
+    /** ONNX ConstantOfShape (1 input): a tensor of the given shape filled with one value */
+    constantOfShape: OpMethod;
+    /** ONNX Range (3 inputs): start, start + delta, ... up to limit (exclusive) */
+    range: OpMethod;
     /** ONNX Sum (1-64 inputs): elementwise sum of all inputs (broadcasting) */
     sum: OpMethod;
     /** ONNX Mean (1-64 inputs): elementwise mean of all inputs (broadcasting) */
     mean: OpMethod;
+    /** ONNX Conv (2-3 inputs): N-d convolution (1-D to 3-D): groups, dilations, strides, pads, auto_pad, optional bias */
+    conv: OpMethod;
+    /** ONNX ConvTranspose (2-3 inputs): transposed N-d convolution (1-D to 3-D): groups, dilations, strides, pads, output_padding, output_shape */
+    convTranspose: OpMethod;
+    /** ONNX MaxPool (1 input): maximum over sliding windows */
+    maxPool: OpMethod;
+    /** ONNX AveragePool (1 input): average over sliding windows */
+    averagePool: OpMethod;
+    /** ONNX GlobalMaxPool (1 input): maximum over all spatial positions */
+    globalMaxPool: OpMethod;
+    /** ONNX GlobalAveragePool (1 input): average over all spatial positions */
+    globalAveragePool: OpMethod;
+    /** ONNX BatchNormalization (5 inputs): per-channel normalisation with given statistics (inference) */
+    batchNormalization: OpMethod;
+    /** ONNX InstanceNormalization (3 inputs): per (batch, channel) normalisation over the spatial axes, then scale and B per channel */
+    instanceNormalization: OpMethod;
+    /** ONNX LayerNormalization (2-3 inputs): normalisation over the axes from `axis` on, then Scale and B; Mean and InvStdDev outputs */
+    layerNormalization: OpMethod;
+    /** ONNX MeanVarianceNormalization (1 input): (X - mean) / (std + 1e-9) over the given axes */
+    meanVarianceNormalization: OpMethod;
+    /** ONNX LpNormalization (1 input): X divided by its L1 or L2 norm along one axis (a zero norm gives 0) */
+    lpNormalization: OpMethod;
+    /** ONNX LRN (1 input): local response normalisation across channels */
+    lRN: OpMethod;
+    /** ONNX ReduceSum (1 input): reduction (pre x, sum, post none) over axes given as an attribute */
+    reduceSum: OpMethod;
+    /** ONNX ReduceMean (1 input): reduction (pre x, sum, post mean) over axes given as an attribute */
+    reduceMean: OpMethod;
+    /** ONNX ReduceMax (1 input): reduction (pre x, max, post none) over axes given as an attribute */
+    reduceMax: OpMethod;
+    /** ONNX ReduceMin (1 input): reduction (pre x, min, post none) over axes given as an attribute */
+    reduceMin: OpMethod;
+    /** ONNX ReduceProd (1 input): reduction (pre x, prod, post none) over axes given as an attribute */
+    reduceProd: OpMethod;
+    /** ONNX ReduceL1 (1 input): reduction (pre abs, sum, post none) over axes given as an attribute */
+    reduceL1: OpMethod;
+    /** ONNX ReduceL2 (1 input): reduction (pre square, sum, post sqrt) over axes given as an attribute */
+    reduceL2: OpMethod;
+    /** ONNX ReduceLogSum (1 input): reduction (pre x, sum, post log) over axes given as an attribute */
+    reduceLogSum: OpMethod;
+    /** ONNX ReduceLogSumExp (1 input): reduction (pre x, lse, post none) over axes given as an attribute */
+    reduceLogSumExp: OpMethod;
+    /** ONNX ReduceSumSquare (1 input): reduction (pre square, sum, post none) over axes given as an attribute */
+    reduceSumSquare: OpMethod;
+    /** ONNX CumSum (2 inputs): prefix sums along an axis (input 1), inclusive or exclusive, forwards or reversed */
+    cumSum: OpMethod;
+    /** ONNX ArgMax (1 input): index (i32) of the largest element along an axis */
+    argMax: OpMethod;
+    /** ONNX ArgMin (1 input): index (i32) of the smallest element along an axis */
+    argMin: OpMethod;
+    /** ONNX Hardmax (1 input): 1 at the first maximum of each row of the input flattened to 2-D at axis, 0 elsewhere */
+    hardmax: OpMethod;
+    /** ONNX TopK (1 input): the k largest (or smallest) elements along an axis and their i32 indices; ties: lower index first */
+    topK: OpMethod;
+    /** ONNX Einsum (1-7 inputs): Einstein summation: batched-matmul shapes run as MatMul, any other equation (diagonals, "..." broadcasting, implicit output, 3+ operands) by a generic kernel */
+    einsum: OpMethod;
+    /** ONNX RNN (3-6 inputs): Elman RNN over a sequence (one fused dispatch) */
+    rNN: OpMethod;
+    /** ONNX GRU (3-6 inputs): GRU over a sequence (one fused dispatch) */
+    gRU: OpMethod;
+    /** ONNX LSTM (3-8 inputs): LSTM over a sequence, with peepholes (one fused dispatch) */
+    lSTM: OpMethod;
+    /** ONNX NegativeLogLikelihoodLoss (2-3 inputs): negative log-likelihood of class targets, with class weights and ignore_index */
+    negativeLogLikelihoodLoss: OpMethod;
+    /** ONNX SoftmaxCrossEntropyLoss (2-3 inputs): cross entropy of softmax(scores) against class targets; second output log_prob */
+    softmaxCrossEntropyLoss: OpMethod;
+    /** ONNX Trilu (1-2 inputs): upper (upper=1) or lower triangle of the last two dimensions; k shifts the diagonal */
+    trilu: OpMethod;
+    /** ONNX IsInf (1 input): true where the element is +inf (detect_positive) or -inf (detect_negative) */
+    isInf: OpMethod;
+    /** ONNX IsNaN (1 input): true where the element is NaN */
+    isNaN: OpMethod;
+    /** ONNX CastLike (2 inputs): Cast to the dtype of the second input (only its dtype is read) */
+    castLike: OpMethod;
+    /** ONNX EyeLike (1 input): ones on the k-th diagonal of a 2-D tensor shaped like the input (a host-built constant) */
+    eyeLike: OpMethod;
+    /** ONNX HannWindow (1 input): window function of the given size (a host-built constant) */
+    hannWindow: OpMethod;
+    /** ONNX HammingWindow (1 input): window function of the given size (a host-built constant) */
+    hammingWindow: OpMethod;
+    /** ONNX BlackmanWindow (1 input): window function of the given size (a host-built constant) */
+    blackmanWindow: OpMethod;
+    /** ONNX GatherND (2 inputs): slices of data addressed by index tuples (the last indices dimension), batch_dims leading */
+    gatherND: OpMethod;
+    /** ONNX ScatterND (3 inputs): copy of data with slices addressed by index tuples replaced (or combined: reduction) */
+    scatterND: OpMethod;
+    /** ONNX ReverseSequence (2 inputs): reverses the first sequence_lens[b] steps along time_axis of each batch entry */
+    reverseSequence: OpMethod;
+    /** ONNX Compress (2 inputs): slices along an axis (or elements of the flattened input) where condition is true; condition must be known at plan time */
+    compress: OpMethod;
+    /** ONNX Det (1 input): determinant of each square matrix in the last two dimensions (M <= 16) */
+    det: OpMethod;
+    /** ONNX GridSample (2 inputs): samples X [N, C, H, W] at the grid's normalised (x, y) points: bilinear, nearest or bicubic */
+    gridSample: OpMethod;
+    /** ONNX DFT (1-2 inputs): discrete Fourier transform along one signal axis (naive O(L^2)), real or complex input */
+    dFT: OpMethod;
+    /** ONNX STFT (2-4 inputs): short-time Fourier transform: windowed frames, each a naive DFT (frame_step, frame_length known at plan time) */
+    sTFT: OpMethod;
+    /** ONNX QuantizeLinear (2-3 inputs): saturate(round(x / scale) + zero_point) to uint8 (u32) or int8 (i32), per tensor or per axis */
+    quantizeLinear: OpMethod;
+    /** ONNX DequantizeLinear (2-3 inputs): (x - zero_point) * scale, per tensor or per axis */
+    dequantizeLinear: OpMethod;
+    /** ONNX DynamicQuantizeLinear (1 input): uint8 quantization with scale and zero point computed from the data (outputs y, scale, zero point) */
+    dynamicQuantizeLinear: OpMethod;
+    /** ONNX Adagrad (5-194 inputs): Adagrad step over any number of tensors (ai.onnx.preview.training) */
+    adagrad: OpMethod;
+    /** ONNX Momentum (5-194 inputs): Momentum step over any number of tensors (ai.onnx.preview.training) */
+    momentum: OpMethod;
+    /** ONNX Adam (6-258 inputs): Adam step over any number of tensors (ai.onnx.preview.training) */
+    adam: OpMethod;
     // END GENERATED OPS
   }
   const compute: Compute;
