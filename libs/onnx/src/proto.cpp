@@ -66,7 +66,7 @@ bool Inside(const fs::path& dir, const fs::path& p) {
 
 // External data (onnx.proto: data_location = EXTERNAL; keys location, offset, length).
 Result<std::vector<std::byte>> ReadExternal(const ::onnx::TensorProto& tp, const fs::path& base_dir,
-                                            uint64_t expected_bytes, const std::string& what) {
+                                            uint64_t expected_bytes, const std::string& what, const ReadCheck& check) {
   std::string location;
   std::optional<uint64_t> offset, length;
   for (const auto& kv : tp.external_data()) {
@@ -103,6 +103,11 @@ Result<std::vector<std::byte>> ReadExternal(const ::onnx::TensorProto& tp, const
   if (!Inside(dir, file)) {
     return Error{ErrorCode::kInvalidArgument, where + " resolves to " + file.string() + ", outside the model's folder " +
                                                   dir.string() + " (through a symbolic link)"};
+  }
+  if (check) {
+    if (Status allowed = check(file); !allowed.ok()) {
+      return Error{allowed.error().code, where + ": " + allowed.error().message};
+    }
   }
   Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return Error{ErrorCode::kInvalidArgument, where + ": " + file.string() + ": " + std::strerror(errno)};
@@ -173,7 +178,8 @@ Result<std::unique_ptr<::onnx::ModelProto>> ParseModel(std::span<const std::byte
   return m;
 }
 
-Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_dir, const std::string& what) {
+Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_dir, const std::string& what,
+                            const ReadCheck& check) {
   Tensor t;
   t.name = tp.name();
   t.type = static_cast<ElemType>(tp.data_type());
@@ -198,7 +204,7 @@ Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_
   }
   const uint64_t bytes = n * es;
   if (tp.data_location() == ::onnx::TensorProto::EXTERNAL) {
-    COMPUTE_ASSIGN_OR_RETURN(t.data, ReadExternal(tp, base_dir, bytes, what));
+    COMPUTE_ASSIGN_OR_RETURN(t.data, ReadExternal(tp, base_dir, bytes, what, check));
     return t;
   }
   if (tp.has_raw_data()) {
@@ -238,7 +244,7 @@ Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_
 }
 
 Result<compute::AttrValue> ConvertAttribute(const ::onnx::AttributeProto& a, const fs::path& base_dir,
-                                            bool shader_f16, const std::string& what) {
+                                            bool shader_f16, const std::string& what, const ReadCheck& check) {
   using A = ::onnx::AttributeProto;
   switch (a.type()) {
     case A::INT: return compute::AttrValue(static_cast<int64_t>(a.i()));
@@ -250,7 +256,7 @@ Result<compute::AttrValue> ConvertAttribute(const ::onnx::AttributeProto& a, con
       return compute::AttrValue(std::move(v));
     }
     case A::TENSOR: {
-      COMPUTE_ASSIGN_OR_RETURN(Tensor t, DecodeTensor(a.t(), base_dir, what));
+      COMPUTE_ASSIGN_OR_RETURN(Tensor t, DecodeTensor(a.t(), base_dir, what, check));
       COMPUTE_ASSIGN_OR_RETURN(compute::RefTensor r, ToRef(t, shader_f16));
       return compute::AttrValue(std::make_shared<const compute::RefTensor>(std::move(r)));
     }

@@ -233,7 +233,7 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
 
   for (const auto& tp : g.initializer()) {
     const std::string what = model + ": initializer '" + tp.name() + "'";
-    COMPUTE_ASSIGN_OR_RETURN(Tensor t, detail::DecodeTensor(tp, base_dir, what));
+    COMPUTE_ASSIGN_OR_RETURN(Tensor t, detail::DecodeTensor(tp, base_dir, what, options.check_read));
     COMPUTE_TRY(DeviceTypeOf(t.type, f16, what));
     Initializer init;
     if (t.elements() <= options.fold_limit) {
@@ -287,7 +287,7 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     }
     for (const auto& a : np.attribute()) {
       const std::string what = n.Where(model) + ": attribute '" + a.name() + "'";
-      COMPUTE_ASSIGN_OR_RETURN(compute::AttrValue v, detail::ConvertAttribute(a, base_dir, f16, what));
+      COMPUTE_ASSIGN_OR_RETURN(compute::AttrValue v, detail::ConvertAttribute(a, base_dir, f16, what, options.check_read));
       if (HasDtypeAttribute(n.op, a.name()) && v.index() == 0) {
         const auto onnx_type = static_cast<ElemType>(std::get<int64_t>(v));
         COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(onnx_type, f16, what));
@@ -891,6 +891,7 @@ Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;
 
 Result<Session> Session::Load(const fs::path& path, const SessionOptions& options) {
+  if (options.check_read) COMPUTE_TRY(options.check_read(path));
   COMPUTE_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, options.max_model_bytes));
   auto impl = std::make_unique<Impl>();
   impl->options = options;

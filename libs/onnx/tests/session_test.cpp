@@ -294,6 +294,40 @@ TEST(OnnxExternalData, OffsetAndLengthAreChecked) {
   fs::remove_all(dir);
 }
 
+// SessionOptions::check_read sees the model and each external-data file (canonical) and can
+// refuse either; its message reaches the caller.
+TEST(OnnxExternalData, ReadCheckSeesModelAndDataFiles) {
+  const fs::path dir = TempDir("ext_check");
+  WriteFloats(dir / "weights.bin", {1, 2, 3, 4});
+  const fs::path path = ExternalModel("weights.bin").Save(dir);
+  std::vector<fs::path> seen;
+  fs::path refuse;
+  SessionOptions opts = Opts();
+  opts.check_read = [&](const fs::path& p) -> compute::Status {
+    seen.push_back(p);
+    if (p == refuse) return compute::Error{compute::ErrorCode::kInvalidArgument, "no access to " + p.string()};
+    return compute::Ok{};
+  };
+  ASSERT_TRUE(Session::Load(path, opts).ok());
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], path);
+  EXPECT_EQ(seen[1], fs::canonical(dir / "weights.bin"));
+
+  refuse = fs::canonical(dir / "weights.bin");
+  auto s = Session::Load(path, opts);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("initializer 'w'"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("no access to " + refuse.string()), std::string::npos) << s.error().message;
+
+  refuse = path;
+  seen.clear();
+  s = Session::Load(path, opts);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(seen.size(), 1u);  // refused before anything was read
+  EXPECT_NE(s.error().message.find("no access to"), std::string::npos) << s.error().message;
+  fs::remove_all(dir);
+}
+
 TEST(OnnxExternalData, ModelFromMemoryCannotUseIt) {
   auto s = Session::LoadFromBytes(ExternalModel("weights.bin").Bytes(), {}, Opts());
   ASSERT_FALSE(s.ok());

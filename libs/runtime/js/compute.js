@@ -6,6 +6,7 @@
 //   const y = compute.op("Softmax", [c], { axis: -1 });
 //   console.log(await y.data());                     // download is async
 //   const [digest] = await compute.sha256([bytes]);
+//   const session = await compute.Session.load("model.onnx");  // ONNX models (Session below)
 //
 // The op methods are generated when the module loads from the table itself (ops()), so a new
 // record is callable with no change here: "MatMul" -> matMul, "LeakyRelu" -> leakyRelu.
@@ -97,10 +98,146 @@ export function methodName(onnxName) {
   return onnxName[0].toLowerCase() + onnxName.slice(1);
 }
 
-// A future `Session` (ONNX models) goes here, built on compute's ONNX session API; it is not
-// part of this module yet.
+// The typed array each dtype is fed and returned as (one per dtype; bool is Uint8Array).
+function arrayTypeOf(dtype) { return TYPED[dtype] ?? Uint8Array; }
 
-const compute = { Tensor, op, sha256, toHex, ops, methodName };
+function shapeText(shape) { return `[${shape.map((d) => d ?? "?").join(", ")}]`; }
+
+function pathOf(path, where) {
+  if (typeof path === "string") return path;
+  if (path && typeof path === "object" && path.protocol === "file:") return decodeURIComponent(path.pathname);
+  throw new TypeError(`${where}: the model path must be a string or a file: URL`);
+}
+
+// One feed value as the native core takes it: {name, tensor} or {name, dtype, shape, data}.
+function feedOf(info, value) {
+  const where = `Session.run: input '${info.name}'`;
+  if (value instanceof Tensor) return { name: info.name, tensor: value[HANDLE] };
+  let data = value, shape;
+  if (value !== null && typeof value === "object" && !ArrayBuffer.isView(value) && !Array.isArray(value)) {
+    ({ data, shape } = value);
+    if (data === undefined) throw new TypeError(`${where}: give a Tensor, a typed array or {data, shape}`);
+  }
+  const dtype = info.dtype;
+  if (dtype === null) throw new TypeError(`${where} has ONNX type ${info.onnxType}, which alknet cannot feed`);
+  const T = arrayTypeOf(dtype);
+  if (Array.isArray(data)) {
+    data = dtype === "i64" || dtype === "u64" ? T.from(data, (v) => BigInt(v)) : T.from(data, (v) => Number(v));
+  } else if (!ArrayBuffer.isView(data)) {
+    throw new TypeError(`${where}: data must be a typed array or an array of numbers`);
+  } else if (data.constructor !== T) {
+    throw new TypeError(`${where} is ${dtype} (ONNX ${info.onnxType}) in the model: pass a ${T.name}, ` +
+                        `not a ${data.constructor.name}`);
+  }
+  if (shape === undefined) {
+    const declared = info.shape;
+    if (declared && declared.every((d) => typeof d === "number")) {
+      shape = declared;
+    } else if (declared && declared.length === 1) {
+      shape = [data.length];
+    } else {
+      throw new TypeError(`${where} has shape ${declared ? shapeText(declared) : "(undeclared)"} in the model: ` +
+                          "pass {data, shape} to say its dimensions");
+    }
+  }
+  return { name: info.name, dtype, shape: Array.from(shape), data };
+}
+
+function uploadOutput(name, data, shape, dtype) {
+  if (dtype === "i64" || dtype === "u64") {
+    const narrow = Int32Array.from(data, (v) => {
+      if (v < -2147483648n || v > 2147483647n) {
+        throw new RangeError(`Session.run: output '${name}' holds ${v}, outside the device's i32 range`);
+      }
+      return Number(v);
+    });
+    return Tensor.from(narrow, shape, "i32");
+  }
+  if (dtype === "f64") return Tensor.from(Float32Array.from(data), shape, "f32");
+  return Tensor.from(data, shape, dtype);
+}
+
+// An ONNX model on alknet:compute's device (alknet-onnx: shape inference, CPU folding of
+// what is known early, fusions, a plan cached per input shapes; docs/onnx.md).
+//
+//   const session = await Session.load("model.onnx");      // needs --allow-read
+//   session.inputs   // [{name, dtype, onnxType, shape: [1, 3, "height", null]}]
+//   const { probs } = await session.run({ x: { data: pixels, shape: [1, 3, 224, 224] } });
+//   probs.data       // Float32Array; probs.shape, probs.dtype
+//
+// Feeds are Tensors, typed arrays of the input's dtype (the model's declared shape) or
+// {data, shape}; a model with one input also takes the value alone. `{ tensors: true }` also
+// returns each output as a device Tensor (`.tensor`) to keep computing on.
+export class Session {
+  #handle;
+  #info;
+  constructor(handle, key) {
+    if (key !== HANDLE) throw new TypeError("use Session.load(path) to open an ONNX model");
+    this.#handle = handle;
+    const info = core.onnxInfo(handle);
+    const freeze = (list) => Object.freeze(list.map((v) => Object.freeze({ ...v, shape: v.shape && Object.freeze(v.shape) })));
+    this.#info = { inputs: freeze(info.inputs), outputs: freeze(info.outputs), opset: info.opset,
+                   opTypes: Object.freeze(info.opTypes) };
+    this.lastRun = null;
+  }
+
+  // options: {planCacheSize = 8, foldLimit = 2^20 elements, fuse = true}
+  static async load(path, options = {}) {
+    return new Session(core.onnxLoad(pathOf(path, "Session.load"), options), HANDLE);
+  }
+
+  get inputs() { return this.#info.inputs; }
+  get outputs() { return this.#info.outputs; }
+  get opset() { return this.#info.opset; }
+  get opTypes() { return this.#info.opTypes; }
+  // {plansBuilt, planCacheHits, nodesFolded, nodesOnDevice, fusions, initializersUploaded}
+  get stats() { return core.onnxStats(this.#handle); }
+
+  // Runs the model: {outputName: {name, dtype, shape, data, tensor?}}. `lastRun` then holds
+  // {planMs, runMs, planCached}.
+  async run(feeds, options = {}) {
+    const inputs = this.#info.inputs;
+    const single = inputs.length === 1 && (feeds instanceof Tensor || ArrayBuffer.isView(feeds) ||
+                                           Array.isArray(feeds) ||
+                                           (typeof feeds === "object" && feeds !== null && "data" in feeds &&
+                                            !(inputs[0].name in feeds)));
+    if (single) feeds = { [inputs[0].name]: feeds };
+    if (feeds === null || typeof feeds !== "object") {
+      throw new TypeError("Session.run: feeds must be an object {inputName: value}");
+    }
+    const known = new Set(inputs.map((i) => i.name));
+    for (const name of Object.keys(feeds)) {
+      if (!known.has(name)) {
+        throw new TypeError(`Session.run: the model has no input '${name}'; its inputs are ` +
+                            inputs.map((i) => `'${i.name}'`).join(", "));
+      }
+    }
+    const list = inputs.map((info) => {
+      if (!(info.name in feeds)) throw new TypeError(`Session.run: input '${info.name}' is missing`);
+      return feedOf(info, feeds[info.name]);
+    });
+    const result = core.onnxRun(this.#handle, list, Boolean(options.tensors));
+    this.lastRun = Object.freeze({ planMs: result.planMs, runMs: result.runMs, planCached: result.planCached });
+    const out = {};
+    for (const o of result.outputs) {
+      const value = { name: o.name, dtype: o.dtype, shape: Object.freeze(o.shape), data: new (arrayTypeOf(o.dtype))(o.buffer) };
+      if (options.tensors) {
+        // Outputs folded on the host have no device tensor yet: upload them, in the dtype the
+        // device would hold (docs/adr/0002-onnx-dtypes.md: int64 as i32, double as f32).
+        value.tensor = o.tensor !== undefined ? new Tensor(o.tensor, HANDLE) : uploadOutput(o.name, value.data, o.shape, o.dtype);
+      }
+      out[o.name] = Object.freeze(value);
+    }
+    return out;
+  }
+
+  toString() {
+    return `Session(opset ${this.opset}, ${this.inputs.map((i) => `${i.name}: ${i.dtype}${shapeText(i.shape ?? [])}`).join(", ")} -> ` +
+           `${this.outputs.map((o) => o.name).join(", ")})`;
+  }
+}
+
+const compute = { Tensor, Session, op, sha256, toHex, ops, methodName };
 for (const r of ops) {
   if (!r.method || r.method in compute) continue;
   const name = r.name;

@@ -4,7 +4,7 @@
 set(M ${CMAKE_CURRENT_SOURCE_DIR}/scripts/alknet_modules)
 set(MODULES_TEST ${CMAKE_CURRENT_SOURCE_DIR}/alknet_modules_test.py)
 add_test(NAME runtime.alknet_compute.ops_vs_float64 COMMAND $<TARGET_FILE:alknet> run ${M}/ops.mjs)
-foreach(what sha256 tensor call run-remote)
+foreach(what sha256 tensor call run-remote onnx)
   add_test(NAME runtime.alknet_modules.${what}
            COMMAND /usr/bin/python3 ${MODULES_TEST} $<TARGET_FILE:alknet> ${M} ${what})
 endforeach()
@@ -15,7 +15,7 @@ add_test(NAME runtime.alknet_modules.dts_exports
 add_test(NAME runtime.alknet_modules.dts_ops_match_table
          COMMAND $<TARGET_FILE:alknet> run --allow-read=${TYPES} ${TYPES}/gen_compute_dts.mjs --check)
 set_tests_properties(runtime.alknet_compute.ops_vs_float64 runtime.alknet_modules.sha256
-  runtime.alknet_modules.tensor runtime.alknet_modules.call runtime.alknet_modules.run-remote
+  runtime.alknet_modules.tensor runtime.alknet_modules.call runtime.alknet_modules.run-remote runtime.alknet_modules.onnx
   runtime.alknet_modules.dts_exports runtime.alknet_modules.dts_ops_match_table
   PROPERTIES LABELS "runtime;modules" TIMEOUT 300)
 # The .d.ts files are valid TypeScript and type the modules as scripts use them (deno check,

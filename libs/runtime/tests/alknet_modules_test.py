@@ -9,6 +9,9 @@ tensor: a .mtf written from JS read by the C++ reader (`alknet tensor verify/ins
 call:   connect() against a real `alknet serve` with a token.
 run-remote: `alknet run --remote ADDR --token T` binds alknet:call to the server (a stopped
         server makes the same script fail; a wrong token is refused before the script runs).
+onnx:   alknet:compute's Session on a model built with python3-onnx (external-data weights, a
+        dynamic batch, int64 input and output) against numpy in float64; --allow-read enforced
+        for the model and for its external data; bad feeds give errors that say what is wrong.
 Every subprocess has a timeout; servers are stopped with SIGINT."""
 import hashlib
 import json
@@ -162,5 +165,77 @@ def test_run_remote(d):
     print(f"alknet run --remote {addr}: calls reached the server")
 
 
+def test_onnx(d):
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((4, 5)).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["m"]),
+        helper.make_node("Add", ["m", "b"], ["a"]),
+        helper.make_node("Relu", ["a"], ["y"]),
+        helper.make_node("Gather", ["y", "idx"], ["z"], axis=1),
+        helper.make_node("Shape", ["x"], ["count"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "session_test",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4]),
+         helper.make_tensor_value_info("idx", TensorProto.INT64, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 5]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, ["batch", 3]),
+         helper.make_tensor_value_info("count", TensorProto.INT64, [2])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    folder = os.path.join(d, "model")
+    os.mkdir(folder)
+    path = os.path.join(folder, "model.onnx")
+    onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="weights.bin", size_threshold=0)
+    assert os.path.getsize(os.path.join(folder, "weights.bin")) == (20 + 5) * 4
+    script = os.path.join(SCRIPTS, "onnx_session.mjs")
+
+    # No --allow-read: the model is refused; the model alone: its external data is refused.
+    p = run("run", script, path, expect=1)
+    assert "PermissionDenied" in p.stderr and "--allow-read" in p.stderr, p.stderr
+    p = run("run", f"--allow-read={path}", script, path, expect=1)
+    assert "PermissionDenied" in p.stderr and "weights.bin" in p.stderr and "--allow-read" in p.stderr, p.stderr
+
+    out = json.loads(run("run", f"--allow-read={folder}", script, path).stdout)
+    x = np.array([(((i * 7) % 11) - 5) / 4 for i in range(8)], np.float64).reshape(2, 4)
+    y = np.maximum(x @ w.astype(np.float64) + b.astype(np.float64), 0)
+    z = y[:, [4, 0, 2]]
+    assert [i["name"] for i in out["inputs"]] == ["x", "idx"], out["inputs"]
+    assert out["inputs"][0] == {"name": "x", "onnxType": "float", "dtype": "f32", "shape": ["batch", 4]}, out["inputs"]
+    assert out["inputs"][1]["dtype"] == "i64" and out["inputs"][1]["shape"] == [3], out["inputs"]
+    assert [o["name"] for o in out["outputs"]] == ["y", "z", "count"] and out["opset"] == 13, out
+    assert out["opTypes"] == ["MatMul", "Add", "Relu", "Gather", "Shape"], out["opTypes"]
+    for name, want in [("y", y), ("z", z)]:
+        got = out[name]
+        assert got["dtype"] == "f32" and got["shape"] == list(want.shape), got
+        err = np.abs(np.array(got["data"]) - want.ravel()).max()
+        assert err < 1e-5, f"{name}: max error {err}"
+    assert out["count"] == {"dtype": "i64", "type": "BigInt64Array", "data": [2, 4]}, out["count"]
+    assert out["yTensor"]["shape"] == [2, 5] and np.abs(np.array(out["yTensor"]["data"]) - y.ravel()).max() < 1e-5
+    assert np.abs(np.array(out["secondZ"]) - z.ravel()).max() < 1e-5 and out["cached"], out
+    assert out["stats"]["plansBuilt"] == 1 and out["stats"]["planCacheHits"] == 1, out["stats"]
+
+    errors = json.loads(run("run", f"--allow-read={folder}", script, path, "errors").stdout)
+    want_errors = {
+        "unknownInput": ["TypeError", "no input 'nope'", "'x', 'idx'"],
+        "missingInput": ["TypeError", "'idx' is missing"],
+        "wrongArrayType": ["TypeError", "'idx'", "BigInt64Array", "Int32Array"],
+        "dynamicWithoutShape": ["TypeError", "'x'", "[batch, 4]", "{data, shape}"],
+        "sizeMismatch": ["TypeError", "'x'", "32 bytes", "48"],
+        "notASession": ["TypeError", "Session.load"],
+    }
+    for name, parts in want_errors.items():
+        for part in parts:
+            assert part in errors[name], f"{name}: {errors[name]!r} lacks {part!r}"
+    print(f"Session: outputs match numpy, permissions enforced, {len(errors)} bad calls explained")
+
+
 with tempfile.TemporaryDirectory() as tmp:
-    {"sha256": test_sha256, "tensor": test_tensor, "call": test_call, "run-remote": test_run_remote}[WHAT](tmp)
+    {"onnx": test_onnx, "sha256": test_sha256, "tensor": test_tensor, "call": test_call, "run-remote": test_run_remote}[WHAT](tmp)

@@ -32,6 +32,68 @@ declare module "alknet:compute" {
     readonly method: string | null;
   }
 
+  /** A model input or output as the model declares it. */
+  export interface ValueInfo {
+    readonly name: string;
+    /** The dtype its data comes as (null: an ONNX type alknet cannot hold, such as string). */
+    readonly dtype: DType | null;
+    /** The ONNX type name ("float", "int64", ...). */
+    readonly onnxType: string;
+    /** Dimensions: a number, a symbolic name, or null when open; null: no declared shape. */
+    readonly shape: readonly (number | string | null)[] | null;
+  }
+
+  export type TypedArray = Float32Array | Float64Array | Int32Array | Uint32Array | Int16Array | Uint16Array |
+    Int8Array | Uint8Array | BigInt64Array | BigUint64Array;
+
+  /** A value to feed: a Tensor, a typed array of the input's dtype, or data with its shape. */
+  export type Feed = Tensor | TypedArray | number[] | { data: TypedArray | number[]; shape?: readonly number[] };
+
+  export interface OutputValue {
+    readonly name: string;
+    readonly dtype: DType;
+    readonly shape: readonly number[];
+    readonly data: TypedArray;
+    /** The output on the device, with run(feeds, { tensors: true }). */
+    readonly tensor?: Tensor;
+  }
+
+  export interface SessionOptions {
+    /** Plans kept per distinct input shapes (default 8). */
+    planCacheSize?: number;
+    /** Nodes with known inputs are folded on the CPU up to this many output elements (default 2^20). */
+    foldLimit?: number;
+    /** MatMul + Add -> Gemm and Conv + activation fusions (default true). */
+    fuse?: boolean;
+  }
+
+  export interface SessionStats {
+    readonly plansBuilt: number;
+    readonly planCacheHits: number;
+    readonly nodesFolded: number;
+    readonly nodesOnDevice: number;
+    readonly fusions: number;
+    readonly initializersUploaded: number;
+  }
+
+  /** An ONNX model on the device. Loading needs --allow-read for the model (and its external data). */
+  export class Session {
+    private constructor();
+    static load(path: string | URL, options?: SessionOptions): Promise<Session>;
+    readonly inputs: readonly ValueInfo[];
+    readonly outputs: readonly ValueInfo[];
+    /** The ai.onnx opset the model imports. */
+    readonly opset: number;
+    /** The op type of each node, in order. */
+    readonly opTypes: readonly string[];
+    readonly stats: SessionStats;
+    /** Timing of the last run(): plan (0 when cached) and run (upload, dispatch, download) in ms. */
+    lastRun: { readonly planMs: number; readonly runMs: number; readonly planCached: boolean } | null;
+    /** Feeds by input name; a model with one input also takes the value alone. */
+    run(feeds: Record<string, Feed> | Feed, options?: { tensors?: boolean }): Promise<Record<string, OutputValue>>;
+    toString(): string;
+  }
+
   /** Any op of the table by its ONNX name: op("Conv", [x, w], { strides: [1, 1] }). */
   export function op(name: string, inputs: Tensor[], attributes?: Attributes, opset?: number): Tensor;
   /** SHA-256 on the GPU: one 32-byte digest per message. */
@@ -46,6 +108,7 @@ declare module "alknet:compute" {
 
   export interface Compute {
     Tensor: typeof Tensor;
+    Session: typeof Session;
     op: typeof op;
     sha256: typeof sha256;
     toHex: typeof toHex;

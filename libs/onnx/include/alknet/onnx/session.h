@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -50,6 +51,10 @@ struct SessionOptions {
   bool fuse = true;
   // Refuse models bigger than this (the protobuf itself; external data is read separately).
   uint64_t max_model_bytes = uint64_t{2} << 30;
+  // Asked before any file is read: the model (Load) and each external-data file (its
+  // canonical path, already confined to the model's folder). An error refuses the load with
+  // its message (the JS runtime passes its --allow-read check). Empty: everything allowed.
+  std::function<Status(const std::filesystem::path&)> check_read;
 };
 
 struct ValueInfo {

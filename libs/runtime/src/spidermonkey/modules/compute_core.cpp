@@ -15,9 +15,9 @@
 
 namespace alknet::runtime::sm::modules {
 
-namespace {
-
 namespace cp = alknet::compute;
+
+namespace {
 
 // One device per process, as in compute's registry calls: JS runs on one thread, and the
 // executor's buffer pool and pipeline cache outlive any one script.
@@ -30,6 +30,8 @@ Device& TheDevice() {
   static Device d;
   return d;
 }
+
+}  // namespace
 
 cp::Executor* GetExecutor(JSContext* cx) {
   Device& d = TheDevice();
@@ -49,7 +51,11 @@ cp::Executor* GetExecutor(JSContext* cx) {
   return d.executor.get();
 }
 
+webgpu::Context* GetContext(JSContext* cx) { return GetExecutor(cx) == nullptr ? nullptr : TheDevice().ctx.get(); }
+
 bool ThrowCompute(JSContext* cx, const cp::Error& e) { return ThrowError(cx, e.ToString(), "OperationError"); }
+
+namespace {
 
 void FinalizeTensor(JS::GCContext*, JSObject* obj) {
   delete JS::GetMaybePtrFromReservedSlot<cp::Tensor>(obj, 0);
@@ -59,6 +65,8 @@ constexpr JSClassOps kTensorOps = {nullptr, nullptr, nullptr, nullptr, nullptr,
 constexpr JSClass kTensorClass = {"AlknetTensor",
                                   JSCLASS_HAS_RESERVED_SLOTS(1) | JSCLASS_FOREGROUND_FINALIZE,
                                   &kTensorOps};
+
+}  // namespace
 
 JSObject* WrapTensor(JSContext* cx, cp::Tensor t) {
   JSObject* obj = JS_NewObject(cx, &kTensorClass);
@@ -74,6 +82,8 @@ const cp::Tensor* TensorOf(JSContext* cx, JS::HandleValue v, const std::string& 
   ThrowTypeError(cx, where + " is not an alknet:compute Tensor");
   return nullptr;
 }
+
+namespace {
 
 bool ShapeOf(JSContext* cx, JS::HandleValue v, cp::Shape* out, const std::string& where) {
   bool is_array = false;
@@ -336,6 +346,8 @@ const JSFunctionSpec kComputeCore[] = {
 
 }  // namespace
 
-bool DefineComputeCore(JSContext* cx, JS::HandleObject core) { return JS_DefineFunctions(cx, core, kComputeCore); }
+bool DefineComputeCore(JSContext* cx, JS::HandleObject core) {
+  return JS_DefineFunctions(cx, core, kComputeCore) && DefineOnnxCore(cx, core);
+}
 
 }  // namespace alknet::runtime::sm::modules

@@ -2,7 +2,11 @@
 #pragma once
 
 #include <cstring>
+#include <string>
 #include <vector>
+
+#include "alknet/compute/executor.h"
+#include "alknet/compute/tensor.h"
 
 #include "spidermonkey/native_core_registry.h"
 #include "spidermonkey/sm.h"
@@ -11,6 +15,18 @@ namespace alknet::runtime::sm::modules {
 
 bool DefineComputeCore(JSContext* cx, JS::HandleObject core);
 bool DefineTensorCore(JSContext* cx, JS::HandleObject core);
+// ONNX sessions (onnx_core.cpp), defined on alknet:compute's core.
+bool DefineOnnxCore(JSContext* cx, JS::HandleObject core);
+
+// alknet:compute's one device, opened on first use (compute_core.cpp). nullptr: no device,
+// with a JS exception pending.
+::alknet::compute::Executor* GetExecutor(JSContext* cx);
+::alknet::webgpu::Context* GetContext(JSContext* cx);
+// Throws an alknet-compute error as an OperationError; returns false.
+bool ThrowCompute(JSContext* cx, const ::alknet::compute::Error& e);
+// A device tensor as a JS AlknetTensor object, and back (nullptr + TypeError naming `where`).
+JSObject* WrapTensor(JSContext* cx, ::alknet::compute::Tensor t);
+const ::alknet::compute::Tensor* TensorOf(JSContext* cx, JS::HandleValue v, const std::string& where);
 
 // An ArrayBuffer holding a copy of `bytes`.
 inline JSObject* NewArrayBufferFrom(JSContext* cx, const std::vector<std::byte>& bytes) {

@@ -19,8 +19,13 @@ calls.register("script.x", "(n: number) -> number", (n: number) => n + 1);
 const remote = calls.connect("127.0.0.1:7000", { token: "t" });
 const listed: Promise<import("alknet:call").CallInfo[]> = remote.list();
 const r = calls.call("compute.add", [{ dtype: "f32", shape: [1], data: new Float32Array(1) }]);
+const session: Promise<import("alknet:compute").Session> = compute.Session.load("model.onnx", { fuse: false });
+const probs = session.then((s) => s.run({ x: { data: new Float32Array(4), shape: [1, 4] } }, { tensors: true }))
+  .then((out) => out["probs"].data);
+// @ts-expect-error: feeds are values, not strings
+session.then((s) => s.run({ x: "pixels" }));
 // @ts-expect-error: a Tensor is not built from a plain array
 compute.Tensor.from([1, 2, 3]);
 // @ts-expect-error: register needs a function
 calls.register("script.y", "() -> null", 3);
-export { digest, digests, g, listed, r, shape, y };
+export { digest, digests, g, listed, probs, r, shape, y };
