@@ -11,6 +11,7 @@
 import { Session } from "alknet:compute";
 import { readFileSync, writeFileSync } from "alknet:fs";
 import { args as argv, exit } from "alknet:process";
+import { parseInferArgs, median as medianOf } from "./infer_args.mjs";
 import { readNpy, writeNpy } from "./npy.mjs";
 
 function fail(code, msg) {
@@ -18,23 +19,7 @@ function fail(code, msg) {
   exit(code);
 }
 
-const args = { model: null, inputs: [], repeat: 10, warmup: 1, save: null };
-for (let i = 0; i < argv.length; i++) {
-  const a = argv[i];
-  const next = () => (i + 1 < argv.length ? argv[++i] : fail(2, `${a} needs a value`));
-  if (a === "--model") args.model = next();
-  else if (a === "--input") {
-    const v = next();
-    const eq = v.indexOf("=");
-    if (eq <= 0) fail(2, `--input wants NAME=FILE.npy, got '${v}'`);
-    args.inputs.push({ name: v.slice(0, eq), file: v.slice(eq + 1) });
-  } else if (a === "--repeat") args.repeat = Number(next());
-  else if (a === "--warmup") args.warmup = Number(next());
-  else if (a === "--save") args.save = next();
-  else if (a === "--json") { /* always JSON */ } else fail(2, `unknown argument ${a}`);
-}
-if (!args.model) fail(2, "--model is required");
-if (!(args.repeat >= 1) || !(args.warmup >= 0)) fail(2, "--repeat must be >= 1, --warmup >= 0");
+const args = parseInferArgs(argv, fail);
 
 const errText = (err) => String(err?.message ?? err).split("\n")[0];
 const t0 = performance.now();
@@ -67,7 +52,7 @@ try {
 const times = [];
 for (let i = 0; i < args.repeat; i++) times.push((await timed())[0]);
 times.sort((a, b) => a - b);
-const median = times.length % 2 ? times[times.length >> 1] : (times[times.length / 2 - 1] + times[times.length / 2]) / 2;
+const median = medianOf(times);
 
 const values = Object.values(outputs);
 if (args.save) {

@@ -13,6 +13,7 @@ import path from "node:path";
 import process from "node:process";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseInferArgs, median as medianOf } from "./infer_args.mjs";
 import { readNpy, writeNpy } from "./npy.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -23,25 +24,7 @@ function fail(code, msg) {
   process.exit(code);
 }
 
-const args = { peer: null, model: null, inputs: [], repeat: 10, warmup: 1, save: null };
-const argv = process.argv.slice(2);
-for (let i = 0; i < argv.length; i++) {
-  const a = argv[i];
-  const next = () => (i + 1 < argv.length ? argv[++i] : fail(2, `${a} needs a value`));
-  if (a === "--peer") args.peer = next();
-  else if (a === "--model") args.model = next();
-  else if (a === "--input") {
-    const v = next();
-    const eq = v.indexOf("=");
-    if (eq <= 0) fail(2, `--input wants NAME=FILE.npy, got '${v}'`);
-    args.inputs.push({ name: v.slice(0, eq), file: v.slice(eq + 1) });
-  } else if (a === "--repeat") args.repeat = Number(next());
-  else if (a === "--warmup") args.warmup = Number(next());
-  else if (a === "--save") args.save = next();
-  else if (a === "--json") { /* always JSON */ } else fail(2, `unknown argument ${a}`);
-}
-if (!args.model) fail(2, "--model is required");
-if (!(args.repeat >= 1) || !(args.warmup >= 0)) fail(2, "--repeat must be >= 1, --warmup >= 0");
+const args = parseInferArgs(process.argv.slice(2), fail, { "--peer": "peer" });
 
 const inputs = args.inputs.map(({ name, file }) => ({ name, ...readNpy(new Uint8Array(fs.readFileSync(file)), file) }));
 
@@ -145,7 +128,7 @@ try {
 const times = [];
 for (let i = 0; i < args.repeat; i++) times.push((await timed())[0]);
 times.sort((a, b) => a - b);
-const median = times.length % 2 ? times[times.length >> 1] : (times[times.length / 2 - 1] + times[times.length / 2]) / 2;
+const median = medianOf(times);
 
 if (args.save) {
   fs.mkdirSync(args.save, { recursive: true });

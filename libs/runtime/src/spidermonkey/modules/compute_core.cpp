@@ -83,8 +83,6 @@ const cp::Tensor* TensorOf(JSContext* cx, JS::HandleValue v, const std::string& 
   return nullptr;
 }
 
-namespace {
-
 bool ShapeOf(JSContext* cx, JS::HandleValue v, cp::Shape* out, const std::string& where) {
   bool is_array = false;
   if (!v.isObject() || !JS::IsArrayObject(cx, v, &is_array) || !is_array) {
@@ -96,13 +94,15 @@ bool ShapeOf(JSContext* cx, JS::HandleValue v, cp::Shape* out, const std::string
   for (uint32_t i = 0; i < n; ++i) {
     JS::RootedValue d(cx);
     if (!JS_GetElement(cx, arr, i, &d)) return false;
-    if (!d.isNumber() || d.toNumber() < 0 || std::floor(d.toNumber()) != d.toNumber()) {
+    if (!d.isNumber() || d.toNumber() < 0 || std::floor(d.toNumber()) != d.toNumber() || d.toNumber() > 9.0e15) {
       return ThrowTypeError(cx, where + ": shape[" + std::to_string(i) + "] is not a non-negative integer");
     }
     out->push_back(static_cast<uint64_t>(d.toNumber()));
   }
   return true;
 }
+
+namespace {
 
 // upload(dtype, shape, typedArray) -> Tensor. The bytes are copied into a GPU buffer.
 bool Upload(JSContext* cx, unsigned argc, JS::Value* vp) {

@@ -240,22 +240,13 @@ bool ReadFeed(JSContext* cx, cp::Executor& executor, JS::HandleObject f, Feed* f
     auto type = ElemTypeNamed(dt);
     if (!type) return ThrowTypeError(cx, where + ": unknown dtype '" + dt + "'");
     feed->input.type = *type;
-    bool is_array = false;
-    if (!shape.isObject() || !JS::IsArrayObject(cx, shape, &is_array) || !is_array) {
-      return ThrowTypeError(cx, where + ": the shape must be an array of integers");
-    }
-    JS::RootedObject arr(cx, &shape.toObject());
-    uint32_t rank = 0;
-    if (!JS::GetArrayLength(cx, arr, &rank)) return false;
+    if (!ShapeOf(cx, shape, &feed->input.shape, where)) return false;
     uint64_t elements = 1;
-    for (uint32_t i = 0; i < rank; ++i) {
-      JS::RootedValue d(cx);
-      if (!JS_GetElement(cx, arr, i, &d)) return false;
-      if (!d.isNumber() || d.toNumber() < 0 || std::floor(d.toNumber()) != d.toNumber() || d.toNumber() > 9.0e15) {
-        return ThrowTypeError(cx, where + ": shape[" + std::to_string(i) + "] is not a non-negative integer");
+    for (uint64_t d : feed->input.shape) {
+      if (d != 0 && elements > (uint64_t{1} << 40) / d) {
+        return ThrowTypeError(cx, where + ": the shape has more than 2^40 elements");
       }
-      feed->input.shape.push_back(static_cast<uint64_t>(d.toNumber()));
-      elements *= feed->input.shape.back();
+      elements *= d;
     }
     JS::AutoCheckCannotGC nogc;
     auto view = BytesOf(data, nogc);
