@@ -29,6 +29,7 @@ const OpTable& OpTable::Default() {
     ops::AddMiscOps(t);
     ops::AddQuantizeOps(t);
     ops::AddTrainingOps(t);
+    ops::AddLegacyOps(t);
     return t;
   }();
   return table;

@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 
 namespace alknet::onnx {
 
@@ -212,7 +214,7 @@ namespace {
 Status RangeError(const std::string& what, uint64_t i, const std::string& value, const char* device) {
   return Error{ErrorCode::kUnsupported, what + ": element " + std::to_string(i) + " = " + value +
                                             " does not fit the device type " + device +
-                                            " (alknet computes int64 as i32 and uint64 as u32; "
+                                            " (alknet computes int64 as i32, uint64 as u32 and double as f32; "
                                             "docs/adr/0002-onnx-dtypes.md)"};
 }
 
@@ -243,7 +245,15 @@ Result<std::vector<std::byte>> ToDeviceBytes(const Tensor& t, bool shader_f16) {
     const std::byte* p = t.data.data() + i * es;
     std::byte* q = out.data() + i * 4;
     if (t.type == ElemType::kDouble) {
-      Store<float>(q, static_cast<float>(Load<double>(p)));
+      // Rounding is the documented narrowing; a finite value beyond float32's range would
+      // become infinity, which is data loss: refused.
+      const double v = Load<double>(p);
+      if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max())) {
+        std::ostringstream text;
+        text << std::setprecision(7) << v;
+        COMPUTE_TRY(RangeError(what, i, text.str(), "f32"));
+      }
+      Store<float>(q, static_cast<float>(v));
     } else if (t.type == ElemType::kUint64) {
       const uint64_t v = Load<uint64_t>(p);
       if (v > std::numeric_limits<uint32_t>::max()) {

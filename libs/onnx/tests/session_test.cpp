@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <random>
 
@@ -371,6 +372,28 @@ TEST(OnnxDtypes, OutOfRangeInitializerIsAnErrorWhenUploaded) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("'k'"), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find("i32"), std::string::npos) << r.error().message;
+}
+
+// Double computes as f32: a finite value beyond f32's range would become infinity, so it is an
+// error naming the input and the element (infinities and NaN pass through unchanged).
+TEST(OnnxDtypes, DoubleBeyondF32RangeIsAnError) {
+  ModelBuilder b;
+  b.Input("x", ::onnx::TensorProto::DOUBLE, {3});
+  b.Output("y", ::onnx::TensorProto::DOUBLE, {3});
+  b.Node("Neg", {"x"}, {"y"});
+  auto s = Session::LoadFromBytes(b.Bytes(), {}, Opts());
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  std::vector<double> ok = {1e38, -std::numeric_limits<double>::infinity(), 2.5};
+  auto r = s->Run({HostInput{"x", ElemType::kDouble, {3}, AsBytes(ok)}});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(As<double>(r->outputs[0])[1], std::numeric_limits<double>::infinity());
+  std::vector<double> big = {1.0, 2.417825e198, 0.0};
+  auto bad = s->Run({HostInput{"x", ElemType::kDouble, {3}, AsBytes(big)}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("'x'"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("element 1"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("2.417825e+198"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("f32"), std::string::npos) << bad.error().message;
 }
 
 TEST(OnnxDtypes, DoubleNarrowsToF32AndUint8WrapsBack) {

@@ -29,5 +29,6 @@ void AddLossOps(OpTable& table);        // ops/loss.cpp: NegativeLogLikelihoodLo
 void AddMiscOps(OpTable& table);        // ops/misc.cpp: Trilu, IsInf, IsNaN, GatherND, ScatterND, ...
 void AddQuantizeOps(OpTable& table);    // ops/quantize.cpp: QuantizeLinear, DequantizeLinear
 void AddTrainingOps(OpTable& table);    // ops/training.cpp: Adagrad, Momentum, Adam
+void AddLegacyOps(OpTable& table);      // ops/legacy.cpp: opsets 1..10 of Add, Gemm, PRelu, Max, ... as compositions
 
 }  // namespace alknet::compute::ops
