@@ -28,7 +28,8 @@ namespace at = alknet::tensor;
 using nlohmann::json;
 
 constexpr const char* kHelp =
-    "Usage: alknet infer MODEL.onnx --input NAME=VALUE ... [--output OUT] [--json] [--repeat N]\n\n"
+    "Usage: alknet infer MODEL.onnx --input NAME=VALUE ... [--output OUT] [--json] [--repeat N]\n"
+    "                    [--profile]\n\n"
     "Loads an ONNX model, runs it on the inputs and prints every output (values when small;\n"
     "shape, type, min/max/mean and the first values otherwise) with the load, plan and run times.\n\n"
     "  --input NAME=VALUE  VALUE is a .npy file, a .mtf file (the tensor named NAME, or its only\n"
@@ -37,8 +38,13 @@ constexpr const char* kHelp =
     "  --output OUT        OUT.mtf: every output; OUT.npy: the output (one-output models);\n"
     "                      anything else: a folder of NAME.npy\n"
     "  --repeat N          after the first run, N more runs; reports first, median and min run ms\n"
+    "  --profile           after the runs, one more that times every node on its own (each\n"
+    "                      submitted and waited for): the nodes that take the most time, and the\n"
+    "                      time per op type; the round trip of an empty submit is shown as the floor\n"
     "  --json              a JSON document: model, adapter, load_ms, plan_ms, run_ms {first,\n"
-    "                      median, min}, repeat, outputs [{name, dtype, shape, min, max, mean}]\n\n"
+    "                      median, min}, repeat, outputs [{name, dtype, shape, min, max, mean}],\n"
+    "                      and with --profile, profile {sync_ms, nodes [{op, name, output,\n"
+    "                      dispatches, ms}]}\n\n"
     "Exit codes: 0 ok, 1 the model or an input is invalid or unsupported, 2 usage, 3 no device.\n";
 
 int Fail(const std::string& why, int code = kExitFailure) {
@@ -212,10 +218,42 @@ std::string Num(double v) {
   return buf;
 }
 
+// The profiled run: the slowest nodes, then the time per op type.
+void PrintProfile(const alknet::compute::RunProfile& prof) {
+  double total = 0;
+  for (const auto& n : prof.nodes) total += n.ms;
+  std::printf("\nprofile: %zu device nodes, %.2f ms timed one by one (each includes a submit-and-wait round trip\n"
+              "of about %.3f ms, measured on an empty submit)\n", prof.nodes.size(), total, prof.sync_ms);
+  std::vector<const alknet::compute::NodeProfile*> order;
+  for (const auto& n : prof.nodes) order.push_back(&n);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->ms > b->ms; });
+  std::printf("%9s %6s  %-22s %-26s %s\n", "ms", "%", "op", "output", "node");
+  for (size_t i = 0; i < order.size() && i < 15; ++i) {
+    const auto& n = *order[i];
+    std::printf("%9.3f %5.1f%%  %-22s %-26s %s\n", n.ms, total > 0 ? 100.0 * n.ms / total : 0.0, n.op.c_str(),
+                n.output.c_str(), n.name.c_str());
+  }
+  std::vector<std::pair<std::string, std::pair<double, int>>> by_op;
+  for (const auto& n : prof.nodes) {
+    auto it = std::find_if(by_op.begin(), by_op.end(), [&](const auto& e) { return e.first == n.op; });
+    if (it == by_op.end()) {
+      by_op.push_back({n.op, {n.ms, 1}});
+    } else {
+      it->second.first += n.ms;
+      it->second.second += 1;
+    }
+  }
+  std::stable_sort(by_op.begin(), by_op.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::printf("\nper op type:\n%9s %6s %6s  %s\n", "ms", "%", "nodes", "op");
+  for (const auto& [op, v] : by_op) {
+    std::printf("%9.3f %5.1f%% %6d  %s\n", v.first, total > 0 ? 100.0 * v.first / total : 0.0, v.second, op.c_str());
+  }
+}
+
 int RunInfer(std::span<const std::string_view> args) {
   std::string model, output;
   std::vector<std::pair<std::string, std::string>> given;
-  bool as_json = false;
+  bool as_json = false, profile = false;
   long repeat = 0;
   auto usage = [](const std::string& why) { return Fail(why + "\n\n" + kHelp, kExitUsage); };
   for (size_t i = 0; i < args.size(); ++i) {
@@ -225,6 +263,8 @@ int RunInfer(std::span<const std::string_view> args) {
       return kExitOk;
     } else if (a == "--json") {
       as_json = true;
+    } else if (a == "--profile") {
+      profile = true;
     } else if (a == "--input" || a == "--output" || a == "--repeat") {
       if (i + 1 >= args.size()) return usage(a + " needs a value");
       const std::string v(args[++i]);
@@ -299,6 +339,14 @@ int RunInfer(std::span<const std::string_view> args) {
                                           : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
   const double min = sorted.front();
   const auto& outs = first->outputs;
+  alknet::compute::RunProfile prof;
+  if (profile) {
+    ox::RunOptions po;
+    po.profile = true;
+    auto profiled = session->Run(inputs, po);
+    if (!profiled.ok()) return Fail(profiled.error().message);
+    prof = std::move(profiled->profile);
+  }
 
   if (!output.empty()) {
     std::string why;
@@ -352,6 +400,13 @@ int RunInfer(std::span<const std::string_view> args) {
     j["repeat"] = repeat;
     const auto& st = session->stats();
     j["plan"] = {{"nodes_on_device", st.nodes_on_device}, {"nodes_folded", st.nodes_folded}, {"fusions", st.fusions}};
+    if (profile) {
+      json nodes = json::array();
+      for (const auto& n : prof.nodes) {
+        nodes.push_back({{"op", n.op}, {"name", n.name}, {"output", n.output}, {"dispatches", n.dispatches}, {"ms", n.ms}});
+      }
+      j["profile"] = {{"sync_ms", prof.sync_ms}, {"nodes", std::move(nodes)}};
+    }
     j["outputs"] = json::array();
     for (const auto& t : outs) {
       json o{{"name", t.name}, {"dtype", ox::ElemTypeName(t.type)}, {"shape", t.shape}};
@@ -384,6 +439,7 @@ int RunInfer(std::span<const std::string_view> args) {
   std::printf("load %.1f ms, plan %.1f ms, run %.2f ms (first)", load_ms, plan_ms, first->run_ms);
   if (repeat > 0) std::printf(", median %.2f ms, min %.2f ms over %ld runs", median, min, repeat);
   std::printf(" on %s\n", session->context().adapter().Summary().c_str());
+  if (profile) PrintProfile(prof);
   return kExitOk;
 }
 

@@ -1,6 +1,7 @@
 #include "alknet/compute/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
 
@@ -334,10 +335,13 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
     t = Tensor();
     if (s && s.use_count() == 1) Release(std::move(s));
   };
+  const bool profiling = profile_ != nullptr && depth == 0;
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
     const Graph::Node& n = graph.nodes[k];
     const OpRecord* record = table.Find(n.op, n.opset);
     OpNode node{n.op, n.name, n.opset, n.attributes, {}, {}};
+    const auto node_start = std::chrono::steady_clock::now();
+    const uint64_t node_dispatches = stats_.dispatches;
     std::vector<Tensor> ins(n.inputs.size());
     std::vector<Tensor> temps;  // contiguous copies made for this node
     node.input_values.resize(n.inputs.size());
@@ -458,6 +462,21 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
         for (size_t o = 0; o < outs.size(); ++o) store(o, outs[o]);
       }
     }
+    if (profiling) {
+      COMPUTE_TRY(SubmitChecked(std::move(pass.rec)));
+      if (auto idle = ctx_.WaitIdle(); !idle.ok()) return FromWebGpu(idle.error());
+      NodeProfile np;
+      np.op = n.op;
+      np.name = n.name;
+      const int first = n.first_output;
+      if (first < static_cast<int>(values.size()) && values[first].valid()) {
+        np.output = std::string(DTypeName(values[first].dtype())) + ShapeToString(values[first].shape());
+      }
+      np.dispatches = stats_.dispatches - node_dispatches;
+      np.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - node_start).count();
+      profile_->nodes.push_back(std::move(np));
+      pass.rec = ctx_.BeginCommands("alknet-compute run");
+    }
     ins.clear();
     for (Tensor& t : temps) release(t);
     for (int v : n.inputs) {
@@ -472,6 +491,15 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
 Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<Tensor>& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].valid()) return Error{ErrorCode::kInvalidArgument, "graph input " + std::to_string(i) + " is empty"};
+  }
+  if (profile_ != nullptr) {
+    // The floor under every node's time: an empty submit and the wait for it.
+    *profile_ = RunProfile{};
+    if (auto idle = ctx_.WaitIdle(); !idle.ok()) return FromWebGpu(idle.error());
+    const auto t0 = std::chrono::steady_clock::now();
+    COMPUTE_TRY(SubmitChecked(ctx_.BeginCommands("alknet-compute profile floor")));
+    if (auto idle = ctx_.WaitIdle(); !idle.ok()) return FromWebGpu(idle.error());
+    profile_->sync_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   Pass pass{ctx_.BeginCommands("alknet-compute run")};
   COMPUTE_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Record(pass, graph, inputs, {}, 0));

@@ -845,7 +845,9 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
   for (const auto& c : plan->constants) device_in.push_back(c);
   std::vector<compute::Tensor> device_out;
   if (!plan->graph.outputs.empty()) {
+    if (ro.profile) exec->set_profile(&result.profile);
     auto ran = exec->Run(plan->graph, device_in);
+    exec->set_profile(nullptr);
     if (!ran.ok()) return Error{ran.error().code, model + ": " + ran.error().message};
     device_out = std::move(ran).value();
   }

@@ -45,6 +45,22 @@ struct ExecutorStats {
   uint64_t submits = 0;
 };
 
+// One top-level node of a profiled run (Executor::set_profile): its time from recording to
+// the device finishing it, each node submitted and waited for on its own. The time includes
+// one submit-and-wait round trip, which `sync_ms` of the run measures on an empty submit.
+struct NodeProfile {
+  std::string op;
+  std::string name;
+  std::string output;   // dtype and shape of output 0, e.g. "f32[1,64,56,56]"
+  uint64_t dispatches = 0;
+  double ms = 0;
+};
+
+struct RunProfile {
+  std::vector<NodeProfile> nodes;
+  double sync_ms = 0;  // an empty submit + wait, the floor under every node's time
+};
+
 // Host bytes of a tensor in metatensor layout (bool: one byte per element).
 struct HostTensor {
   DType dtype = DType::kF32;
@@ -86,6 +102,10 @@ class Executor {
   // Submits with error scopes and checks uncaptured errors and device loss.
   Status SubmitChecked(webgpu::Recorder rec);
 
+  // While set, Run(graph) times every top-level node on its own (submit, wait) into `sink`
+  // (cleared first): slower than a normal run, for finding where the time goes. nullptr: off.
+  void set_profile(RunProfile* sink) { profile_ = sink; }
+
  private:
   struct Pass;
   // Records `graph` on `inputs` (known values in `known`, parallel; may be empty) and returns
@@ -102,6 +122,7 @@ class Executor {
   std::unique_ptr<ShaderGenerator> generator_;
   std::vector<std::shared_ptr<webgpu::Buffer>> pool_;
   ExecutorStats stats_;
+  RunProfile* profile_ = nullptr;
 };
 
 // Device capabilities from a context's limits and features.

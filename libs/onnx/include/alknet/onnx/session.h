@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "alknet/compute/error.h"
+#include "alknet/compute/executor.h"
 #include "alknet/compute/tensor.h"
 #include "alknet/onnx/types.h"
 #include "alknet/tensor/tensor_view.h"
@@ -82,6 +83,8 @@ struct RunOptions {
   bool keep_device_outputs = false;
   // Skip the download (benchmarks that only time the device work keep device outputs).
   bool download = true;
+  // Time every node of the plan on its own (RunResult::profile); the run is slower.
+  bool profile = false;
 };
 
 struct RunResult {
@@ -90,6 +93,9 @@ struct RunResult {
   double plan_ms = 0;   // 0 when the plan came from the cache
   double run_ms = 0;    // upload + record + submit + download
   bool plan_cached = false;
+  // With RunOptions::profile: the device nodes in plan order (ONNX node names; fused nodes
+  // carry the first one's name). Folded nodes ran at plan time and are not listed.
+  compute::RunProfile profile;
 };
 
 struct SessionStats {
