@@ -54,6 +54,18 @@ def test_infer(work):
     assert o["name"] == "y" and o["dtype"] == "float" and o["shape"] == [3, 2], o
     assert np.allclose(np.array(o["values"]).reshape(3, 2), want, rtol=1e-6), (o, want)
 
+    # --profile: one node per device node of the plan, named as in the model, each with its
+    # dispatches and a positive time; the text report lists them and the time per op type.
+    p = run(["infer", one, "--input", "x=[[1,-2],[3,-4],[0.25,8]]", "--json", "--profile"])
+    prof = json.loads(p.stdout)["profile"]
+    assert prof["sync_ms"] > 0, prof
+    ops = [n["op"] for n in prof["nodes"]]
+    assert ops == ["Relu", "Add"], prof
+    assert all(n["ms"] > 0 and n["dispatches"] >= 1 for n in prof["nodes"]), prof
+    assert prof["nodes"][1]["output"] == "f32[3,2]", prof
+    p = run(["infer", one, "--input", "x=[[1,-2],[3,-4],[0.25,8]]", "--profile"])
+    assert "profile: 2 device nodes" in p.stdout and "per op type" in p.stdout, p.stdout
+
     np.save(os.path.join(work, "x.npy"), x.astype(np.float64))  # converted to the declared float
     out = os.path.join(work, "y.npy")
     p = run(["infer", one, "--input", "x=" + os.path.join(work, "x.npy"), "--output", out])
