@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <optional>
 #include <cstring>
 
 #include "alknet/compute/op_table.h"
@@ -420,12 +421,26 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
       COMPUTE_ASSIGN_OR_RETURN(std::vector<TensorDesc> inferred, table.Infer(node));
       bool all_empty = !inferred.empty();
       for (const TensorDesc& d : inferred) all_empty = all_empty && d.elements() == 0;
+      std::optional<Graph> special;
+      if (!all_empty && record != nullptr && record->specialize) {
+        COMPUTE_ASSIGN_OR_RETURN(Attributes attrs, table.ResolveAttributes(*record, node));
+        node.outputs = inferred;
+        special = record->specialize(node, attrs, caps_);
+      }
       if (all_empty) {
         COMPUTE_TRY(check_count(inferred.size()));
         for (size_t o = 0; o < inferred.size(); ++o) {
           COMPUTE_ASSIGN_OR_RETURN(Tensor e, Empty(inferred[o].dtype, inferred[o].shape));
           store(o, e);
         }
+      } else if (special) {
+        if (depth >= kMaxDecompositionDepth) {
+          return Error{ErrorCode::kInvalidArgument, node.Describe() + ": decompositions nest deeper than " +
+                                                        std::to_string(kMaxDecompositionDepth)};
+        }
+        COMPUTE_ASSIGN_OR_RETURN(std::vector<Tensor> outs_t, Record(pass, *special, ins, node.input_values, depth + 1));
+        COMPUTE_TRY(check_count(outs_t.size()));
+        for (size_t o = 0; o < outs_t.size(); ++o) store(o, outs_t[o]);
       } else {
         COMPUTE_ASSIGN_OR_RETURN(ShaderProgram program, generator_->Generate(node, caps_));
         COMPUTE_TRY(check_count(program.outputs.size()));

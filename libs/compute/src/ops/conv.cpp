@@ -6,9 +6,13 @@
 // Both take the internal attribute `alknet.activation`, which ONNX models never set: the ONNX
 // session's fuser folds a following activation into the conv's epilogue with it. Values:
 // "" (none), "Relu", "LeakyRelu:<alpha>", "Clip:<min>:<max>", "Sigmoid", "HardSwish".
+#include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <optional>
 
 #include "ops/families.h"
 #include "ops/spatial.h"
@@ -194,8 +198,10 @@ std::array<uint32_t, 2> ConvTile(const ConvDims& d, const DeviceCaps& caps) {
   return {tx, ty};
 }
 
+// Taps k = (c, kz, ky, kx) of the group's GEMM index outside [k_begin, k_end) are left out
+// (split-K partial sums).
 std::vector<RefTensor> ConvReference(const ConvDims& d, const Activation& act, const std::vector<RefTensor>& in,
-                                     const Shape& out_shape) {
+                                     const Shape& out_shape, uint64_t k_begin = 0, uint64_t k_end = UINT64_MAX) {
   const Window& w = d.win;
   RefTensor out{DType::kF32, out_shape, std::vector<double>(d.N * d.M * w.out_size())};
   const uint64_t isp = w.in_size(), ksp = w.kernel_size();
@@ -219,6 +225,8 @@ std::vector<RefTensor> ConvReference(const ConvDims& d, const Activation& act, c
                   for (uint64_t kx = 0; kx < w.Kernel3(2); ++kx) {
                     const int64_t xx = int64_t(ox) * w.Stride3(2) - w.Pad3(2) + int64_t(kx) * w.Dilation3(2);
                     if (xx < 0 || xx >= int64_t(w.In3(2))) continue;
+                    const uint64_t k = c * ksp + (kz * w.Kernel3(1) + ky) * w.Kernel3(2) + kx;
+                    if (k < k_begin || k >= k_end) continue;
                     s += in[0].data[xc + (uint64_t(z) * w.In3(1) + uint64_t(y)) * w.In3(2) + uint64_t(xx)] *
                          in[1].data[wc + (kz * w.Kernel3(1) + ky) * w.Kernel3(2) + kx];
                   }
@@ -232,6 +240,78 @@ std::vector<RefTensor> ConvReference(const ConvDims& d, const Activation& act, c
     }
   }
   return {std::move(out)};
+}
+
+// Split-K: the K range of one slice, a multiple of the 16-wide tile step.
+uint64_t SplitChunk(uint64_t K, uint64_t split) { return (((K + split - 1) / split) + 15) / 16 * 16; }
+
+// The template data of Conv (split = 1) and of its split-K partial sums (split > 1: K in
+// chunks of KC, one per wg.z slice; no bias, no activation: alknet.SplitKSum adds those).
+Result<hbs::Value> ConvContext(const OpNode& node, const Attributes& at, const DeviceCaps& caps, uint64_t split) {
+  COMPUTE_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
+  const uint64_t P = d.win.out_size();
+  const bool depthwise = IsDepthwise(d), pointwise = !depthwise && IsPointwise(d);
+  const auto tile = ConvTile(d, caps);
+  hbs::Object o;
+  o.set("N", d.N);
+  o.set("C", d.C);
+  o.set("M", d.M);
+  o.set("CG", d.CG);
+  o.set("MG", d.MG);
+  o.set("group", d.group);
+  o.set("K", d.K);
+  o.set("P", P);
+  o.set("total", d.N * d.M * ((P + 3) / 4));  // depthwise: four positions per invocation
+  AddWindowContext(d.win, o);
+  o.set("has_bias", d.has_bias && split == 1);
+  o.set("depthwise", depthwise);
+  o.set("pointwise", pointwise);
+  o.set("shared_tiles", caps.shared_memory_tiles);
+  o.set("x_vec4", pointwise && P % 4 == 0);
+  // W as vec4: the tiled path's row loads and the direct 1x1 path's four-k steps; the
+  // direct general path reads one tap at a time.
+  o.set("w_vec4", !depthwise && d.K % 4 == 0 && (caps.shared_memory_tiles || pointwise));
+  o.set("out_vec4", !depthwise && P % 4 == 0);
+  o.set("TX", tile[0]);
+  o.set("TY", tile[1]);
+  o.set("TN", 4 * tile[0]);
+  o.set("TM", 4 * tile[1]);
+  AddActivationContext(split == 1 ? ActivationOf(at) : Activation{}, o);
+  o.set("split_k", split > 1);
+  o.set("SPLIT", split);
+  o.set("KC", SplitChunk(d.K, split));
+  return hbs::Value(std::move(o));
+}
+
+DispatchPlan ConvDispatch(const ConvDims& d, const DeviceCaps& caps, uint64_t split) {
+  DispatchPlan p;
+  if (IsDepthwise(d)) {
+    p.invocations = d.N * d.M * ((d.win.out_size() + 3) / 4);
+    return p;
+  }
+  const auto tile = ConvTile(d, caps);
+  p.kind = DispatchPlan::Kind::kGrid;
+  p.workgroup_size = {tile[0], tile[1], 1};
+  p.groups = {(d.win.out_size() + 4 * tile[0] - 1) / (4 * tile[0]), (d.MG + 4 * tile[1] - 1) / (4 * tile[1]),
+              d.N * d.group * split};
+  return p;
+}
+
+// GPUs (workgroup-memory tiles): a GEMM of few output blocks but a long K (a batch-1 ResNet's
+// 7x7 and 14x14 stages: 32-56 workgroups, K up to 4608) leaves most of the device idle and
+// each workgroup walking all of K. Splitting K into slices of at least 256 gives about 256
+// workgroups. 1 = no split (CPU adapters, depthwise, grids that already fill the device).
+uint64_t SplitFor(const ConvDims& d, const DeviceCaps& caps) {
+  if (!caps.shared_memory_tiles || IsDepthwise(d) || d.K < 512) return 1;
+  const DispatchPlan p = ConvDispatch(d, caps, 1);
+  const uint64_t blocks = p.groups[0] * p.groups[1] * p.groups[2];
+  if (blocks >= 64) return 1;
+  uint64_t split = std::min<uint64_t>((256 + blocks - 1) / blocks, d.K / 256);
+  split = std::min<uint64_t>(split, 16);
+  if (split <= 1) return 1;
+  // Slices are whole 16-wide tile steps; the last one may be shorter.
+  const uint64_t kc = SplitChunk(d.K, split);
+  return (d.K + kc - 1) / kc;
 }
 
 std::vector<AttributeSpec> ConvAttributes() {
@@ -256,55 +336,32 @@ OpRecord ConvRecord() {
     COMPUTE_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, ConvOutShape(d)}};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
-    const uint64_t P = d.win.out_size();
-    const bool depthwise = IsDepthwise(d), pointwise = !depthwise && IsPointwise(d);
-    const auto tile = ConvTile(d, caps);
-    hbs::Object o;
-    o.set("N", d.N);
-    o.set("C", d.C);
-    o.set("M", d.M);
-    o.set("CG", d.CG);
-    o.set("MG", d.MG);
-    o.set("group", d.group);
-    o.set("K", d.K);
-    o.set("P", P);
-    o.set("total", d.N * d.M * ((P + 3) / 4));  // depthwise: four positions per invocation
-    AddWindowContext(d.win, o);
-    o.set("has_bias", d.has_bias);
-    o.set("depthwise", depthwise);
-    o.set("pointwise", pointwise);
-    o.set("shared_tiles", caps.shared_memory_tiles);
-    o.set("x_vec4", pointwise && P % 4 == 0);
-    // W as vec4: the tiled path's row loads and the direct 1x1 path's four-k steps; the
-    // direct general path reads one tap at a time.
-    o.set("w_vec4", !depthwise && d.K % 4 == 0 && (caps.shared_memory_tiles || pointwise));
-    o.set("out_vec4", !depthwise && P % 4 == 0);
-    o.set("TX", tile[0]);
-    o.set("TY", tile[1]);
-    o.set("TN", 4 * tile[0]);
-    o.set("TM", 4 * tile[1]);
-    AddActivationContext(ActivationOf(at), o);
-    return hbs::Value(std::move(o));
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
+    return ConvContext(node, at, caps, 1);
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
-    ConvDims d = *ConvShapes(node, at);
-    DispatchPlan p;
-    if (IsDepthwise(d)) {
-      p.invocations = d.N * d.M * ((d.win.out_size() + 3) / 4);
-      return p;
-    }
-    const auto tile = ConvTile(d, caps);
-    p.kind = DispatchPlan::Kind::kGrid;
-    p.workgroup_size = {tile[0], tile[1], 1};
-    p.groups = {(d.win.out_size() + 4 * tile[0] - 1) / (4 * tile[0]), (d.MG + 4 * tile[1] - 1) / (4 * tile[1]),
-                d.N * d.group};
-    return p;
+    return ConvDispatch(*ConvShapes(node, at), caps, 1);
   };
   r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     ConvDims d = *ConvShapes(node, at);
     return ConvReference(d, ActivationOf(at), in, ConvOutShape(d));
+  };
+  r.specialize = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> std::optional<Graph> {
+    auto d = ConvShapes(node, at);
+    if (!d.ok()) return std::nullopt;
+    const uint64_t split = SplitFor(*d, caps);
+    if (split <= 1) return std::nullopt;
+    // alknet.ConvPartial: [split, N, M, spatial...] partial sums over K slices; then
+    // alknet.SplitKSum adds them up with the bias and the activation.
+    Graph g(static_cast<int>(node.inputs.size()));
+    Attributes partial_at = at;
+    partial_at.erase("alknet.activation");
+    partial_at["alknet.split"] = static_cast<int64_t>(split);
+    const int partial = g.Add("alknet.ConvPartial", {0, 1}, std::move(partial_at), 1);
+    std::vector<int> sum_in{partial};
+    if (d->has_bias) sum_in.push_back(2);
+    g.outputs = {g.Add("alknet.SplitKSum", sum_in, {{"alknet.activation", at.at("alknet.activation")}}, 1)};
+    return g;
   };
   // Sums of up to a few hundred products of values in [-1, 1].
   r.hints = {-1, 1, 2e-5, 1e-4};
@@ -329,6 +386,11 @@ OpRecord ConvRecord() {
        {{"auto_pad", AttrValue(std::string("SAME_UPPER"))}, {"strides", ints({1, 2, 1})},
         {"alknet.activation", AttrValue(std::string("Sigmoid"))}},
        {}, "3-D, SAME_UPPER, Sigmoid"},
+      // K = 576 over a 7x7 output: with workgroup-memory tiles (the GPU variant of the
+      // test) few blocks, so Conv runs split along K (alknet.ConvPartial + SplitKSum).
+      {{Shape{1, 64, 7, 7}, Shape{40, 64, 3, 3}, Shape{40}},
+       {{"pads", ints({1, 1, 1, 1})}, {"alknet.activation", AttrValue(std::string("Relu"))}},
+       {}, "3x3, K = 576 on 7x7 (split along K on GPUs), bias, Relu"},
   };
   return r;
 }
@@ -542,8 +604,135 @@ OpRecord ConvTransposeRecord() {
 
 }  // namespace
 
+// alknet.ConvPartial: Conv's GEMM over one K slice per leading index s (no bias, no
+// activation): out[s, n, m, p] = sum over k in [s KC, (s + 1) KC) of W[m, k] col[k, p].
+OpRecord ConvPartialRecord() {
+  OpRecord r;
+  r.name = "alknet.ConvPartial";
+  r.family = "internal";
+  r.shader = "conv/conv";
+  r.summary = "split-K partial sums of Conv over K slices (Conv's specialization for GPUs)";
+  r.min_inputs = 2;
+  r.max_inputs = 2;
+  r.attributes = ConvAttributes();
+  r.attributes.pop_back();  // no alknet.activation: SplitKSum applies it
+  r.attributes.push_back({"alknet.split", AttrValue(int64_t{2}), false, [](const AttrValue& v) {
+                            const int64_t n = std::get<int64_t>(v);
+                            return n >= 1 && n <= 64 ? std::string() : std::string("must be 1..64");
+                          }});
+  auto split_of = [](const Attributes& at) { return static_cast<uint64_t>(std::get<int64_t>(at.at("alknet.split"))); };
+  auto with_act = [](Attributes at) {
+    at.erase("alknet.split");
+    at["alknet.activation"] = std::string();
+    return at;
+  };
+  r.infer = [split_of](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_TRY(RequireF32(node));
+    COMPUTE_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
+    if (IsDepthwise(d)) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": depthwise convolutions are not split along K"};
+    }
+    Shape out = ConvOutShape(d);
+    out.insert(out.begin(), split_of(at));
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, out}};
+  };
+  r.context = [split_of, with_act](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
+    return ConvContext(node, with_act(at), caps, split_of(at));
+  };
+  r.dispatch = [split_of, with_act](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
+    return ConvDispatch(*ConvShapes(node, with_act(at)), caps, split_of(at));
+  };
+  r.reference = [split_of](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    ConvDims d = *ConvShapes(node, at);
+    const uint64_t split = split_of(at), kc = SplitChunk(d.K, split);
+    const Shape one = ConvOutShape(d);
+    RefTensor out{DType::kF32, {}, {}};
+    out.shape = one;
+    out.shape.insert(out.shape.begin(), split);
+    for (uint64_t s = 0; s < split; ++s) {
+      auto part = ConvReference(d, Activation{}, in, one, s * kc, (s + 1) * kc);
+      out.data.insert(out.data.end(), part[0].data.begin(), part[0].data.end());
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-1, 1, 2e-5, 1e-4};
+  auto ints = [](std::vector<int64_t> v) { return AttrValue(std::move(v)); };
+  r.test_cases = {
+      {{Shape{1, 40, 7, 7}, Shape{24, 40, 3, 3}},
+       {{"pads", ints({1, 1, 1, 1})}, {"alknet.split", AttrValue(int64_t{3})}}, {}, "3x3, K = 360 in 3 slices"},
+      {{Shape{2, 96, 5, 5}, Shape{16, 48, 1, 1}},
+       {{"group", AttrValue(int64_t{2})}, {"alknet.split", AttrValue(int64_t{4})}}, {}, "1x1, 2 groups, 4 slices"},
+  };
+  return r;
+}
+
+// alknet.SplitKSum: y[n, m, p] = act(sum over s of partial[s, n, m, p] + B[m]).
+OpRecord SplitKSumRecord() {
+  OpRecord r;
+  r.name = "alknet.SplitKSum";
+  r.family = "internal";
+  r.shader = "conv/splitk_sum";
+  r.summary = "sums split-K partials, adds the bias and applies the fused activation";
+  r.min_inputs = 1;
+  r.max_inputs = 2;
+  r.attributes = {{"alknet.activation", AttrValue(std::string()), false, &ValidateActivation}};
+  r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    COMPUTE_TRY(RequireF32(node));
+    const Shape& in = node.inputs[0].shape;
+    if (in.size() < 3) {
+      return Error{ErrorCode::kShape, node.Describe() + ": partials must be [S, N, M, ...]"};
+    }
+    if (node.has_input(1) && node.inputs[1].shape != Shape{in[2]}) {
+      return Error{ErrorCode::kShape, node.Describe() + ": B must be [M] = [" + std::to_string(in[2]) + "]"};
+    }
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, Shape(in.begin() + 1, in.end())}};
+  };
+  auto dims = [](const OpNode& node) {
+    const Shape& in = node.inputs[0].shape;
+    uint64_t sp = 1;
+    for (size_t i = 3; i < in.size(); ++i) sp *= in[i];
+    const uint64_t total = in[1] * in[2] * sp;
+    return std::array<uint64_t, 4>{in[0], in[2], sp, total};
+  };
+  r.context = [dims](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    const auto [S, M, SP, total] = dims(node);
+    hbs::Object o;
+    o.set("S", S);
+    o.set("M", M);
+    o.set("SP", SP);
+    o.set("total", total);
+    o.set("has_bias", node.has_input(1));
+    AddActivationContext(ActivationOf(at), o);
+    return hbs::Value(std::move(o));
+  };
+  r.dispatch = [dims](const OpNode& node, const Attributes&, const DeviceCaps&) {
+    DispatchPlan p;
+    p.invocations = dims(node)[3];
+    return p;
+  };
+  r.reference = [dims](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const auto [S, M, SP, total] = dims(node);
+    const Activation act = ActivationOf(at);
+    RefTensor out{DType::kF32, Shape(in[0].shape.begin() + 1, in[0].shape.end()), std::vector<double>(total)};
+    for (uint64_t i = 0; i < total; ++i) {
+      double v = node.has_input(1) ? in[1].data[(i / SP) % M] : 0.0;
+      for (uint64_t s = 0; s < S; ++s) v += in[0].data[s * total + i];
+      out.data[i] = ApplyActivation(act, v);
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-1, 1, 1e-5, 1e-5};
+  r.test_cases = {
+      {{Shape{3, 2, 5, 4, 3}, Shape{5}}, {{"alknet.activation", AttrValue(std::string("Relu"))}}, {}, "3 slices, bias, Relu"},
+      {{Shape{4, 1, 7, 9}, std::nullopt}, {{"alknet.activation", AttrValue(std::string("Clip:0:0.5"))}}, {}, "1-D, Clip"},
+  };
+  return r;
+}
+
 void AddConvOps(OpTable& table) {
   table.Add(ConvRecord());
+  table.Add(ConvPartialRecord());
+  table.Add(SplitKSumRecord());
   table.Add(ConvTransposeRecord());
 }
 

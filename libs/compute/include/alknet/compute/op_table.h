@@ -106,6 +106,13 @@ struct OpRecord {
   // Multi-pass kernels (two-pass reductions, recurrences over time) are written this way.
   std::function<Result<Graph>(const OpNode& node, const Attributes& attrs)> decompose;
 
+  // Device-specific plans for records that have a shader: a graph that runs instead of it on
+  // a device with these capabilities, or nullopt for the record's own kernel. Conv splits K
+  // across workgroups this way when its output grid is too small to fill a GPU. The graph
+  // must compute what `reference` says (the op tests run both device variants).
+  std::function<std::optional<Graph>(const OpNode& node, const Attributes& attrs, const DeviceCaps& caps)>
+      specialize;
+
   bool is_host_input(size_t i) const {
     for (uint32_t h : host_inputs) {
       if (h == i) return true;
