@@ -636,6 +636,23 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
         goto next_node;
       }
     }
+    if (n.op == "Relu" && n.inputs.size() == 1) {
+      // Add + Relu -> alknet.AddRelu (one pass over the sum instead of two).
+      auto p = pending.find(n.inputs[0]);
+      if (p != pending.end() && p->second.node.op == "Add") {
+        LocalNode ln = p->second.node;
+        ln.op = "alknet.AddRelu";
+        ln.opset = 1;
+        OpNode an{ln.op, ln.name, 1, {}, p->second.in_descs, {}, ln.values};
+        auto ai = table.Infer(an);
+        if (ai.ok() && ai->size() == 1 && (*ai)[0].shape == outs[0].shape && (*ai)[0].dtype == outs[0].dtype) {
+          pending.erase(p);
+          emit(std::move(ln), n.outputs, *ai);
+          ++plan->fusions;
+          goto next_node;
+        }
+      }
+    }
     if (IsFusableActivation(n.op) && !n.inputs.empty()) {
       // Conv + activation -> Conv with the activation in its epilogue.
       auto p = pending.find(n.inputs[0]);
@@ -678,6 +695,19 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
         s.type = type_of(n.outputs[0], outs[0].dtype);
         slots[n.outputs[0]] = std::move(s);
         pending[n.outputs[0]] = Pending{std::move(ln), {on.inputs[0], on.inputs[1]}};
+        continue;
+      }
+      // Hold back an Add (floats) whose only reader is a Relu: they may become alknet.AddRelu.
+      if (options.fuse && n.op == "Add" && n.outputs.size() == 1 && on.inputs.size() == 2 &&
+          (outs[0].dtype == DType::kF32 || outs[0].dtype == DType::kF16) && consumers[n.outputs[0]] == 1 &&
+          consumer_op[n.outputs[0]] == "Relu" && !output_names.count(n.outputs[0])) {
+        Slot s;
+        s.defined = true;
+        s.pending = true;
+        s.desc = TensorDesc{outs[0].dtype, outs[0].shape};
+        s.type = type_of(n.outputs[0], outs[0].dtype);
+        slots[n.outputs[0]] = std::move(s);
+        pending[n.outputs[0]] = Pending{std::move(ln), on.inputs};
         continue;
       }
       // Hold back a Conv whose only reader is an activation its record can apply itself.

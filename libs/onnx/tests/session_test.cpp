@@ -2,6 +2,7 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -608,6 +609,29 @@ TEST(OnnxFusion, MatMulAddBecomesGemm) {
     }
     EXPECT_EQ(s->stats().fusions, fuse ? 1u : 0u);
     EXPECT_EQ(s->stats().nodes_on_device, fuse ? 1u : 2u);
+  }
+}
+
+// Add + Relu become one alknet.AddRelu node (a residual join), with broadcasting; not when the
+// sum is also read elsewhere (here: a graph output).
+TEST(OnnxSession, AddReluFusesUnlessTheSumIsUsedElsewhere) {
+  auto x = Random(12, 21), r = Random(4, 22);
+  for (bool sum_is_output : {false, true}) {
+    ModelBuilder b;
+    b.Input("x", 1, {3, 4});
+    b.Output("y", 1, {3, 4});
+    if (sum_is_output) b.Output("s", 1, {3, 4});
+    b.FloatInit("r", {4}, r);
+    b.Node("Add", {"x", "r"}, {"s"});
+    b.Node("Relu", {"s"}, {"y"});
+    auto sess = Session::LoadFromBytes(b.Bytes(), {}, Opts());
+    ASSERT_TRUE(sess.ok()) << sess.error().message;
+    auto out = sess->Run({HostInput{"x", ElemType::kFloat, {3, 4}, AsBytes(x)}});
+    ASSERT_TRUE(out.ok()) << out.error().message;
+    auto y = As<float>(out->outputs[0]);
+    for (int i = 0; i < 12; ++i) EXPECT_NEAR(y[i], std::max(0.0, double(x[i]) + r[i % 4]), 1e-6) << i;
+    EXPECT_EQ(sess->stats().fusions, sum_is_output ? 0u : 1u);
+    EXPECT_EQ(sess->stats().nodes_on_device, sum_is_output ? 2u : 1u);
   }
 }
 

@@ -1,5 +1,6 @@
 // Binary (and variadic Min/Max) elementwise ops with numpy broadcasting:
 // shaders/binary/<op>.wgsl.hbs.
+#include <algorithm>
 #include <cmath>
 
 #include "ops/elementwise.h"
@@ -27,6 +28,13 @@ void AddBinaryOps(OpTable& table) {
   const DTypeSet kEquatable = {DType::kF32, DType::kF16, DType::kI32, DType::kU32, DType::kBool};
   table.Add(Bin("Add", "add", 7, kNumeric, OutType::kSame, [](In x, const Attributes&) { return x[0] + x[1]; },
                 {-4, 4, 1e-6, 1e-6}));
+  // Add then Relu in one pass (ResNet's residual joins): the ONNX session fuses them when the
+  // sum has no other reader. Internal: not a call, not an ONNX op.
+  OpRecord add_relu = Bin("alknet.AddRelu", "add_relu", 1, kFloat, OutType::kSame,
+                          [](In x, const Attributes&) { return std::max(x[0] + x[1], 0.0); }, {-4, 4, 1e-6, 1e-6});
+  add_relu.family = "internal";
+  add_relu.summary = "max(A + B, 0), broadcasting (Add + Relu fused)";
+  table.Add(std::move(add_relu));
   table.Add(Bin("Sub", "sub", 7, kNumeric, OutType::kSame, [](In x, const Attributes&) { return x[0] - x[1]; },
                 {-4, 4, 1e-6, 1e-6}));
   table.Add(Bin("Mul", "mul", 7, kNumeric, OutType::kSame, [](In x, const Attributes&) { return x[0] * x[1]; },
