@@ -684,43 +684,38 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
         if (refs[r].kind == LocalRef::kInput) input_used[refs[r].index] = true;
         ln.refs.push_back(r);
       }
-      // Hold back a MatMul whose only reader is an Add: they may become one Gemm.
-      if (options.fuse && gemm != nullptr && n.op == "MatMul" && n.outputs.size() == 1 && on.inputs.size() == 2 &&
-          on.inputs[0].shape.size() == 2 && on.inputs[1].shape.size() == 2 && consumers[n.outputs[0]] == 1 &&
-          consumer_op[n.outputs[0]] == "Add" && !output_names.count(n.outputs[0])) {
+      // Nodes held back for fusion with their one reader (their output is then pending).
+      std::string reader;
+      if (n.outputs.size() == 1 && !output_names.count(n.outputs[0])) {
+        auto c = consumers.find(n.outputs[0]);
+        auto o = consumer_op.find(n.outputs[0]);
+        if (c != consumers.end() && c->second == 1 && o != consumer_op.end()) reader = o->second;
+      }
+      auto hold_back = [&](std::vector<TensorDesc> in_descs) {
         Slot s;
         s.defined = true;
         s.pending = true;
         s.desc = TensorDesc{outs[0].dtype, outs[0].shape};
         s.type = type_of(n.outputs[0], outs[0].dtype);
         slots[n.outputs[0]] = std::move(s);
-        pending[n.outputs[0]] = Pending{std::move(ln), {on.inputs[0], on.inputs[1]}};
+        pending[n.outputs[0]] = Pending{std::move(ln), std::move(in_descs)};
+      };
+      // A MatMul read only by an Add: they may become one Gemm.
+      if (options.fuse && gemm != nullptr && n.op == "MatMul" && reader == "Add" && on.inputs.size() == 2 &&
+          on.inputs[0].shape.size() == 2 && on.inputs[1].shape.size() == 2) {
+        hold_back({on.inputs[0], on.inputs[1]});
         continue;
       }
-      // Hold back an Add (floats) whose only reader is a Relu: they may become alknet.AddRelu.
-      if (options.fuse && n.op == "Add" && n.outputs.size() == 1 && on.inputs.size() == 2 &&
-          (outs[0].dtype == DType::kF32 || outs[0].dtype == DType::kF16) && consumers[n.outputs[0]] == 1 &&
-          consumer_op[n.outputs[0]] == "Relu" && !output_names.count(n.outputs[0])) {
-        Slot s;
-        s.defined = true;
-        s.pending = true;
-        s.desc = TensorDesc{outs[0].dtype, outs[0].shape};
-        s.type = type_of(n.outputs[0], outs[0].dtype);
-        slots[n.outputs[0]] = std::move(s);
-        pending[n.outputs[0]] = Pending{std::move(ln), on.inputs};
+      // A float Add read only by a Relu: they may become alknet.AddRelu.
+      if (options.fuse && n.op == "Add" && reader == "Relu" && on.inputs.size() == 2 &&
+          (outs[0].dtype == DType::kF32 || outs[0].dtype == DType::kF16)) {
+        hold_back(on.inputs);
         continue;
       }
-      // Hold back a Conv whose only reader is an activation its record can apply itself.
-      if (options.fuse && n.op == "Conv" && HasAttribute(rec, "alknet.activation") && n.outputs.size() == 1 &&
-          consumers[n.outputs[0]] == 1 && IsFusableActivation(consumer_op[n.outputs[0]]) &&
-          !output_names.count(n.outputs[0]) && !n.attrs.count("alknet.activation")) {
-        Slot s;
-        s.defined = true;
-        s.pending = true;
-        s.desc = TensorDesc{outs[0].dtype, outs[0].shape};
-        s.type = type_of(n.outputs[0], outs[0].dtype);
-        slots[n.outputs[0]] = std::move(s);
-        pending[n.outputs[0]] = Pending{std::move(ln), on.inputs};
+      // A Conv read only by an activation its record can apply itself.
+      if (options.fuse && n.op == "Conv" && HasAttribute(rec, "alknet.activation") && IsFusableActivation(reader) &&
+          !n.attrs.count("alknet.activation")) {
+        hold_back(on.inputs);
         continue;
       }
       emit(std::move(ln), n.outputs, outs);
