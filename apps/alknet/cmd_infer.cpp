@@ -42,7 +42,8 @@ constexpr const char* kHelp =
     "                      submitted and waited for): the nodes that take the most time, and the\n"
     "                      time per op type; the round trip of an empty submit is shown as the floor\n"
     "  --json              a JSON document: model, adapter, load_ms, plan_ms, run_ms {first,\n"
-    "                      median, min}, repeat, outputs [{name, dtype, shape, min, max, mean}],\n"
+    "                      median, min}, run_parts_ms {upload, device, download} (medians), repeat,\n"
+    "                      outputs [{name, dtype, shape, min, max, mean}],\n"
     "                      and with --profile, profile {sync_ms, nodes [{op, name, output,\n"
     "                      dispatches, ms}]}\n\n"
     "Exit codes: 0 ok, 1 the model or an input is invalid or unsupported, 2 usage, 3 no device.\n";
@@ -327,12 +328,24 @@ int RunInfer(std::span<const std::string_view> args) {
   auto first = session->Run(inputs);
   if (!first.ok()) return Fail(first.error().message);
   const double plan_ms = first->plan_ms;
-  std::vector<double> steady;
+  std::vector<double> steady, up, dev, down;
   for (long r = 0; r < repeat; ++r) {
     auto again = session->Run(inputs);
     if (!again.ok()) return Fail(again.error().message);
     steady.push_back(again->run_ms);
+    up.push_back(again->upload_ms);
+    dev.push_back(again->device_ms);
+    down.push_back(again->download_ms);
   }
+  if (steady.empty()) {
+    up = {first->upload_ms};
+    dev = {first->device_ms};
+    down = {first->download_ms};
+  }
+  auto median_of = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  };
   std::vector<double> sorted = steady.empty() ? std::vector<double>{first->run_ms} : steady;
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
@@ -397,6 +410,7 @@ int RunInfer(std::span<const std::string_view> args) {
     j["load_ms"] = load_ms;
     j["plan_ms"] = plan_ms;
     j["run_ms"] = {{"first", first->run_ms}, {"median", median}, {"min", min}};
+    j["run_parts_ms"] = {{"upload", median_of(up)}, {"device", median_of(dev)}, {"download", median_of(down)}};
     j["repeat"] = repeat;
     const auto& st = session->stats();
     j["plan"] = {{"nodes_on_device", st.nodes_on_device}, {"nodes_folded", st.nodes_folded}, {"fusions", st.fusions}};
@@ -438,6 +452,8 @@ int RunInfer(std::span<const std::string_view> args) {
   }
   std::printf("load %.1f ms, plan %.1f ms, run %.2f ms (first)", load_ms, plan_ms, first->run_ms);
   if (repeat > 0) std::printf(", median %.2f ms, min %.2f ms over %ld runs", median, min, repeat);
+  std::printf(" (median upload %.2f ms, device %.2f ms, download %.2f ms)", median_of(up), median_of(dev),
+              median_of(down));
   std::printf(" on %s\n", session->context().adapter().Summary().c_str());
   if (profile) PrintProfile(prof);
   return kExitOk;

@@ -861,12 +861,26 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
   std::vector<compute::Tensor> device_in;
   for (int i : plan->user_inputs) {
     const HostInput& in = *ordered[i];
+    COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
+    // Same bytes on the host and the device (float as f32, int32, uint32, float16): uploaded
+    // straight from the caller's memory; everything else is converted (and range-checked).
+    const bool same = (in.type == ElemType::kFloat && d == DType::kF32) ||
+                      (in.type == ElemType::kInt32 && d == DType::kI32) ||
+                      (in.type == ElemType::kUint32 && d == DType::kU32) ||
+                      (in.type == ElemType::kFloat16 && d == DType::kF16);
+    uint64_t elements = 1;
+    for (uint64_t dim : in.shape) elements *= dim;
+    if (same && in.data.size() == elements * ElemSize(in.type)) {
+      COMPUTE_ASSIGN_OR_RETURN(compute::Tensor dt, exec->Upload(d, in.shape, in.data));
+      device_in.push_back(std::move(dt));
+      continue;
+    }
     Tensor t{in.name, in.type, in.shape, std::vector<std::byte>(in.data.begin(), in.data.end())};
     COMPUTE_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ToDeviceBytes(t, f16));
-    COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
     COMPUTE_ASSIGN_OR_RETURN(compute::Tensor dt, exec->Upload(d, in.shape, bytes));
     device_in.push_back(std::move(dt));
   }
+  result.upload_ms = MsSince(tr);
   for (const auto& c : plan->constants) device_in.push_back(c);
   std::vector<compute::Tensor> device_out;
   if (!plan->graph.outputs.empty()) {
@@ -875,7 +889,14 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     exec->set_profile(nullptr);
     if (!ran.ok()) return Error{ran.error().code, model + ": " + ran.error().message};
     device_out = std::move(ran).value();
+    if (ro.time_device) {
+      const auto td = std::chrono::steady_clock::now();
+      if (auto idle = ctx->WaitIdle(); !idle.ok()) return compute::FromWebGpu(idle.error());
+      result.wait_ms = MsSince(td);
+    }
   }
+  result.device_ms = MsSince(tr) - result.upload_ms;
+  const auto tdl = std::chrono::steady_clock::now();
   for (const auto& o : plan->outputs) {
     if (o.graph_output < 0) {
       if (ro.download) {
@@ -893,6 +914,7 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     }
     if (ro.keep_device_outputs) result.device_outputs.push_back(dt);
   }
+  result.download_ms = MsSince(tdl);
   result.run_ms = MsSince(tr);
   (void)t0;
   return result;

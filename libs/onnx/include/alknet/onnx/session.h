@@ -85,6 +85,9 @@ struct RunOptions {
   bool download = true;
   // Time every node of the plan on its own (RunResult::profile); the run is slower.
   bool profile = false;
+  // Wait for the device after the graph is submitted, so that device_ms covers its work
+  // even when nothing is downloaded (download = false).
+  bool time_device = true;
 };
 
 struct RunResult {
@@ -92,6 +95,10 @@ struct RunResult {
   std::vector<compute::Tensor> device_outputs;
   double plan_ms = 0;   // 0 when the plan came from the cache
   double run_ms = 0;    // upload + record + submit + download
+  // run_ms in parts: inputs to the device; recording, submitting and (with
+  // RunOptions::time_device) waiting for the graph; outputs back to the host.
+  double upload_ms = 0, device_ms = 0, download_ms = 0;
+  double wait_ms = 0;   // the part of device_ms spent waiting after the submit
   bool plan_cached = false;
   // With RunOptions::profile: the device nodes in plan order (ONNX node names; fused nodes
   // carry the first one's name). Folded nodes ran at plan time and are not listed.
