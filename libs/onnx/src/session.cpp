@@ -785,6 +785,7 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
 Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const RunOptions& ro) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<const HostInput*> ordered(inputs.size(), nullptr);
+  std::vector<std::unique_ptr<std::pair<Tensor, HostInput>>> downloaded;  // device inputs read on the host
   for (const HostInput& in : given) {
     auto it = std::find_if(inputs.begin(), inputs.end(), [&](const ValueInfo& v) { return v.name == in.name; });
     if (it == inputs.end()) {
@@ -813,6 +814,28 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     }
     uint64_t n = 1;
     for (uint64_t d : in.shape) n *= d;
+    if (in.device.valid()) {
+      COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
+      if (in.device.dtype() != d || in.device.shape() != in.shape) {
+        return Error{ErrorCode::kInvalidArgument,
+                     model + ": input '" + in.name + "' is a device tensor " + compute::DTypeName(in.device.dtype()) +
+                         compute::ShapeToString(in.device.shape()) + "; the model needs " + compute::DTypeName(d) +
+                         compute::ShapeToString(in.shape)};
+      }
+      if (host_read[i]) {
+        // The plan reads this input's values on the host: bring them over once.
+        COMPUTE_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(in.device));
+        COMPUTE_ASSIGN_OR_RETURN(Tensor t, FromDevice(in.name, h.dtype, h.shape, h.data, in.type));
+        downloaded.push_back(std::make_unique<std::pair<Tensor, HostInput>>());
+        auto& slot = *downloaded.back();
+        slot.first = std::move(t);
+        slot.second = HostInput{in.name, in.type, in.shape, slot.first.data, {}};
+        ordered[i] = &slot.second;
+        continue;
+      }
+      ordered[i] = &in;
+      continue;
+    }
     if (in.data.size() != n * ElemSize(in.type)) {
       return Error{ErrorCode::kInvalidArgument, model + ": input '" + in.name + "' has " + std::to_string(in.data.size()) +
                                                     " bytes, its shape and type need " + std::to_string(n * ElemSize(in.type))};
@@ -861,6 +884,10 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
   std::vector<compute::Tensor> device_in;
   for (int i : plan->user_inputs) {
     const HostInput& in = *ordered[i];
+    if (in.device.valid()) {
+      device_in.push_back(in.device);
+      continue;
+    }
     COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
     // Same bytes on the host and the device (float as f32, int32, uint32, float16): uploaded
     // straight from the caller's memory; everything else is converted (and range-checked).

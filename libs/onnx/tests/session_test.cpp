@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 
+#include "alknet/compute/executor.h"
 #include "alknet/compute/op_table.h"
 #include "alknet/onnx/session.h"
 #include "alknet/tensor/reader.h"
@@ -552,6 +553,40 @@ TEST(OnnxPlans, HostInputFromAGraphInput) {
   }
   EXPECT_EQ(s->stats().plans_built, 2u);
   EXPECT_EQ(s->stats().plan_cache_hits, 1u);
+}
+
+// Inputs already on the device: used as they are (the same results as host inputs); one read
+// on the host (Reshape's shape, int64 as i32 on the device) is downloaded; a device tensor of
+// the wrong dtype or shape is refused with both named.
+TEST(OnnxPlans, DeviceInputs) {
+  ModelBuilder b;
+  b.Input("x", 1, {2, 6});
+  b.Input("shape", ::onnx::TensorProto::INT64, {2});
+  b.Output("y", 1, {-1, -1});
+  b.Node("Neg", {"x"}, {"n"});
+  b.Node("Reshape", {"n", "shape"}, {"y"});
+  auto s = Session::LoadFromBytes(b.Bytes(), {}, Opts());
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  compute::Executor ex(s->context());
+  auto x = Random(12, 5);
+  auto dx = ex.Upload(compute::DType::kF32, {2, 6}, AsBytes(x));
+  ASSERT_TRUE(dx.ok());
+  std::vector<int32_t> shape32 = {4, 3};
+  auto dshape = ex.Upload(compute::DType::kI32, {2}, AsBytes(shape32));
+  ASSERT_TRUE(dshape.ok());
+  HostInput xi{"x", ElemType::kFloat, {2, 6}, {}, *dx};
+  HostInput si{"shape", ElemType::kInt64, {2}, {}, *dshape};
+  auto r = s->Run({xi, si});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->outputs[0].shape, (std::vector<uint64_t>{4, 3}));
+  auto y = As<float>(r->outputs[0]);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(y[i], -x[i]) << i;
+
+  auto bad = s->Run({HostInput{"x", ElemType::kFloat, {2, 6}, {}, *dshape}, si});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("'x'"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("i32[2]"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("f32[2,6]"), std::string::npos) << bad.error().message;
 }
 
 TEST(OnnxPlans, UnsupportedOnlyIfNeeded) {

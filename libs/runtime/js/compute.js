@@ -112,7 +112,7 @@ function pathOf(path, where) {
 // One feed value as the native core takes it: {name, tensor} or {name, dtype, shape, data}.
 function feedOf(info, value) {
   const where = `Session.run: input '${info.name}'`;
-  if (value instanceof Tensor) return { name: info.name, tensor: value[HANDLE] };
+  if (value instanceof Tensor) return { name: info.name, tensor: value[HANDLE], dtype: info.dtype ?? undefined };
   let data = value, shape;
   if (value !== null && typeof value === "object" && !ArrayBuffer.isView(value) && !Array.isArray(value)) {
     ({ data, shape } = value);
@@ -165,8 +165,9 @@ function uploadOutput(name, data, shape, dtype) {
 //   const { probs } = await session.run({ x: { data: pixels, shape: [1, 3, 224, 224] } });
 //   probs.data       // Float32Array; probs.shape, probs.dtype
 //
-// Feeds are Tensors, typed arrays of the input's dtype (the model's declared shape) or
-// {data, shape}; a model with one input also takes the value alone. `{ tensors: true }` also
+// Feeds are Tensors (used on the device as they are; an int64 input takes an i32 Tensor),
+// typed arrays of the input's dtype (the model's declared shape) or {data, shape}; a model
+// with one input also takes the value alone. `{ tensors: true }` also
 // returns each output as a device Tensor (`.tensor`) to keep computing on.
 export class Session {
   #handle;

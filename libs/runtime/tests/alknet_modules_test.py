@@ -230,11 +230,12 @@ def test_onnx(d):
         "dynamicWithoutShape": ["TypeError", "'x'", "[batch, 4]", "{data, shape}"],
         "sizeMismatch": ["TypeError", "'x'", "32 bytes", "48"],
         "notASession": ["TypeError", "Session.load"],
+        "tensorOfWrongShape": ["OperationError", "'x'", "[8]"],
     }
     for name, parts in want_errors.items():
         for part in parts:
             assert part in errors[name], f"{name}: {errors[name]!r} lacks {part!r}"
-    print(f"Session: outputs match numpy, permissions enforced, {len(errors)} bad calls explained")
+    print(f"Session: outputs match numpy (host and device feeds), permissions enforced, {len(errors)} bad calls explained")
 
 
 with tempfile.TemporaryDirectory() as tmp:

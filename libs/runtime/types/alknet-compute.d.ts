@@ -46,7 +46,8 @@ declare module "alknet:compute" {
   export type TypedArray = Float32Array | Float64Array | Int32Array | Uint32Array | Int16Array | Uint16Array |
     Int8Array | Uint8Array | BigInt64Array | BigUint64Array;
 
-  /** A value to feed: a Tensor, a typed array of the input's dtype, or data with its shape. */
+  /** A value to feed: a Tensor (used on the device without a copy; an int64 input takes an i32
+   *  Tensor), a typed array of the input's dtype, or data with its shape. */
   export type Feed = Tensor | TypedArray | number[] | { data: TypedArray | number[]; shape?: readonly number[] };
 
   export interface OutputValue {

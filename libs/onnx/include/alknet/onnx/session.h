@@ -73,6 +73,10 @@ struct HostInput {
   ElemType type = ElemType::kFloat;
   std::vector<uint64_t> shape;
   std::span<const std::byte> data;  // little-endian, natural element size (bool: 1 byte)
+  // Or the values already on the session's device, in the device dtype of `type` (i32 for
+  // INT64, ...) and of `shape`; `data` is then ignored. Used as they are, without a copy,
+  // unless the plan reads this input on the host (a shape input), which downloads it.
+  compute::Tensor device;
 };
 // A metatensor view as an input (its name is the input name unless `name` is given).
 Result<HostInput> InputFromView(const tensor::TensorView& view, std::string name = {});

@@ -213,23 +213,28 @@ struct Feed {
   std::vector<std::byte> bytes;
 };
 
-bool ReadFeed(JSContext* cx, cp::Executor& executor, JS::HandleObject f, Feed* feed) {
+bool ReadFeed(JSContext* cx, JS::HandleObject f, Feed* feed) {
   JS::RootedValue name(cx), tensor(cx), dtype(cx), shape(cx), data(cx);
   if (!JS_GetProperty(cx, f, "name", &name) || !JS_GetProperty(cx, f, "tensor", &tensor)) return false;
   if (!ValueToUtf8(cx, name, &feed->input.name)) return false;
   const std::string where = "Session.run: input '" + feed->input.name + "'";
   if (!tensor.isUndefined()) {
-    // A device tensor: downloaded, then uploaded again in the model's layout (alknet-onnx
-    // plans from host inputs; the round trip is the price of that).
+    // A device tensor feeds the session as it is (no copy), in the device dtype of the
+    // model's declared type: f32 for float, i32 for int64 (docs/adr/0002-onnx-dtypes.md).
     const cp::Tensor* t = TensorOf(cx, tensor, where);
     if (t == nullptr) return false;
-    auto type = ox::ElemTypeOf(t->dtype());
+    if (!JS_GetProperty(cx, f, "dtype", &dtype)) return false;
+    std::optional<ox::ElemType> type;
+    if (dtype.isString()) {
+      type = ElemTypeNamed(ToUtf8(cx, dtype.toString()));
+    } else {
+      type = ox::ElemTypeOf(t->dtype());
+    }
     if (!type) return ThrowTypeError(cx, where + ": a " + cp::DTypeName(t->dtype()) + " tensor has no ONNX type");
-    auto host = executor.Download(*t);
-    if (!host.ok()) return ThrowCompute(cx, host.error());
     feed->input.type = *type;
     feed->input.shape.assign(t->shape().begin(), t->shape().end());
-    feed->bytes = std::move(host->data);
+    feed->input.device = *t;
+    return true;
   } else {
     if (!JS_GetProperty(cx, f, "dtype", &dtype) || !JS_GetProperty(cx, f, "shape", &shape) ||
         !JS_GetProperty(cx, f, "data", &data)) {
@@ -275,8 +280,7 @@ bool Run(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
   ox::Session* s = SessionOf(cx, args.get(0));
   if (s == nullptr) return false;
-  cp::Executor* executor = GetExecutor(cx);
-  if (executor == nullptr) return false;
+  if (GetExecutor(cx) == nullptr) return false;  // the device (lost: an OperationError)
   bool is_array = false;
   if (!args.get(1).isObject() || !JS::IsArrayObject(cx, args.get(1), &is_array) || !is_array) {
     return ThrowTypeError(cx, "Session.run: feeds must be an array");
@@ -290,7 +294,7 @@ bool Run(JSContext* cx, unsigned argc, JS::Value* vp) {
     if (!JS_GetElement(cx, list, i, &e)) return false;
     if (!e.isObject()) return ThrowTypeError(cx, "Session.run: feeds[" + std::to_string(i) + "] is not an object");
     JS::RootedObject f(cx, &e.toObject());
-    if (!ReadFeed(cx, *executor, f, &feeds[i])) return false;
+    if (!ReadFeed(cx, f, &feeds[i])) return false;
   }
   std::vector<ox::HostInput> inputs;
   for (Feed& f : feeds) inputs.push_back(f.input);

@@ -19,6 +19,7 @@ if (mode === "errors") {
     dynamicWithoutShape: () => session.run({ x, idx }),
     sizeMismatch: () => session.run({ x: { data: x, shape: [3, 4] }, idx }),
     notASession: () => new Session(1, 2),
+    tensorOfWrongShape: () => session.run({ x: Tensor.from(x, [8]), idx }),
   };
   const messages = {};
   for (const [name, f] of Object.entries(attempts)) {
@@ -32,8 +33,8 @@ if (mode === "errors") {
   console.log(JSON.stringify(messages));
 } else {
   const first = await session.run({ x: { data: x, shape: [2, 4] }, idx }, { tensors: true });
-  // Plain arrays convert to the input's dtype; a Tensor feeds as it is.
-  const second = await session.run({ x: Tensor.from(x, [2, 4]), idx: [4, 0, 2] });
+  // Plain arrays convert to the input's dtype; a Tensor feeds as it is (int64: an i32 Tensor).
+  const second = await session.run({ x: Tensor.from(x, [2, 4]), idx: Tensor.from(new Int32Array([4, 0, 2])) });
   console.log(JSON.stringify({
     inputs: session.inputs,
     outputs: session.outputs,
