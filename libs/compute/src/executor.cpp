@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
-#include <optional>
 #include <cstring>
+#include <optional>
+#include <type_traits>
+#include <variant>
 
 #include "alknet/compute/op_table.h"
 #include "alknet/compute/wgsl_generator.h"
@@ -279,6 +281,65 @@ struct Executor::Pass {
 
 namespace {
 constexpr int kMaxDecompositionDepth = 8;
+constexpr size_t kMaxCachedPrograms = 4096;
+
+template <typename T>
+void AppendRaw(std::string& k, const T& v) {
+  k.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+// Known values by identity: the cache entry keeps them alive (ProgramKey's `pins`), so no
+// other value can take the same address while the entry exists. Hashing the contents instead
+// would read every weight of a model on every run.
+void AppendValue(std::string& k, const ConstValue& v, std::vector<ConstValue>* pins) {
+  const void* p = v.get();
+  AppendRaw(k, p);
+  if (v) pins->push_back(v);
+}
+
+// Everything the generator reads from a node, exactly (numbers as raw bytes, known values by
+// identity): two nodes with the same key get the same program. The caps are the executor's
+// own, fixed for its life.
+std::string ProgramKey(const OpNode& node, std::vector<ConstValue>* pins) {
+  std::string k;
+  k.reserve(256);
+  k += node.op_type;
+  k += '\0';
+  k += node.name;
+  k += '\0';
+  AppendRaw(k, node.opset);
+  for (const auto& [name, value] : node.attributes) {
+    k += name;
+    k += '=';
+    AppendRaw(k, value.index());
+    std::visit(
+        [&](const auto& v) {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, int64_t> || std::is_same_v<V, double>) {
+            AppendRaw(k, v);
+          } else if constexpr (std::is_same_v<V, std::string>) {
+            AppendRaw(k, v.size());
+            k += v;
+          } else if constexpr (std::is_same_v<V, ConstValue>) {
+            AppendValue(k, v, pins);
+          } else {
+            AppendRaw(k, v.size());
+            for (const auto& e : v) AppendRaw(k, e);
+          }
+        },
+        value);
+  }
+  for (const TensorDesc& d : node.inputs) {
+    k += d.absent ? 'a' : 'i';
+    AppendRaw(k, d.dtype);
+    AppendRaw(k, d.offset);
+    AppendRaw(k, d.shape.size());
+    for (uint64_t s : d.shape) AppendRaw(k, s);
+    for (int64_t s : d.EffectiveStrides()) AppendRaw(k, s);
+  }
+  for (const ConstValue& v : node.input_values) AppendValue(k, v, pins);
+  return k;
+}
 
 Result<std::vector<int>> LastUses(const Graph& graph) {
   std::vector<int> last_use(graph.num_values, -1);
@@ -442,7 +503,20 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
         COMPUTE_TRY(check_count(outs_t.size()));
         for (size_t o = 0; o < outs_t.size(); ++o) store(o, outs_t[o]);
       } else {
-        COMPUTE_ASSIGN_OR_RETURN(ShaderProgram program, generator_->Generate(node, caps_));
+        std::vector<ConstValue> pins;
+        const std::string key = ProgramKey(node, &pins);
+        std::shared_ptr<const ShaderProgram> cached;
+        if (auto it = programs_.find(key); it != programs_.end()) {
+          cached = it->second.program;
+          ++stats_.programs_reused;
+        } else {
+          COMPUTE_ASSIGN_OR_RETURN(ShaderProgram generated, generator_->Generate(node, caps_));
+          ++stats_.programs_generated;
+          if (programs_.size() >= kMaxCachedPrograms) programs_.clear();
+          cached = std::make_shared<const ShaderProgram>(std::move(generated));
+          programs_.emplace(key, CachedProgram{cached, std::move(pins)});
+        }
+        const ShaderProgram& program = *cached;
         COMPUTE_TRY(check_count(program.outputs.size()));
         std::vector<Tensor> outs;
         for (size_t o = 0; o < program.outputs.size(); ++o) {

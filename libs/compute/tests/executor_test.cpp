@@ -134,6 +134,49 @@ TEST(Executor, GraphRunsInOneCommandBufferAndReusesBuffers) {
   EXPECT_LE(ex.stats().buffers_created - after.buffers_created, 1u);
 }
 
+// A second run of the same graph renders no template (the program cache); a different shape or
+// a different known value (Reshape's target) gets a new program, and the right result.
+TEST(Executor, ProgramsAreCachedPerNodeAndKnownValues) {
+  Executor ex(SharedContext());
+  std::vector<float> x(12);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 5.5f;
+  auto in = ex.Upload(DType::kF32, {12}, F32Bytes(x));
+  ASSERT_TRUE(in.ok());
+  auto graph = [](std::vector<double> target) {
+    Graph g(1);
+    const int r = g.Add("Reshape", {0, Graph::kAbsent});
+    g.nodes.back().input_values = {nullptr, std::make_shared<const RefTensor>(
+                                                RefTensor{DType::kI32, {target.size()}, std::move(target)})};
+    // Softmax over the last axis of the reshaped view: its program depends on the target.
+    g.outputs = {g.Add("Softmax", {r}, {{"axis", int64_t{-1}}}, 13)};
+    return g;
+  };
+  auto run = [&](const Graph& g) {
+    auto out = ex.Run(g, {*in});
+    EXPECT_TRUE(out.ok()) << out.error().ToString();
+    auto h = ex.Download((*out)[0]);
+    EXPECT_TRUE(h.ok());
+    return std::make_pair(h->shape, AsF32(*h));
+  };
+  const Graph g34 = graph({3, 4});
+  const auto first = run(g34);
+  const auto s1 = ex.stats();
+  EXPECT_GE(s1.programs_generated, 1u);
+  const auto second = run(g34);
+  EXPECT_EQ(ex.stats().programs_generated, s1.programs_generated) << "the second run rendered templates";
+  EXPECT_GE(ex.stats().programs_reused, 1u);
+  EXPECT_EQ(first, second);
+  const auto s2 = ex.stats();
+  const auto [shape, t] = run(graph({4, 3}));  // same ops, other known value: a new program
+  EXPECT_GT(ex.stats().programs_generated, s2.programs_generated);
+  ASSERT_EQ(shape, (Shape{4, 3}));
+  for (uint64_t i = 0; i < 4; ++i) {
+    double sum = 0;
+    for (uint64_t j = 0; j < 3; ++j) sum += std::exp(double(x[i * 3 + j]));
+    for (uint64_t j = 0; j < 3; ++j) EXPECT_NEAR(t[i * 3 + j], std::exp(double(x[i * 3 + j])) / sum, 1e-6) << i << "," << j;
+  }
+}
+
 TEST(Executor, GraphWithBranchesAndSharedValues) {
   Executor ex(SharedContext(), ExecutorOptions{.poison_outputs = true});
   auto a = ex.Upload(DType::kF32, {4, 3}, F32Bytes(Iota(12, 0.1f)));

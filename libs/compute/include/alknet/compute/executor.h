@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "alknet/compute/error.h"
@@ -43,6 +44,8 @@ struct ExecutorStats {
   uint64_t buffers_reused = 0;
   uint64_t dispatches = 0;
   uint64_t submits = 0;
+  uint64_t programs_generated = 0;  // templates rendered
+  uint64_t programs_reused = 0;     // from the program cache
 };
 
 // One top-level node of a profiled run (Executor::set_profile): its time from recording to
@@ -120,6 +123,14 @@ class Executor {
   ExecutorOptions options_;
   DeviceCaps caps_;
   std::unique_ptr<ShaderGenerator> generator_;
+  // Generated programs by node (ProgramKey: op, attributes, operand layouts, known values by
+  // identity, which `pins` keeps alive): re-running a plan renders no template. Cleared when
+  // it grows past a bound.
+  struct CachedProgram {
+    std::shared_ptr<const ShaderProgram> program;
+    std::vector<ConstValue> pins;
+  };
+  std::unordered_map<std::string, CachedProgram> programs_;
   std::vector<std::shared_ptr<webgpu::Buffer>> pool_;
   ExecutorStats stats_;
   RunProfile* profile_ = nullptr;
