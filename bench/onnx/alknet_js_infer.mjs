@@ -11,7 +11,7 @@
 import { Session } from "alknet:compute";
 import { readFileSync, writeFileSync } from "alknet:fs";
 import { args as argv, exit } from "alknet:process";
-import { parseInferArgs, median as medianOf } from "./infer_args.mjs";
+import { parseInferArgs, timeRuns } from "./infer_args.mjs";
 import { readNpy, writeNpy } from "./npy.mjs";
 
 function fail(code, msg) {
@@ -35,24 +35,18 @@ for (const { name, file } of args.inputs) {
   const t = readNpy(new Uint8Array(readFileSync(file)), file);
   feeds[name] = { data: t.data, shape: t.shape };
 }
-const timed = async () => {
-  const s = performance.now();
-  const out = await session.run(feeds);
-  return [performance.now() - s, out];
-};
-let first, outputs, planMs;
+let planMs;  // the first run's planning, from Session.lastRun
+let first, outputs, median, min;
 try {
-  [first, outputs] = await timed();
-  planMs = session.lastRun.planMs;
-  first -= planMs;
-  for (let i = 0; i < args.warmup; i++) await timed();
+  ({ first, outputs, median, min } = await timeRuns(async () => {
+    const out = await session.run(feeds);
+    planMs ??= session.lastRun.planMs;
+    return out;
+  }, args.warmup, args.repeat));
 } catch (err) {
   fail(1, `${args.model}: run failed: ${errText(err)}`);
 }
-const times = [];
-for (let i = 0; i < args.repeat; i++) times.push((await timed())[0]);
-times.sort((a, b) => a - b);
-const median = medianOf(times);
+first -= planMs;
 
 const values = Object.values(outputs);
 if (args.save) {
@@ -66,7 +60,7 @@ console.log(JSON.stringify({
   model: args.model,
   load_ms: r3(loadMs),
   plan_ms: r3(planMs),
-  run_ms: { first: r3(first), median: r3(median), min: r3(times[0]) },
+  run_ms: { first: r3(first), median: r3(median), min: r3(min) },
   repeat: args.repeat,
   outputs: values.map((o) => ({ name: o.name, dtype: o.dtype, shape: Array.from(o.shape) })),
 }));

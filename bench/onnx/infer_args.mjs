@@ -30,3 +30,19 @@ export function median(sorted) {
   const n = sorted.length;
   return n % 2 ? sorted[n >> 1] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
+
+// Runs `run` once (the first run, its outputs kept), `warmup` more times, then `repeat` timed
+// times: {first, outputs, median, min} in ms of wall time around each call.
+export async function timeRuns(run, warmup, repeat) {
+  const timed = async () => {
+    const s = performance.now();
+    const out = await run();
+    return [performance.now() - s, out];
+  };
+  const [first, outputs] = await timed();
+  for (let i = 0; i < warmup; i++) await timed();
+  const times = [];
+  for (let i = 0; i < repeat; i++) times.push((await timed())[0]);
+  times.sort((a, b) => a - b);
+  return { first, outputs, median: median(times), min: times[0] };
+}

@@ -13,7 +13,7 @@ import path from "node:path";
 import process from "node:process";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { parseInferArgs, median as medianOf } from "./infer_args.mjs";
+import { parseInferArgs, timeRuns } from "./infer_args.mjs";
 import { readNpy, writeNpy } from "./npy.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -113,22 +113,12 @@ try {
 }
 const loadMs = performance.now() - t0;
 const feeds = peer.feeds();
-const timed = async () => {
-  const s = performance.now();
-  const out = await peer.run(session, feeds);
-  return [performance.now() - s, out];
-};
-let first, outputs;
+let first, outputs, median, min;
 try {
-  [first, outputs] = await timed();
-  for (let i = 0; i < args.warmup; i++) await timed();
+  ({ first, outputs, median, min } = await timeRuns(() => peer.run(session, feeds), args.warmup, args.repeat));
 } catch (err) {
   fail(1, `${args.model}: run failed: ${errText(err)}`);
 }
-const times = [];
-for (let i = 0; i < args.repeat; i++) times.push((await timed())[0]);
-times.sort((a, b) => a - b);
-const median = medianOf(times);
 
 if (args.save) {
   fs.mkdirSync(args.save, { recursive: true });
@@ -142,7 +132,7 @@ log(JSON.stringify({
   model: args.model,
   load_ms: r3(loadMs),
   plan_ms: null,
-  run_ms: { first: r3(first), median: r3(median), min: r3(times[0]) },
+  run_ms: { first: r3(first), median: r3(median), min: r3(min) },
   repeat: args.repeat,
   outputs: outputs.map((o) => ({ name: o.name, dtype: o.dtype, shape: o.shape ? Array.from(o.shape, Number) : null })),
 }));
