@@ -33,3 +33,26 @@ function(alknet_embed_files out_var)
     VERBATIM)
   set(${out_var} ${gen} PARENT_SCOPE)
 endfunction()
+
+# alknet_add_extension(NAME SOURCES ... [JS file.js] [LIBS ...])
+# A built-in JS module outside the runtime (libs/ext/<name>/, docs/runtime-modules.md): its
+# native core and its JS half, embedded into namespace alknet::ext::<name>_js, as library
+# alknet::ext_<name>. The sources include alknet/runtime/native_module.h (SpiderMonkey).
+function(alknet_add_extension name)
+  cmake_parse_arguments(X "" "JS" "SOURCES;LIBS" ${ARGN})
+  set(target alknet_ext_${name})
+  set(srcs ${X_SOURCES})
+  if(X_JS)
+    alknet_embed_files(js_cpp NAME ext_${name}_js NAMESPACE alknet::ext::${name}_js
+                       BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR} FILES ${CMAKE_CURRENT_SOURCE_DIR}/${X_JS})
+    list(APPEND srcs ${js_cpp})
+  endif()
+  add_library(${target} STATIC ${srcs})
+  add_library(alknet::ext_${name} ALIAS ${target})
+  alknet_target_defaults(${target})
+  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_link_libraries(${target} PUBLIC alknet::runtime ${X_LIBS} PRIVATE PkgConfig::MOZJS)
+  # SpiderMonkey's headers trip these (see libs/runtime/CMakeLists.txt).
+  target_compile_options(${target} PRIVATE -Wno-unused-parameter -Wno-invalid-offsetof
+                         $<$<CXX_COMPILER_ID:GNU>:-Wno-dangling-pointer>)
+endfunction()

@@ -9,7 +9,7 @@
 
 #include "alknet/call/builtins.h"
 #include "alknet/call/json.h"
-#include "alknet/call/remote.h"
+#include "alknet/call-grpc/remote.h"
 #include "alknet/tensor/reader.h"
 #include "alknet/tensor/writer.h"
 #include "command.h"
@@ -75,7 +75,7 @@ ac::Result<ac::Tensor> ReadNpy(const std::string& path) {
   return t;
 }
 
-ac::Result<void> WriteNpy(const fs::path& path, const ac::Tensor& t) {
+ac::Status WriteNpy(const fs::path& path, const ac::Tensor& t) {
   const at::DTypeInfo* info = at::FindDType(t.dtype);
   const auto descr = info ? npy::Descr(info->dtype) : std::nullopt;
   if (!descr) {
@@ -123,7 +123,7 @@ ac::Result<ac::Tensor> ReadMtf(const std::string& path, std::string name) {
   return t;
 }
 
-ac::Result<void> WriteMtf(const fs::path& path, const ac::Tensor& t, const std::string& name) {
+ac::Status WriteMtf(const fs::path& path, const ac::Tensor& t, const std::string& name) {
   auto fail = [&](const std::string& what) {
     return ac::MakeError(ac::ErrorCode::kUnknown, "cannot write " + path.string() + ": " + what);
   };
@@ -187,7 +187,7 @@ ac::Result<ac::Value> ParseArgument(std::string_view arg, std::size_t position) 
 }
 
 // Replaces every tensor in `v` by its summary plus the file it was written to.
-ac::Result<void> WriteTensors(ac::Value& v, const fs::path& dir, const std::string& stem,
+ac::Status WriteTensors(ac::Value& v, const fs::path& dir, const std::string& stem,
                               bool npy) {
   switch (v.kind()) {
     case ac::ValueKind::kTensor: {

@@ -4,7 +4,7 @@
 
 #include "alknet/call/builtins.h"
 #include "alknet/call/json.h"
-#include "alknet/call/remote.h"
+#include "alknet/call-grpc/remote.h"
 #include "command.h"
 #include "registry_setup.h"
 

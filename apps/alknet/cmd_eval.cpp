@@ -3,10 +3,9 @@
 #include <string>
 
 #include "alknet/runtime/cli_flags.h"
-#include "alknet/runtime/modules.h"
 #include "alknet/runtime/runtime.h"
 #include "command.h"
-#include "registry_setup.h"
+#include "js_host.h"
 
 namespace {
 
@@ -48,22 +47,11 @@ int RunEval(std::span<const std::string_view> args) {
   std::string code(args[i]);
   for (size_t j = i + 1; j < args.size(); ++j) options.args.emplace_back(args[j]);
   // The same built-ins as `alknet run`: alknet:call on the local registry, alknet:compute.
-  auto calls = alknet::cli::OpenTarget(alknet::cli::TargetFlags{});
-  if (!calls) {
-    std::fprintf(stderr, "alknet eval: %s\n", calls.error().ToString().c_str());
-    return alknet::cli::kExitEnvironment;
-  }
-  options.calls = std::shared_ptr<alknet::call::CallTarget>(std::move(*calls));
-  rt::InstallComputeModules();
-  const bool has_import_map = options.import_map.has_value();
-  auto runtime = rt::Runtime::Create(std::move(options));
-  if (!runtime) {
-    std::fprintf(stderr, "alknet eval: %s\n", runtime.error().message.c_str());
-    return has_import_map ? alknet::cli::kExitUsage : alknet::cli::kExitEnvironment;
-  }
-  if (!print) return (*runtime)->RunSource(code);
-  auto value = (*runtime)->EvalRepl(code);
-  if ((*runtime)->exit_requested()) return (*runtime)->exit_code();
+  std::unique_ptr<rt::Runtime> runtime;
+  if (int code = alknet::cli::CreateJsRuntime("eval", std::move(options), &runtime); code != 0) return code;
+  if (!print) return runtime->RunSource(code);
+  auto value = runtime->EvalRepl(code);
+  if (runtime->exit_requested()) return runtime->exit_code();
   if (!value) {
     std::fprintf(stderr, "%s\n", value.error().message.c_str());
     return alknet::cli::kExitFailure;

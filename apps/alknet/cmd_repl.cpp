@@ -4,10 +4,9 @@
 
 #include "alknet/runtime/cli_flags.h"
 #include "alknet/runtime/repl.h"
-#include "alknet/runtime/modules.h"
 #include "alknet/runtime/runtime.h"
 #include "command.h"
-#include "registry_setup.h"
+#include "js_host.h"
 
 namespace {
 
@@ -58,20 +57,9 @@ int RunReplCommand(std::span<const std::string_view> args) {
     i += *used - 1;
   }
   // The same built-ins as `alknet run`: alknet:call on the local registry, alknet:compute.
-  auto calls = alknet::cli::OpenTarget(alknet::cli::TargetFlags{});
-  if (!calls) {
-    std::fprintf(stderr, "alknet repl: %s\n", calls.error().ToString().c_str());
-    return alknet::cli::kExitEnvironment;
-  }
-  options.calls = std::shared_ptr<alknet::call::CallTarget>(std::move(*calls));
-  rt::InstallComputeModules();
-  const bool has_import_map = options.import_map.has_value();
-  auto runtime = rt::Runtime::Create(std::move(options));
-  if (!runtime) {
-    std::fprintf(stderr, "alknet repl: %s\n", runtime.error().message.c_str());
-    return has_import_map ? alknet::cli::kExitUsage : alknet::cli::kExitEnvironment;
-  }
-  return rt::RunRepl(**runtime, repl);
+  std::unique_ptr<rt::Runtime> runtime;
+  if (int code = alknet::cli::CreateJsRuntime("repl", std::move(options), &runtime); code != 0) return code;
+  return rt::RunRepl(*runtime, repl);
 }
 
 const alknet::cli::Registration kReg{{"repl", "Interactive JavaScript prompt", &RunReplCommand}};

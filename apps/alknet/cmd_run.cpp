@@ -3,11 +3,11 @@
 #include <string>
 #include <vector>
 
-#include "alknet/call/remote.h"
+#include "alknet/call-grpc/remote.h"
 #include "alknet/runtime/cli_flags.h"
-#include "alknet/runtime/modules.h"
 #include "alknet/runtime/runtime.h"
 #include "command.h"
+#include "js_host.h"
 #include "registry_setup.h"
 
 namespace {
@@ -115,14 +115,9 @@ int RunRun(std::span<const std::string_view> args) {
     return target.remote.empty() ? alknet::cli::kExitEnvironment : alknet::cli::kExitFailure;
   }
   options.calls = std::move(*calls);
-  rt::InstallComputeModules();
-  const bool has_import_map = options.import_map.has_value();
-  auto runtime = rt::Runtime::Create(std::move(options));
-  if (!runtime) {
-    std::fprintf(stderr, "alknet run: %s\n", runtime.error().message.c_str());
-    return has_import_map ? alknet::cli::kExitUsage : alknet::cli::kExitEnvironment;
-  }
-  return (*runtime)->RunFile(file);
+  std::unique_ptr<rt::Runtime> runtime;
+  if (int code = alknet::cli::CreateJsRuntime("run", std::move(options), &runtime); code != 0) return code;
+  return runtime->RunFile(file);
 }
 
 const alknet::cli::Registration kReg{{"run", "Run a JavaScript module (WebGPU, ES modules)", &RunRun}};

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "alknet/call/builtins.h"
-#include "alknet/call/remote.h"
+#include "alknet/call-grpc/remote.h"
 #include "command.h"
 #include "registry_setup.h"
 

@@ -1,12 +1,12 @@
 #include "registry_setup.h"
 
 #include "alknet/call/builtins.h"
-#include "alknet/call/remote.h"
+#include "alknet/call-grpc/remote.h"
 #include "alknet/compute/calls.h"
 
 namespace alknet::cli {
 
-call::Result<void> RegisterAllCalls(call::CallRegistry& registry) {
+call::Status RegisterAllCalls(call::CallRegistry& registry) {
   if (auto r = call::RegisterBuiltins(registry); !r) return r;
   return registry.AddComponent(compute::ComputeComponent());
 }

@@ -12,7 +12,7 @@
 
 namespace alknet::cli {
 
-call::Result<void> RegisterAllCalls(call::CallRegistry& registry);
+call::Status RegisterAllCalls(call::CallRegistry& registry);
 
 // --remote HOST:PORT, --token-file FILE, --tls, --tls-ca FILE, --tls-server-name NAME.
 struct TargetFlags {

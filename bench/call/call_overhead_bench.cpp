@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "alknet/call/builtins.h"
-#include "alknet/call/remote.h"
+#include "alknet/call-grpc/remote.h"
 
 namespace ac = alknet::call;
 

@@ -16,7 +16,7 @@
 #include <random>
 #include <thread>
 
-#include "alknet/call/remote.h"
+#include "alknet/call-grpc/remote.h"
 
 namespace ac = alknet::call;
 using Clock = std::chrono::steady_clock;

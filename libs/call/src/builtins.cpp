@@ -182,7 +182,7 @@ Component TensorComponent() {
   return c;
 }
 
-Result<void> RegisterBuiltins(CallRegistry& registry) {
+Status RegisterBuiltins(CallRegistry& registry) {
   if (auto r = registry.AddComponent(CallComponent()); !r) return r;
   return registry.AddComponent(TensorComponent());
 }

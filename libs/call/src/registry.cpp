@@ -5,7 +5,7 @@
 #include <mutex>
 #include <thread>
 
-#include "worker_pool.h"
+#include "alknet/call/worker_pool.h"
 
 namespace alknet::call {
 
@@ -59,7 +59,7 @@ std::future<Result<Value>> CallTarget::InvokeAsync(std::string name, std::vector
 CallRegistry::CallRegistry() = default;
 CallRegistry::~CallRegistry() = default;
 
-Result<void> CallRegistry::AddComponent(Component component) {
+Status CallRegistry::AddComponent(Component component) {
   std::unique_lock lock(mutex_);
   if (sealed()) {
     return RegistrationError(ErrorCode::kFailedPrecondition,

@@ -133,7 +133,7 @@ Result<Signature> ParseSignature(std::string_view text) {
   return sig;
 }
 
-Result<void> CheckArguments(std::string_view call, const Signature& sig,
+Status CheckArguments(std::string_view call, const Signature& sig,
                             std::span<const Value> args) {
   auto fail = [&](std::string message) {
     return Error{ErrorCode::kInvalidArgument, std::string(call), std::move(message)};

@@ -51,7 +51,7 @@ Tensor Tensor::Adopt(std::string dtype, std::vector<std::int64_t> shape,
   return t;
 }
 
-Result<void> Tensor::Validate() const {
+Status Tensor::Validate() const {
   const tensor::DTypeInfo* info = tensor::FindDType(dtype);
   if (!info) {
     return MakeError(ErrorCode::kInvalidArgument,

@@ -1,4 +1,4 @@
-#include "worker_pool.h"
+#include "alknet/call/worker_pool.h"
 
 namespace alknet::call {
 

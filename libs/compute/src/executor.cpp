@@ -110,12 +110,12 @@ Result<Tensor> Executor::Empty(DType dtype, const Shape& shape) {
   }
   uint64_t n = 1;
   for (uint64_t d : shape) n *= d;
-  COMPUTE_ASSIGN_OR_RETURN(auto storage, Acquire(DeviceBytes(dtype, n)));
+  ALKNET_ASSIGN_OR_RETURN(auto storage, Acquire(DeviceBytes(dtype, n)));
   return Tensor(std::move(storage), dtype, shape);
 }
 
 Result<Tensor> Executor::Upload(DType dtype, const Shape& shape, std::span<const std::byte> data) {
-  COMPUTE_ASSIGN_OR_RETURN(Tensor t, Empty(dtype, shape));
+  ALKNET_ASSIGN_OR_RETURN(Tensor t, Empty(dtype, shape));
   const uint64_t host_bytes = t.elements() * (dtype == DType::kBool ? 1 : DeviceElementSize(dtype));
   if (data.size() != host_bytes) {
     return Error{ErrorCode::kInvalidArgument, "upload of " + DescToString(t.desc()) + " needs " +
@@ -222,7 +222,7 @@ Result<HostTensor> Executor::Download(const Tensor& in) {
   if (!in.valid()) return Error{ErrorCode::kInvalidArgument, "download of an empty Tensor"};
   Tensor t = in;
   if (!t.contiguous()) {
-    COMPUTE_ASSIGN_OR_RETURN(t, Run("Identity", {in}));
+    ALKNET_ASSIGN_OR_RETURN(t, Run("Identity", {in}));
   }
   const uint64_t bytes = DeviceBytes(t.dtype(), t.elements());
   std::vector<std::byte> raw((bytes + 3) & ~uint64_t{3});
@@ -371,9 +371,9 @@ Result<std::vector<int>> LastUses(const Graph& graph) {
 
 Result<Tensor> Executor::Contiguous(Pass& pass, const Tensor& t, const std::string& label) {
   OpNode copy{"Identity", label + "/contiguous", 17, {}, {t.desc()}, {}};
-  COMPUTE_ASSIGN_OR_RETURN(ShaderProgram cp, generator_->Generate(copy, caps_));
-  COMPUTE_ASSIGN_OR_RETURN(Tensor c, Empty(t.dtype(), t.shape()));
-  COMPUTE_TRY(Dispatch(pass.rec, cp, {&t.buffer(), &c.buffer()}));
+  ALKNET_ASSIGN_OR_RETURN(ShaderProgram cp, generator_->Generate(copy, caps_));
+  ALKNET_ASSIGN_OR_RETURN(Tensor c, Empty(t.dtype(), t.shape()));
+  ALKNET_TRY(Dispatch(pass.rec, cp, {&t.buffer(), &c.buffer()}));
   return c;
 }
 
@@ -383,7 +383,7 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
     return Error{ErrorCode::kInvalidArgument, "graph takes " + std::to_string(graph.num_inputs) +
                                                   " inputs, got " + std::to_string(inputs.size())};
   }
-  COMPUTE_ASSIGN_OR_RETURN(std::vector<int> last_use, LastUses(graph));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<int> last_use, LastUses(graph));
   std::vector<Tensor> values(graph.num_values);
   std::vector<ConstValue> known(graph.num_values);
   for (int i = 0; i < graph.num_inputs; ++i) {
@@ -428,7 +428,7 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
         if (record != nullptr && !record->is_host_input(i)) {
           // A known value the kernel reads (a decomposition's constant): a fresh buffer, since
           // a pooled one may still be read by a dispatch recorded earlier in this pass.
-          COMPUTE_ASSIGN_OR_RETURN(Tensor c, UploadConstant(*value, /*fresh=*/true));
+          ALKNET_ASSIGN_OR_RETURN(Tensor c, UploadConstant(*value, /*fresh=*/true));
           temps.push_back(c);
           ins[i] = c;
         }
@@ -437,7 +437,7 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
       }
       const bool host = record != nullptr && record->is_host_input(i);
       if (v >= 0 && !host && !d.absent && !ins[i].contiguous() && record != nullptr && !record->accepts_views) {
-        COMPUTE_ASSIGN_OR_RETURN(Tensor c, Contiguous(pass, ins[i], n.name));
+        ALKNET_ASSIGN_OR_RETURN(Tensor c, Contiguous(pass, ins[i], n.name));
         temps.push_back(c);
         ins[i] = c;
         d = c.desc();
@@ -456,42 +456,42 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
     };
 
     if (record != nullptr && (record->view || record->decompose)) {
-      COMPUTE_ASSIGN_OR_RETURN(std::vector<TensorDesc> outs, table.Infer(node));
-      COMPUTE_ASSIGN_OR_RETURN(Attributes attrs, table.ResolveAttributes(*record, node));
+      ALKNET_ASSIGN_OR_RETURN(std::vector<TensorDesc> outs, table.Infer(node));
+      ALKNET_ASSIGN_OR_RETURN(Attributes attrs, table.ResolveAttributes(*record, node));
       node.outputs = outs;
-      COMPUTE_TRY(check_count(outs.size()));
+      ALKNET_TRY(check_count(outs.size()));
       if (record->view) {
         if (!ins[0].valid()) {
           return Error{ErrorCode::kInvalidArgument, node.Describe() + ": input 0 of a view op must be on the device"};
         }
-        COMPUTE_ASSIGN_OR_RETURN(TensorDesc layout, record->view(node, attrs));
+        ALKNET_ASSIGN_OR_RETURN(TensorDesc layout, record->view(node, attrs));
         store(0, Tensor(ins[0].storage(), layout));
       } else {
         if (depth >= kMaxDecompositionDepth) {
           return Error{ErrorCode::kInvalidArgument, node.Describe() + ": decompositions nest deeper than " +
                                                         std::to_string(kMaxDecompositionDepth)};
         }
-        COMPUTE_ASSIGN_OR_RETURN(Graph sub, record->decompose(node, attrs));
-        COMPUTE_ASSIGN_OR_RETURN(std::vector<Tensor> outs_t, Record(pass, sub, ins, node.input_values, depth + 1));
-        COMPUTE_TRY(check_count(outs_t.size()));
+        ALKNET_ASSIGN_OR_RETURN(Graph sub, record->decompose(node, attrs));
+        ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs_t, Record(pass, sub, ins, node.input_values, depth + 1));
+        ALKNET_TRY(check_count(outs_t.size()));
         for (size_t o = 0; o < outs_t.size(); ++o) store(o, outs_t[o]);
       }
     } else {
       // Outputs with no elements need no kernel (and index math over a zero extent would not
       // compile): empty tensors of the inferred shapes.
-      COMPUTE_ASSIGN_OR_RETURN(std::vector<TensorDesc> inferred, table.Infer(node));
+      ALKNET_ASSIGN_OR_RETURN(std::vector<TensorDesc> inferred, table.Infer(node));
       bool all_empty = !inferred.empty();
       for (const TensorDesc& d : inferred) all_empty = all_empty && d.elements() == 0;
       std::optional<Graph> special;
       if (!all_empty && record != nullptr && record->specialize) {
-        COMPUTE_ASSIGN_OR_RETURN(Attributes attrs, table.ResolveAttributes(*record, node));
+        ALKNET_ASSIGN_OR_RETURN(Attributes attrs, table.ResolveAttributes(*record, node));
         node.outputs = inferred;
         special = record->specialize(node, attrs, caps_);
       }
       if (all_empty) {
-        COMPUTE_TRY(check_count(inferred.size()));
+        ALKNET_TRY(check_count(inferred.size()));
         for (size_t o = 0; o < inferred.size(); ++o) {
-          COMPUTE_ASSIGN_OR_RETURN(Tensor e, Empty(inferred[o].dtype, inferred[o].shape));
+          ALKNET_ASSIGN_OR_RETURN(Tensor e, Empty(inferred[o].dtype, inferred[o].shape));
           store(o, e);
         }
       } else if (special) {
@@ -499,8 +499,8 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
           return Error{ErrorCode::kInvalidArgument, node.Describe() + ": decompositions nest deeper than " +
                                                         std::to_string(kMaxDecompositionDepth)};
         }
-        COMPUTE_ASSIGN_OR_RETURN(std::vector<Tensor> outs_t, Record(pass, *special, ins, node.input_values, depth + 1));
-        COMPUTE_TRY(check_count(outs_t.size()));
+        ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs_t, Record(pass, *special, ins, node.input_values, depth + 1));
+        ALKNET_TRY(check_count(outs_t.size()));
         for (size_t o = 0; o < outs_t.size(); ++o) store(o, outs_t[o]);
       } else {
         std::vector<ConstValue> pins;
@@ -510,17 +510,17 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
           cached = it->second.program;
           ++stats_.programs_reused;
         } else {
-          COMPUTE_ASSIGN_OR_RETURN(ShaderProgram generated, generator_->Generate(node, caps_));
+          ALKNET_ASSIGN_OR_RETURN(ShaderProgram generated, generator_->Generate(node, caps_));
           ++stats_.programs_generated;
           if (programs_.size() >= kMaxCachedPrograms) programs_.clear();
           cached = std::make_shared<const ShaderProgram>(std::move(generated));
           programs_.emplace(key, CachedProgram{cached, std::move(pins)});
         }
         const ShaderProgram& program = *cached;
-        COMPUTE_TRY(check_count(program.outputs.size()));
+        ALKNET_TRY(check_count(program.outputs.size()));
         std::vector<Tensor> outs;
         for (size_t o = 0; o < program.outputs.size(); ++o) {
-          COMPUTE_ASSIGN_OR_RETURN(Tensor out, Empty(program.outputs[o].dtype, program.outputs[o].shape));
+          ALKNET_ASSIGN_OR_RETURN(Tensor out, Empty(program.outputs[o].dtype, program.outputs[o].shape));
           if (options_.poison_outputs) {
             ShaderProgram fill;
             fill.source = kFillWgsl;
@@ -529,7 +529,7 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
             auto grid = ctx_.GridFor(out.buffer().size / 4, 256);
             if (!grid.ok()) return FromWebGpu(grid.error());
             fill.grid = {grid->x, grid->y, grid->z};
-            COMPUTE_TRY(Dispatch(pass.rec, fill, {&out.buffer()}));
+            ALKNET_TRY(Dispatch(pass.rec, fill, {&out.buffer()}));
           }
           outs.push_back(out);
         }
@@ -547,12 +547,12 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
             return Error{ErrorCode::kInvalidArgument, node.Describe() + ": scratch bindings are not supported"};
           }
         }
-        COMPUTE_TRY(Dispatch(pass.rec, program, bindings));
+        ALKNET_TRY(Dispatch(pass.rec, program, bindings));
         for (size_t o = 0; o < outs.size(); ++o) store(o, outs[o]);
       }
     }
     if (profiling) {
-      COMPUTE_TRY(SubmitChecked(std::move(pass.rec)));
+      ALKNET_TRY(SubmitChecked(std::move(pass.rec)));
       if (auto idle = ctx_.WaitIdle(); !idle.ok()) return FromWebGpu(idle.error());
       NodeProfile np;
       np.op = n.op;
@@ -586,13 +586,13 @@ Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<
     *profile_ = RunProfile{};
     if (auto idle = ctx_.WaitIdle(); !idle.ok()) return FromWebGpu(idle.error());
     const auto t0 = std::chrono::steady_clock::now();
-    COMPUTE_TRY(SubmitChecked(ctx_.BeginCommands("alknet-compute profile floor")));
+    ALKNET_TRY(SubmitChecked(ctx_.BeginCommands("alknet-compute profile floor")));
     if (auto idle = ctx_.WaitIdle(); !idle.ok()) return FromWebGpu(idle.error());
     profile_->sync_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   Pass pass{ctx_.BeginCommands("alknet-compute run")};
-  COMPUTE_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Record(pass, graph, inputs, {}, 0));
-  COMPUTE_TRY(SubmitChecked(std::move(pass.rec)));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Record(pass, graph, inputs, {}, 0));
+  ALKNET_TRY(SubmitChecked(std::move(pass.rec)));
   return outs;
 }
 
@@ -602,7 +602,7 @@ Result<Tensor> Executor::Run(const std::string& op, const std::vector<Tensor>& i
   std::vector<int> ids;
   for (int i = 0; i < g.num_inputs; ++i) ids.push_back(i);
   g.outputs = {g.Add(op, ids, std::move(attributes), opset)};
-  COMPUTE_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Run(g, inputs));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Run(g, inputs));
   return outs[0];
 }
 

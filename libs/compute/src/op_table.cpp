@@ -142,7 +142,7 @@ Result<std::vector<TensorDesc>> OpTable::Infer(const OpNode& node) const {
       return Error{ErrorCode::kShape, node.Describe() + ": input " + std::to_string(i) + " is required"};
     }
   }
-  COMPUTE_ASSIGN_OR_RETURN(Attributes attrs, ResolveAttributes(*record, node));
+  ALKNET_ASSIGN_OR_RETURN(Attributes attrs, ResolveAttributes(*record, node));
   return record->infer(node, attrs);
 }
 
@@ -169,8 +169,8 @@ Result<std::vector<RefTensor>> ReferenceRun(const OpNode& node, const std::vecto
       n.input_values[i] = std::make_shared<const RefTensor>(inputs[i]);
     }
   }
-  COMPUTE_ASSIGN_OR_RETURN(std::vector<TensorDesc> outs, t.Infer(n));
-  COMPUTE_ASSIGN_OR_RETURN(Attributes attrs, t.ResolveAttributes(*record, n));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<TensorDesc> outs, t.Infer(n));
+  ALKNET_ASSIGN_OR_RETURN(Attributes attrs, t.ResolveAttributes(*record, n));
   n.outputs = outs;
   return record->reference(n, attrs, inputs);
 }

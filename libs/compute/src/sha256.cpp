@@ -104,7 +104,7 @@ Result<ShaderProgram> Sha256::BatchProgram(size_t count) {
   p.language = "wgsl";
   p.label = "sha256/" + options_.k_mode;
   p.template_name = "crypto/sha256";
-  COMPUTE_ASSIGN_OR_RETURN(p.source, BatchSource());
+  ALKNET_ASSIGN_OR_RETURN(p.source, BatchSource());
   p.bindings = {{ProgramBinding::Role::kInput, 0, Access::kRead},
                 {ProgramBinding::Role::kInput, 1, Access::kRead},
                 {ProgramBinding::Role::kOutput, 0, Access::kReadWrite}};
@@ -146,9 +146,9 @@ Result<Sha256::Prepared> Sha256::Prepare(std::span<const std::span<const std::by
     if (!b.ok()) return Wrap(b.error());
     return std::make_shared<wg::Buffer>(std::move(b).value());
   };
-  COMPUTE_ASSIGN_OR_RETURN(p.data, make(packed.size(), "sha256 data"));
-  COMPUTE_ASSIGN_OR_RETURN(p.index, make(index.size() * 4, "sha256 index"));
-  COMPUTE_ASSIGN_OR_RETURN(p.digests, make(messages.size() * 32, "sha256 digests"));
+  ALKNET_ASSIGN_OR_RETURN(p.data, make(packed.size(), "sha256 data"));
+  ALKNET_ASSIGN_OR_RETURN(p.index, make(index.size() * 4, "sha256 index"));
+  ALKNET_ASSIGN_OR_RETURN(p.digests, make(messages.size() * 32, "sha256 digests"));
   if (auto st = ctx.Write(*p.data, 0, packed); !st.ok()) return Wrap(st.error());
   if (!index.empty()) {
     if (auto st = ctx.Write(*p.index, 0, std::as_bytes(std::span<const uint32_t>(index))); !st.ok())
@@ -159,7 +159,7 @@ Result<Sha256::Prepared> Sha256::Prepare(std::span<const std::span<const std::by
 
 Status Sha256::Dispatch(const Prepared& p, bool checked) {
   if (p.count == 0) return Ok{};
-  COMPUTE_ASSIGN_OR_RETURN(ShaderProgram prog, BatchProgram(p.count));
+  ALKNET_ASSIGN_OR_RETURN(ShaderProgram prog, BatchProgram(p.count));
   wg::Recorder rec = ex_.context().BeginCommands("sha256 batch");
   // The index binding is sized to the batch so arrayLength() gives the message count.
   wg::KernelSpec spec{prog.source, "main",
@@ -192,8 +192,8 @@ Result<std::vector<Sha256Digest>> Sha256::Finish(const Prepared& p) {
 }
 
 Result<std::vector<Sha256Digest>> Sha256::HashBatch(std::span<const std::span<const std::byte>> messages) {
-  COMPUTE_ASSIGN_OR_RETURN(Prepared p, Prepare(messages));
-  COMPUTE_TRY(Dispatch(p, /*checked=*/true));
+  ALKNET_ASSIGN_OR_RETURN(Prepared p, Prepare(messages));
+  ALKNET_TRY(Dispatch(p, /*checked=*/true));
   return Finish(p);
 }
 
@@ -203,7 +203,7 @@ Result<Sha256Digest> Sha256::HashStream(const std::function<Result<size_t>(std::
   chunk_bytes = std::min<uint64_t>(chunk_bytes, ex_.caps().max_storage_binding_bytes) & ~uint64_t{63};
   chunk_bytes = std::min<uint64_t>(chunk_bytes, 1ull << 31);
   if (chunk_bytes == 0) return Error{ErrorCode::kInvalidArgument, "chunk size must be at least 64 bytes"};
-  COMPUTE_ASSIGN_OR_RETURN(std::string source, StreamSource());
+  ALKNET_ASSIGN_OR_RETURN(std::string source, StreamSource());
   wg::KernelSpec spec{source, "main",
                       {wg::BindingType::kReadOnlyStorage, wg::BindingType::kReadOnlyStorage, wg::BindingType::kStorage},
                       "sha256/stream"};
@@ -225,18 +225,18 @@ Result<Sha256Digest> Sha256::HashStream(const std::function<Result<size_t>(std::
   auto fill = [&](std::vector<std::byte>& buf) -> Result<size_t> {
     size_t got = 0;
     while (got < buf.size()) {
-      COMPUTE_ASSIGN_OR_RETURN(size_t n, read(std::span<std::byte>(buf).subspan(got)));
+      ALKNET_ASSIGN_OR_RETURN(size_t n, read(std::span<std::byte>(buf).subspan(got)));
       if (n == 0) break;
       got += n;
     }
     return got;
   };
-  COMPUTE_ASSIGN_OR_RETURN(size_t cur_len, fill(cur));
+  ALKNET_ASSIGN_OR_RETURN(size_t cur_len, fill(cur));
   uint64_t total = 0;
   while (true) {
     size_t next_len = 0;
     if (cur_len == chunk_bytes) {
-      COMPUTE_ASSIGN_OR_RETURN(next_len, fill(next));
+      ALKNET_ASSIGN_OR_RETURN(next_len, fill(next));
     }
     const bool final_chunk = next_len == 0;
     total += cur_len;
@@ -250,7 +250,7 @@ Result<Sha256Digest> Sha256::HashStream(const std::function<Result<size_t>(std::
     wg::Recorder rec = ctx.BeginCommands("sha256 stream");
     const wg::BufferBinding b[] = {{&*data, 0, WGPU_WHOLE_SIZE}, {&*params, 0, 16}, {&*state, 0, 32}};
     if (auto st = rec.Dispatch(**kernel, b, wg::Grid{1, 1, 1}); !st.ok()) return Wrap(st.error());
-    COMPUTE_TRY(ex_.SubmitChecked(std::move(rec)));
+    ALKNET_TRY(ex_.SubmitChecked(std::move(rec)));
     if (final_chunk) break;
     std::swap(cur, next);
     cur_len = next_len;

@@ -63,7 +63,7 @@ Result<Tensor> Tensor::Slice(size_t axis, uint64_t start, uint64_t end) const {
 }
 
 Result<Tensor> Tensor::Expand(const Shape& shape) const {
-  COMPUTE_ASSIGN_OR_RETURN(Shape b, BroadcastShapes({desc_.shape, shape}));
+  ALKNET_ASSIGN_OR_RETURN(Shape b, BroadcastShapes({desc_.shape, shape}));
   if (b != shape) {
     return Error{ErrorCode::kShape, "cannot expand " + DescToString(desc_) + " to " + ShapeToString(shape)};
   }

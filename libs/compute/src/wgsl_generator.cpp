@@ -133,7 +133,7 @@ Result<std::array<uint32_t, 3>> Grid(const OpNode& node, const DispatchPlan& pla
 }  // namespace
 
 Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const DeviceCaps& caps) const {
-  COMPUTE_ASSIGN_OR_RETURN(std::vector<TensorDesc> outputs, table_.Infer(in_node));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<TensorDesc> outputs, table_.Infer(in_node));
   const OpRecord* record = table_.Find(in_node.op_type, in_node.opset);
   if (record->view || record->decompose || record->shader.empty()) {
     return Error{ErrorCode::kUnsupported, in_node.Describe() + ": " + in_node.op_type +
@@ -142,7 +142,7 @@ Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const Devic
   }
   OpNode node = in_node;
   node.outputs = outputs;
-  COMPUTE_ASSIGN_OR_RETURN(Attributes attrs, table_.ResolveAttributes(*record, node));
+  ALKNET_ASSIGN_OR_RETURN(Attributes attrs, table_.ResolveAttributes(*record, node));
 
   bool f16 = false;
   hbs::Array ins, outs;
@@ -185,16 +185,16 @@ Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const Devic
   p.label = node.op_type + (node.name.empty() ? "" : ":" + node.name);
   p.outputs = outputs;
   const DispatchPlan plan = record->dispatch(node, attrs, caps);
-  COMPUTE_ASSIGN_OR_RETURN(p.grid, Grid(node, plan, caps, &p.workgroup_size));
+  ALKNET_ASSIGN_OR_RETURN(p.grid, Grid(node, plan, caps, &p.workgroup_size));
 
-  COMPUTE_ASSIGN_OR_RETURN(hbs::Value op, record->context(node, attrs, caps));
+  ALKNET_ASSIGN_OR_RETURN(hbs::Value op, record->context(node, attrs, caps));
   hbs::Value ctx = hbs::Value::object({{"template", record->shader},
                                        {"f16", f16},
                                        {"workgroup_size", p.workgroup_size[0]},
                                        {"inputs", hbs::Value(std::move(ins))},
                                        {"outputs", hbs::Value(std::move(outs))},
                                        {"op", std::move(op)}});
-  COMPUTE_ASSIGN_OR_RETURN(p.source, Render(record->shader, ctx));
+  ALKNET_ASSIGN_OR_RETURN(p.source, Render(record->shader, ctx));
   for (uint32_t i : bound_inputs) p.bindings.push_back({ProgramBinding::Role::kInput, i, Access::kRead});
   for (size_t i = 0; i < outputs.size(); ++i) {
     p.bindings.push_back({ProgramBinding::Role::kOutput, static_cast<uint32_t>(i), Access::kReadWrite});

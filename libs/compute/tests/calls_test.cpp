@@ -5,7 +5,7 @@
 #include <set>
 
 #include "alknet/call/builtins.h"
-#include "alknet/call/remote.h"
+#include "alknet/call-grpc/remote.h"
 #include "alknet/compute/calls.h"
 #include "test_util.h"
 

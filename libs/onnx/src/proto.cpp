@@ -73,9 +73,9 @@ Result<std::vector<std::byte>> ReadExternal(const ::onnx::TensorProto& tp, const
     if (kv.key() == "location") {
       location = kv.value();
     } else if (kv.key() == "offset") {
-      COMPUTE_ASSIGN_OR_RETURN(offset, ParseU64(kv.value(), what + ": external data offset"));
+      ALKNET_ASSIGN_OR_RETURN(offset, ParseU64(kv.value(), what + ": external data offset"));
     } else if (kv.key() == "length") {
-      COMPUTE_ASSIGN_OR_RETURN(length, ParseU64(kv.value(), what + ": external data length"));
+      ALKNET_ASSIGN_OR_RETURN(length, ParseU64(kv.value(), what + ": external data length"));
     }
   }
   if (location.empty()) return Error{ErrorCode::kInvalidArgument, what + ": external data without a location"};
@@ -132,7 +132,7 @@ Result<std::vector<std::byte>> ReadExternal(const ::onnx::TensorProto& tp, const
                                                   std::to_string(expected_bytes) + " bytes"};
   }
   std::vector<std::byte> data(len);
-  COMPUTE_TRY(PreadAll(fd.get(), off, data, where));
+  ALKNET_TRY(PreadAll(fd.get(), off, data, where));
   return data;
 }
 
@@ -161,7 +161,7 @@ Result<std::vector<std::byte>> ReadFileBytes(const fs::path& path, uint64_t max_
                                         std::to_string(max_bytes)};
   }
   std::vector<std::byte> data(size);
-  COMPUTE_TRY(PreadAll(fd.get(), 0, data, path.string()));
+  ALKNET_TRY(PreadAll(fd.get(), 0, data, path.string()));
   return data;
 }
 
@@ -204,7 +204,7 @@ Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_
   }
   const uint64_t bytes = n * es;
   if (tp.data_location() == ::onnx::TensorProto::EXTERNAL) {
-    COMPUTE_ASSIGN_OR_RETURN(t.data, ReadExternal(tp, base_dir, bytes, what, check));
+    ALKNET_ASSIGN_OR_RETURN(t.data, ReadExternal(tp, base_dir, bytes, what, check));
     return t;
   }
   if (tp.has_raw_data()) {
@@ -256,8 +256,8 @@ Result<compute::AttrValue> ConvertAttribute(const ::onnx::AttributeProto& a, con
       return compute::AttrValue(std::move(v));
     }
     case A::TENSOR: {
-      COMPUTE_ASSIGN_OR_RETURN(Tensor t, DecodeTensor(a.t(), base_dir, what, check));
-      COMPUTE_ASSIGN_OR_RETURN(compute::RefTensor r, ToRef(t, shader_f16));
+      ALKNET_ASSIGN_OR_RETURN(Tensor t, DecodeTensor(a.t(), base_dir, what, check));
+      ALKNET_ASSIGN_OR_RETURN(compute::RefTensor r, ToRef(t, shader_f16));
       return compute::AttrValue(std::make_shared<const compute::RefTensor>(std::move(r)));
     }
     case A::UNDEFINED:

@@ -196,7 +196,7 @@ struct Session::Impl {
 };
 
 Status Session::Impl::Load(std::span<const std::byte> bytes) {
-  COMPUTE_ASSIGN_OR_RETURN(auto proto, detail::ParseModel(bytes, model));
+  ALKNET_ASSIGN_OR_RETURN(auto proto, detail::ParseModel(bytes, model));
   ::onnx::ModelProto& m = *proto;
   for (const auto& o : m.opset_import()) {
     opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = static_cast<int>(o.version());
@@ -233,11 +233,11 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
 
   for (const auto& tp : g.initializer()) {
     const std::string what = model + ": initializer '" + tp.name() + "'";
-    COMPUTE_ASSIGN_OR_RETURN(Tensor t, detail::DecodeTensor(tp, base_dir, what, options.check_read));
-    COMPUTE_TRY(DeviceTypeOf(t.type, f16, what));
+    ALKNET_ASSIGN_OR_RETURN(Tensor t, detail::DecodeTensor(tp, base_dir, what, options.check_read));
+    ALKNET_TRY(DeviceTypeOf(t.type, f16, what));
     Initializer init;
     if (t.elements() <= options.fold_limit) {
-      COMPUTE_ASSIGN_OR_RETURN(RefTensor r, ToRef(t, f16));
+      ALKNET_ASSIGN_OR_RETURN(RefTensor r, ToRef(t, f16));
       init.known = std::make_shared<const RefTensor>(std::move(r));
     }
     value_types[tp.name()] = t.type;
@@ -246,14 +246,14 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
   }
   for (const auto& v : g.input()) {
     if (inits.count(v.name())) continue;  // IR < 4: an initializer listed as an input has a default
-    COMPUTE_ASSIGN_OR_RETURN(ValueInfo info, InfoOf(v, model));
-    COMPUTE_TRY(DeviceTypeOf(info.type, f16, model + ": input '" + info.name + "'"));
+    ALKNET_ASSIGN_OR_RETURN(ValueInfo info, InfoOf(v, model));
+    ALKNET_TRY(DeviceTypeOf(info.type, f16, model + ": input '" + info.name + "'"));
     value_types[info.name] = info.type;
     inputs.push_back(std::move(info));
   }
   for (const auto& v : g.output()) {
-    COMPUTE_ASSIGN_OR_RETURN(ValueInfo info, InfoOf(v, model));
-    COMPUTE_TRY(DeviceTypeOf(info.type, f16, model + ": output '" + info.name + "'"));
+    ALKNET_ASSIGN_OR_RETURN(ValueInfo info, InfoOf(v, model));
+    ALKNET_TRY(DeviceTypeOf(info.type, f16, model + ": output '" + info.name + "'"));
     value_types[info.name] = info.type;
     outputs.push_back(std::move(info));
   }
@@ -287,10 +287,10 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     }
     for (const auto& a : np.attribute()) {
       const std::string what = n.Where(model) + ": attribute '" + a.name() + "'";
-      COMPUTE_ASSIGN_OR_RETURN(compute::AttrValue v, detail::ConvertAttribute(a, base_dir, f16, what, options.check_read));
+      ALKNET_ASSIGN_OR_RETURN(compute::AttrValue v, detail::ConvertAttribute(a, base_dir, f16, what, options.check_read));
       if (HasDtypeAttribute(n.op, a.name()) && v.index() == 0) {
         const auto onnx_type = static_cast<ElemType>(std::get<int64_t>(v));
-        COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(onnx_type, f16, what));
+        ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(onnx_type, f16, what));
         v = static_cast<int64_t>(OnnxNumberOf(d));
       }
       n.attrs[a.name()] = std::move(v);
@@ -376,7 +376,7 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
     const HostInput& in = *ordered[i];
     Slot s;
     s.defined = true;
-    COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(inputs[i].type, f16, "input '" + inputs[i].name + "'"));
+    ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(inputs[i].type, f16, "input '" + inputs[i].name + "'"));
     s.desc = TensorDesc{d, in.shape};
     s.type = inputs[i].type;
     refs.push_back({LocalRef::kInput, static_cast<int>(i), 0});
@@ -384,7 +384,7 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
     input_ref[i] = s.ref;
     if (host_read[i]) {
       Tensor t{in.name, in.type, in.shape, std::vector<std::byte>(in.data.begin(), in.data.end())};
-      COMPUTE_ASSIGN_OR_RETURN(RefTensor r, ToRef(t, f16));
+      ALKNET_ASSIGN_OR_RETURN(RefTensor r, ToRef(t, f16));
       s.known = std::make_shared<const RefTensor>(std::move(r));
     }
     slots[inputs[i].name] = std::move(s);
@@ -393,7 +393,7 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
     if (slots.count(name)) continue;
     Slot s;
     s.defined = true;
-    COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(init.host.type, f16, "initializer '" + name + "'"));
+    ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(init.host.type, f16, "initializer '" + name + "'"));
     s.desc = TensorDesc{d, init.host.shape};
     s.known = init.known;
     s.type = init.host.type;
@@ -416,16 +416,16 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
     if (s.init != nullptr) {
       Initializer& init = inits[s.init_name];
       if (!init.device.valid()) {
-        COMPUTE_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ToDeviceBytes(init.host, f16));
-        COMPUTE_ASSIGN_OR_RETURN(init.device, exec->Upload(s.desc.dtype, s.desc.shape, bytes));
+        ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ToDeviceBytes(init.host, f16));
+        ALKNET_ASSIGN_OR_RETURN(init.device, exec->Upload(s.desc.dtype, s.desc.shape, bytes));
         ++stats.initializers_uploaded;
       }
       s.ref = add_constant(init.device);
       return s.ref;
     }
     if (s.known) {
-      COMPUTE_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, RefToDeviceBytes(*s.known, model + ": value '" + name + "'"));
-      COMPUTE_ASSIGN_OR_RETURN(compute::Tensor t, exec->Upload(s.known->dtype, s.known->shape, bytes));
+      ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, RefToDeviceBytes(*s.known, model + ": value '" + name + "'"));
+      ALKNET_ASSIGN_OR_RETURN(compute::Tensor t, exec->Upload(s.known->dtype, s.known->shape, bytes));
       s.ref = add_constant(std::move(t));
       return s.ref;
     }
@@ -626,7 +626,7 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
                   {p->second.node.values[0], p->second.node.values[1], c->known}};
         auto gi = table.Infer(gn);
         if (!gi.ok() || gi->size() != 1 || (*gi)[0].shape != outs[0].shape || (*gi)[0].dtype != outs[0].dtype) break;
-        COMPUTE_ASSIGN_OR_RETURN(int cref, device_ref(*c, n.inputs[1 - j]));
+        ALKNET_ASSIGN_OR_RETURN(int cref, device_ref(*c, n.inputs[1 - j]));
         if (refs[cref].kind == LocalRef::kInput) input_used[refs[cref].index] = true;
         LocalNode ln{"Gemm", n.name, 13, {}, {p->second.node.refs[0], p->second.node.refs[1], cref},
                      {p->second.node.values[0], p->second.node.values[1], c->known}, 1};
@@ -680,7 +680,7 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
           ln.refs.push_back(-1);
           continue;
         }
-        COMPUTE_ASSIGN_OR_RETURN(int r, device_ref(*s, n.inputs[i]));
+        ALKNET_ASSIGN_OR_RETURN(int r, device_ref(*s, n.inputs[i]));
         if (refs[r].kind == LocalRef::kInput) input_used[refs[r].index] = true;
         ln.refs.push_back(r);
       }
@@ -738,7 +738,7 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
     if (s.known && s.ref < 0) {
       po.known = s.known;
     } else {
-      COMPUTE_ASSIGN_OR_RETURN(int r, device_ref(s, out.name));
+      ALKNET_ASSIGN_OR_RETURN(int r, device_ref(s, out.name));
       if (refs[r].kind == LocalRef::kInput) input_used[refs[r].index] = true;
       po.graph_output = static_cast<int>(output_refs.size());
       output_refs.push_back(r);
@@ -815,7 +815,7 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     uint64_t n = 1;
     for (uint64_t d : in.shape) n *= d;
     if (in.device.valid()) {
-      COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
+      ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
       if (in.device.dtype() != d || in.device.shape() != in.shape) {
         return Error{ErrorCode::kInvalidArgument,
                      model + ": input '" + in.name + "' is a device tensor " + compute::DTypeName(in.device.dtype()) +
@@ -824,8 +824,8 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
       }
       if (host_read[i]) {
         // The plan reads this input's values on the host: bring them over once.
-        COMPUTE_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(in.device));
-        COMPUTE_ASSIGN_OR_RETURN(Tensor t, FromDevice(in.name, h.dtype, h.shape, h.data, in.type));
+        ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(in.device));
+        ALKNET_ASSIGN_OR_RETURN(Tensor t, FromDevice(in.name, h.dtype, h.shape, h.data, in.type));
         downloaded.push_back(std::make_unique<std::pair<Tensor, HostInput>>());
         auto& slot = *downloaded.back();
         slot.first = std::move(t);
@@ -870,7 +870,7 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     result.plan_cached = true;
   } else {
     const auto tp = std::chrono::steady_clock::now();
-    COMPUTE_ASSIGN_OR_RETURN(plan, BuildPlan(ordered));
+    ALKNET_ASSIGN_OR_RETURN(plan, BuildPlan(ordered));
     result.plan_ms = MsSince(tp);
     ++stats.plans_built;
     stats.nodes_folded = plan->folded;
@@ -888,7 +888,7 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
       device_in.push_back(in.device);
       continue;
     }
-    COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
+    ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
     // Same bytes on the host and the device (float as f32, int32, uint32, float16): uploaded
     // straight from the caller's memory; everything else is converted (and range-checked).
     const bool same = (in.type == ElemType::kFloat && d == DType::kF32) ||
@@ -898,13 +898,13 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     uint64_t elements = 1;
     for (uint64_t dim : in.shape) elements *= dim;
     if (same && in.data.size() == elements * ElemSize(in.type)) {
-      COMPUTE_ASSIGN_OR_RETURN(compute::Tensor dt, exec->Upload(d, in.shape, in.data));
+      ALKNET_ASSIGN_OR_RETURN(compute::Tensor dt, exec->Upload(d, in.shape, in.data));
       device_in.push_back(std::move(dt));
       continue;
     }
     Tensor t{in.name, in.type, in.shape, std::vector<std::byte>(in.data.begin(), in.data.end())};
-    COMPUTE_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ToDeviceBytes(t, f16));
-    COMPUTE_ASSIGN_OR_RETURN(compute::Tensor dt, exec->Upload(d, in.shape, bytes));
+    ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ToDeviceBytes(t, f16));
+    ALKNET_ASSIGN_OR_RETURN(compute::Tensor dt, exec->Upload(d, in.shape, bytes));
     device_in.push_back(std::move(dt));
   }
   result.upload_ms = MsSince(tr);
@@ -927,7 +927,7 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
   for (const auto& o : plan->outputs) {
     if (o.graph_output < 0) {
       if (ro.download) {
-        COMPUTE_ASSIGN_OR_RETURN(Tensor t, FromRef(o.name, *o.known, o.type));
+        ALKNET_ASSIGN_OR_RETURN(Tensor t, FromRef(o.name, *o.known, o.type));
         result.outputs.push_back(std::move(t));
       }
       if (ro.keep_device_outputs) result.device_outputs.emplace_back();
@@ -935,8 +935,8 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     }
     const compute::Tensor& dt = device_out[o.graph_output];
     if (ro.download) {
-      COMPUTE_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(dt));
-      COMPUTE_ASSIGN_OR_RETURN(Tensor t, FromDevice(o.name, h.dtype, h.shape, h.data, o.type));
+      ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(dt));
+      ALKNET_ASSIGN_OR_RETURN(Tensor t, FromDevice(o.name, h.dtype, h.shape, h.data, o.type));
       result.outputs.push_back(std::move(t));
     }
     if (ro.keep_device_outputs) result.device_outputs.push_back(dt);
@@ -967,13 +967,13 @@ Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;
 
 Result<Session> Session::Load(const fs::path& path, const SessionOptions& options) {
-  if (options.check_read) COMPUTE_TRY(options.check_read(path));
-  COMPUTE_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, options.max_model_bytes));
+  if (options.check_read) ALKNET_TRY(options.check_read(path));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, options.max_model_bytes));
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->model = path.string();
   impl->base_dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  COMPUTE_TRY(impl->Load(bytes));
+  ALKNET_TRY(impl->Load(bytes));
   return Session(std::move(impl));
 }
 
@@ -983,7 +983,7 @@ Result<Session> Session::LoadFromBytes(std::span<const std::byte> bytes, const f
   impl->options = options;
   impl->model = "<memory>";
   impl->base_dir = base_dir;
-  COMPUTE_TRY(impl->Load(bytes));
+  ALKNET_TRY(impl->Load(bytes));
   return Session(std::move(impl));
 }
 
@@ -1005,15 +1005,15 @@ const SessionStats& Session::stats() const { return impl_->stats; }
 webgpu::Context& Session::context() { return *impl_->ctx; }
 
 Result<std::vector<std::string>> ReadOpTypes(const fs::path& path) {
-  COMPUTE_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, uint64_t{2} << 30));
-  COMPUTE_ASSIGN_OR_RETURN(auto m, detail::ParseModel(bytes, path.string()));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, uint64_t{2} << 30));
+  ALKNET_ASSIGN_OR_RETURN(auto m, detail::ParseModel(bytes, path.string()));
   std::vector<std::string> ops;
   for (const auto& n : m->graph().node()) ops.push_back(n.op_type());
   return ops;
 }
 
 Result<Tensor> ReadTensorFile(const fs::path& path) {
-  COMPUTE_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, uint64_t{2} << 30));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, uint64_t{2} << 30));
   ::onnx::TensorProto tp;
   if (!tp.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return Error{ErrorCode::kInvalidArgument, path.string() + ": not a TensorProto (protobuf parsing failed)"};

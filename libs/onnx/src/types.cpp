@@ -196,7 +196,7 @@ double Tensor::At(uint64_t i) const {
 }
 
 Result<RefTensor> ToRef(const Tensor& t, bool shader_f16) {
-  COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(t.type, shader_f16, "tensor '" + t.name + "'"));
+  ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(t.type, shader_f16, "tensor '" + t.name + "'"));
   RefTensor r{d, t.shape, {}};
   const uint64_t n = t.elements();
   if (t.data.size() != n * ElemSize(t.type)) {
@@ -222,7 +222,7 @@ Status RangeError(const std::string& what, uint64_t i, const std::string& value,
 
 Result<std::vector<std::byte>> ToDeviceBytes(const Tensor& t, bool shader_f16) {
   const std::string what = "tensor '" + t.name + "'";
-  COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(t.type, shader_f16, what));
+  ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(t.type, shader_f16, what));
   const uint64_t n = t.elements();
   const size_t es = ElemSize(t.type);
   if (t.data.size() != n * es) {
@@ -251,20 +251,20 @@ Result<std::vector<std::byte>> ToDeviceBytes(const Tensor& t, bool shader_f16) {
       if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max())) {
         std::ostringstream text;
         text << std::setprecision(7) << v;
-        COMPUTE_TRY(RangeError(what, i, text.str(), "f32"));
+        ALKNET_TRY(RangeError(what, i, text.str(), "f32"));
       }
       Store<float>(q, static_cast<float>(v));
     } else if (t.type == ElemType::kUint64) {
       const uint64_t v = Load<uint64_t>(p);
       if (v > std::numeric_limits<uint32_t>::max()) {
-        COMPUTE_TRY(RangeError(what, i, std::to_string(v), "u32"));
+        ALKNET_TRY(RangeError(what, i, std::to_string(v), "u32"));
       }
       Store<uint32_t>(q, static_cast<uint32_t>(v));
     } else {
       const int64_t v = IntAt(t.type, p);
       if (d == DType::kI32) {
         if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
-          COMPUTE_TRY(RangeError(what, i, std::to_string(v), "i32"));
+          ALKNET_TRY(RangeError(what, i, std::to_string(v), "i32"));
         }
         Store<int32_t>(q, static_cast<int32_t>(v));
       } else {
@@ -287,13 +287,13 @@ Result<std::vector<std::byte>> RefToDeviceBytes(const RefTensor& r, const std::s
       case DType::kBool: *q = v != 0 ? std::byte{1} : std::byte{0}; break;
       case DType::kI32:
         if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
-          COMPUTE_TRY(RangeError(what, i, std::to_string(static_cast<long long>(v)), "i32"));
+          ALKNET_TRY(RangeError(what, i, std::to_string(static_cast<long long>(v)), "i32"));
         }
         Store<int32_t>(q, static_cast<int32_t>(v));
         break;
       case DType::kU32:
         if (!(v >= 0 && v <= 4294967295.0)) {
-          COMPUTE_TRY(RangeError(what, i, std::to_string(static_cast<long long>(v)), "u32"));
+          ALKNET_TRY(RangeError(what, i, std::to_string(static_cast<long long>(v)), "u32"));
         }
         Store<uint32_t>(q, static_cast<uint32_t>(v));
         break;

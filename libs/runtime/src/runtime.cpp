@@ -1,8 +1,10 @@
 #include "alknet/runtime/runtime.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "embedded_js.h"
+#include "extensions.h"
 
 namespace alknet::runtime {
 
@@ -18,6 +20,10 @@ std::vector<std::string> BuiltinModuleNames() {
     }
     names.emplace_back(name.substr(0, name.size() - 3));
   }
+  for (auto& name : ExtensionModuleNames()) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+  }
+  std::sort(names.begin(), names.end());
   return names;
 }
 
@@ -48,6 +54,7 @@ Result<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   host.write = rt->options_.write;
   host.args = rt->options_.args;
   host.calls = rt->options_.calls.get();
+  host.connect_remote = rt->options_.connect_remote;
   auto engine = CreateSpiderMonkeyEngine(std::move(host));
   if (!engine) return engine.error();
   rt->engine_ = std::move(*engine);

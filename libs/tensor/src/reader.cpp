@@ -45,7 +45,7 @@ struct Source {
         return Fail(ErrorCode::kFileShrank, label + ": read past the end of the buffer");
       }
       if (!dst.empty()) std::memcpy(dst.data(), memory.data() + offset, dst.size());
-      return Status::Ok();
+      return Ok{};
     }
     size_t done = 0;
     while (done < dst.size()) {
@@ -64,7 +64,7 @@ struct Source {
       }
       done += static_cast<size_t>(n);
     }
-    return Status::Ok();
+    return Ok{};
   }
 };
 
@@ -190,7 +190,7 @@ Status Reader::Impl::ValidatePreamble(uint64_t* region_limit) {
     preamble.data_length = Load<uint64_t>(t + 16);
     *region_limit = size - kTrailerSize;
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 Status Reader::Impl::Validate() {
@@ -293,7 +293,7 @@ Status Reader::Impl::ValidateIndex() {
   if (auto s = ValidateMetadata(meta_count, meta_at, meta_bytes, strings_at, string_bytes); !s) {
     return s;
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 Status Reader::Impl::ValidateRecords(uint32_t count, uint64_t records_at, uint64_t dims_at,
@@ -402,7 +402,7 @@ Status Reader::Impl::ValidateRecords(uint32_t count, uint64_t records_at, uint64
                 source.label + ": data region is " + std::to_string(preamble.data_length) +
                     " bytes but the last tensor ends at " + std::to_string(cursor));
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 Status Reader::Impl::ValidateMetadata(uint32_t count, uint64_t at, uint32_t bytes, uint64_t strings_at,
@@ -540,7 +540,7 @@ Status Reader::Impl::ValidateMetadata(uint32_t count, uint64_t at, uint32_t byte
                 f + ": metadata entries fill " + std::to_string(pos) + " of the section's " +
                     std::to_string(bytes) + " bytes");
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 Status Reader::Impl::CheckPaddingRange(uint64_t from, uint64_t to) const {
@@ -556,7 +556,7 @@ Status Reader::Impl::CheckPaddingRange(uint64_t from, uint64_t to) const {
     }
     from += n;
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 Status Reader::Impl::VerifyPadding() const {
@@ -573,7 +573,7 @@ Status Reader::Impl::VerifyPadding() const {
     if (auto s = CheckPaddingRange(cursor, t.offset); !s) return s;
     cursor = t.offset + t.byte_length;
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 Status Reader::Impl::CopyTensor(size_t i, std::span<std::byte> dst) const {
@@ -606,7 +606,7 @@ Status Reader::Impl::VerifyChecksums() const {
                                                   Hex(crc) + ", the index says " + Hex(*t.checksum));
     }
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 // Nothing is handed out before this has passed: structure, then the optional full-data checks.
@@ -618,7 +618,7 @@ Status Reader::Impl::Finalize() {
   if (options.verify_checksums) {
     if (auto s = VerifyChecksums(); !s) return s;
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 Reader::Reader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

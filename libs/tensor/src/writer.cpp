@@ -102,7 +102,7 @@ Status CheckValue(const std::string& key, const MetadataValue& v) {
       }
     }
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 // Spec 4: header, records, dims, metadata, strings, CRC32C.
@@ -246,7 +246,7 @@ Status Sink::Patch(uint64_t, std::span<const std::byte>) {
 
 Status MemorySink::Write(std::span<const std::byte> bytes) {
   bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
-  return Status::Ok();
+  return Ok{};
 }
 
 Status MemorySink::Patch(uint64_t offset, std::span<const std::byte> bytes) {
@@ -254,13 +254,13 @@ Status MemorySink::Patch(uint64_t offset, std::span<const std::byte> bytes) {
     return Misuse("patch outside the bytes written so far");
   }
   std::memcpy(bytes_.data() + offset, bytes.data(), bytes.size());
-  return Status::Ok();
+  return Ok{};
 }
 
 Status OstreamSink::Write(std::span<const std::byte> bytes) {
   out_.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (!out_) return Error(ErrorCode::kIo, "std::ostream write failed");
-  return Status::Ok();
+  return Ok{};
 }
 
 FdSink::FdSink(int fd) : fd_(fd), seekable_(false), start_(0) {
@@ -281,7 +281,7 @@ Status FdSink::Write(std::span<const std::byte> bytes) {
     }
     bytes = bytes.subspan(static_cast<size_t>(n));
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 Status FdSink::Patch(uint64_t offset, std::span<const std::byte> bytes) {
@@ -296,7 +296,7 @@ Status FdSink::Patch(uint64_t offset, std::span<const std::byte> bytes) {
     }
     done += static_cast<size_t>(n);
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 struct Writer::Impl {
@@ -330,7 +330,7 @@ struct Writer::Impl {
       return s;
     }
     position += bytes.size();
-    return Status::Ok();
+    return Ok{};
   }
   Status EmitZeros(uint64_t n) {
     while (n > 0) {
@@ -338,12 +338,12 @@ struct Writer::Impl {
       if (auto s = Emit(std::span<const std::byte>(kZeros, k)); !s) return s;
       n -= k;
     }
-    return Status::Ok();
+    return Ok{};
   }
   Status Usable() const {
     if (failed) return Error(ErrorCode::kIo, "an earlier write failed; the output is unusable");
     if (finished) return Misuse("the writer is already finished");
-    return Status::Ok();
+    return Ok{};
   }
   Status CheckNewTensor(std::string_view name, DType dtype, std::span<const uint64_t> shape,
                         uint64_t* length) {
@@ -358,7 +358,7 @@ struct Writer::Impl {
     auto bytes = ByteLength(dtype, shape);
     if (!bytes) return Misuse("tensor '" + std::string(name) + "': " + bytes.error().message());
     *length = *bytes;
-    return Status::Ok();
+    return Ok{};
   }
   // Places a tensor at the next aligned offset of the data region.
   void Place(PendingRecord& r) {
@@ -370,7 +370,7 @@ struct Writer::Impl {
 };
 
 Status Writer::Impl::Start() {
-  if (started) return Status::Ok();
+  if (started) return Ok{};
   const uint32_t a = options.alignment;
   if (a < kMinAlignment || a > kMaxAlignment || (a & (a - 1)) != 0) {
     return Misuse("alignment " + std::to_string(a) + " is not a power of two in [64, 1048576]");
@@ -412,7 +412,7 @@ Status Writer::SetMetadata(std::string key, MetadataValue value) {
   if (auto s = CheckValue(key, value); !s) return s;
   if (!m.keys.insert(key).second) return Misuse("metadata key '" + key + "' is already set");
   m.metadata.push_back(MetadataEntry{std::move(key), std::move(value)});
-  return Status::Ok();
+  return Ok{};
 }
 
 Status Writer::Declare(std::string_view name, DType dtype, std::span<const uint64_t> shape,
@@ -429,7 +429,7 @@ Status Writer::Declare(std::string_view name, DType dtype, std::span<const uint6
   m.Place(r);
   m.names.insert(r.name);
   m.records.push_back(std::move(r));
-  return Status::Ok();
+  return Ok{};
 }
 
 Status Writer::BeginTensor(std::string_view name, DType dtype, std::span<const uint64_t> shape) {
@@ -462,7 +462,7 @@ Status Writer::BeginTensor(std::string_view name, DType dtype, std::span<const u
   m.in_tensor = true;
   m.written = 0;
   m.crc = 0;
-  return Status::Ok();
+  return Ok{};
 }
 
 Status Writer::Write(std::span<const std::byte> bytes) {
@@ -482,13 +482,13 @@ Status Writer::Write(std::span<const std::byte> bytes) {
       m.crc = m.crc_worker->Wait();  // always: the worker reads the caller's buffer
       if (!s) return s;
       m.written += bytes.size();
-      return Status::Ok();
+      return Ok{};
     }
     m.crc = Crc32c(bytes, m.crc);
   }
   if (auto s = m.Emit(bytes); !s) return s;
   m.written += bytes.size();
-  return Status::Ok();
+  return Ok{};
 }
 
 Status Writer::EndTensor() {
@@ -509,7 +509,7 @@ Status Writer::EndTensor() {
   } else if (m.options.checksums) {
     r.checksum = m.crc;
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 Status Writer::AddTensor(std::string_view name, DType dtype, std::span<const uint64_t> shape,
@@ -530,7 +530,7 @@ Status Writer::Finish() {
                     m.records[m.next_declared].name + "')");
     }
     m.finished = true;
-    return Status::Ok();
+    return Ok{};
   }
   // Index after the data, 8-aligned (spec 2.2).
   const uint64_t data_end = m.data_offset + m.cursor;
@@ -555,7 +555,7 @@ Status Writer::Finish() {
     }
   }
   m.finished = true;
-  return Status::Ok();
+  return Ok{};
 }
 
 // ---- FileWriter: temporary file, fsync, rename (spec 7, "Writing safely").
@@ -655,7 +655,7 @@ Status FileWriter::Commit() {
     ::close(dfd);
     if (rc != 0) return IoError(dir.string() + ": fsync of the directory");
   }
-  return Status::Ok();
+  return Ok{};
 }
 
 }  // namespace alknet::tensor

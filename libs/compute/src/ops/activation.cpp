@@ -106,7 +106,7 @@ void AddActivationOps(OpTable& table) {
                        [](std::span<const double> x, const Attributes&) { return x[0] >= 0 ? x[0] : x[1] * x[0]; });
   prelu.min_inputs = prelu.max_inputs = 2;
   prelu.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kSignedNum, OutType::kSame));
+    ALKNET_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kSignedNum, OutType::kSame));
     if (outs[0].shape != node.inputs[0].shape) {
       return Error{ErrorCode::kShape, node.Describe() + ": slope " + ShapeToString(node.inputs[1].shape) +
                                           " must broadcast to X " + ShapeToString(node.inputs[0].shape) +

@@ -97,8 +97,8 @@ OpRecord ArgRecord(const char* name, bool max, int opset_min, int opset_max, boo
     return s;
   };
   r.infer = [out_shape](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(CheckInput(node, kSignedNum));
-    COMPUTE_ASSIGN_OR_RETURN(Lines l, SplitAt(node, std::get<int64_t>(at.at("axis")), false));
+    ALKNET_TRY(CheckInput(node, kSignedNum));
+    ALKNET_ASSIGN_OR_RETURN(Lines l, SplitAt(node, std::get<int64_t>(at.at("axis")), false));
     if (l.axis_len == 0) {
       return Error{ErrorCode::kShape, node.Describe() + ": the axis is empty; there is no index to return"};
     }
@@ -109,7 +109,7 @@ OpRecord ArgRecord(const char* name, bool max, int opset_min, int opset_max, boo
     return it != at.end() && std::get<int64_t>(it->second) != 0;
   };
   r.context = [max, last_of](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(Lines l, SplitAt(node, std::get<int64_t>(at.at("axis")), false));
+    ALKNET_ASSIGN_OR_RETURN(Lines l, SplitAt(node, std::get<int64_t>(at.at("axis")), false));
     hbs::Value v = LineContext(l);
     v.as_object().set("workgroup", UseWorkgroup(l, caps));
     v.as_object().set("max", max);
@@ -153,12 +153,12 @@ OpRecord HardmaxRecord(int opset_min, int opset_max) {
                       : "1 at the first maximum along an axis, 0 elsewhere";
   r.attributes = {{"axis", AttrValue(int64_t{flatten ? 1 : -1}), false, {}}};
   r.infer = [flatten](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(CheckInput(node, kFloat));
-    COMPUTE_TRY(SplitAt(node, std::get<int64_t>(at.at("axis")), flatten));
+    ALKNET_TRY(CheckInput(node, kFloat));
+    ALKNET_TRY(SplitAt(node, std::get<int64_t>(at.at("axis")), flatten));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, node.inputs[0].shape}};
   };
   r.context = [flatten](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(Lines l, SplitAt(node, std::get<int64_t>(at.at("axis")), flatten));
+    ALKNET_ASSIGN_OR_RETURN(Lines l, SplitAt(node, std::get<int64_t>(at.at("axis")), flatten));
     hbs::Value v = LineContext(l);
     v.as_object().set("workgroup", UseWorkgroup(l, caps));
     v.as_object().set("max", true);
@@ -236,8 +236,8 @@ OpRecord TopKRecord(int opset_min, int opset_max, KFrom from, bool largest_attr)
   };
   auto dims = [from](const OpNode& node, const Attributes& at) -> Result<Dims> {
     Dims d;
-    COMPUTE_ASSIGN_OR_RETURN(d.l, SplitAt(node, std::get<int64_t>(at.at("axis")), false));
-    COMPUTE_ASSIGN_OR_RETURN(d.k, TopKCount(node, at, from, d.l.axis_len));
+    ALKNET_ASSIGN_OR_RETURN(d.l, SplitAt(node, std::get<int64_t>(at.at("axis")), false));
+    ALKNET_ASSIGN_OR_RETURN(d.k, TopKCount(node, at, from, d.l.axis_len));
     d.out = node.inputs[0].shape;
     d.out[d.l.axis] = d.k;
     return d;
@@ -247,12 +247,12 @@ OpRecord TopKRecord(int opset_min, int opset_max, KFrom from, bool largest_attr)
     return it == at.end() || std::get<int64_t>(it->second) != 0;
   };
   r.infer = [dims](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(CheckInput(node, kSignedNum));
-    COMPUTE_ASSIGN_OR_RETURN(Dims d, dims(node, at));
+    ALKNET_TRY(CheckInput(node, kSignedNum));
+    ALKNET_ASSIGN_OR_RETURN(Dims d, dims(node, at));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, d.out}, TensorDesc{DType::kI32, d.out}};
   };
   r.context = [dims, largest_of](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(Dims d, dims(node, at));
+    ALKNET_ASSIGN_OR_RETURN(Dims d, dims(node, at));
     hbs::Value v = LineContext(d.l);
     v.as_object().set("k", d.k);
     v.as_object().set("largest", largest_of(at));

@@ -153,7 +153,7 @@ Result<ConvDims> ConvShapes(const OpNode& node, const Attributes& at) {
                                                                [](int64_t a, uint64_t b) { return a >= 0 && uint64_t(a) == b; }))) {
     return Error{ErrorCode::kShape, node.Describe() + ": kernel_shape does not match W " + ShapeToString(w)};
   }
-  COMPUTE_ASSIGN_OR_RETURN(d.win, ForwardWindow(node, at, x, kernel, false));
+  ALKNET_ASSIGN_OR_RETURN(d.win, ForwardWindow(node, at, x, kernel, false));
   d.K = d.CG * d.win.kernel_size();
   d.has_bias = node.has_input(2);
   if (d.has_bias && node.inputs[2].shape != Shape{d.M}) {
@@ -248,7 +248,7 @@ uint64_t SplitChunk(uint64_t K, uint64_t split) { return (((K + split - 1) / spl
 // The template data of Conv (split = 1) and of its split-K partial sums (split > 1: K in
 // chunks of KC, one per wg.z slice; no bias, no activation: alknet.SplitKSum adds those).
 Result<hbs::Value> ConvContext(const OpNode& node, const Attributes& at, const DeviceCaps& caps, uint64_t split) {
-  COMPUTE_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
+  ALKNET_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
   const uint64_t P = d.win.out_size();
   const bool depthwise = IsDepthwise(d), pointwise = !depthwise && IsPointwise(d);
   const auto tile = ConvTile(d, caps);
@@ -332,8 +332,8 @@ OpRecord ConvRecord() {
   r.max_inputs = 3;
   r.attributes = ConvAttributes();
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(RequireF32(node));
-    COMPUTE_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
+    ALKNET_TRY(RequireF32(node));
+    ALKNET_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, ConvOutShape(d)}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
@@ -446,10 +446,10 @@ Result<ConvTDims> ConvTShapes(const OpNode& node, const Attributes& at) {
     return Ok{};
   };
   std::vector<int64_t> pads, out_pad;
-  COMPUTE_TRY(list("strides", 1, k, &win.stride));
-  COMPUTE_TRY(list("dilations", 1, k, &win.dilation));
-  COMPUTE_TRY(list("pads", 0, 2 * k, &pads));
-  COMPUTE_TRY(list("output_padding", 0, k, &out_pad));
+  ALKNET_TRY(list("strides", 1, k, &win.stride));
+  ALKNET_TRY(list("dilations", 1, k, &win.dilation));
+  ALKNET_TRY(list("pads", 0, 2 * k, &pads));
+  ALKNET_TRY(list("output_padding", 0, k, &out_pad));
   const auto& out_shape = Ints(at, "output_shape");
   if (!out_shape.empty() && out_shape.size() != k && out_shape.size() != k + 2) {
     return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": output_shape has " +
@@ -519,12 +519,12 @@ OpRecord ConvTransposeRecord() {
   r.attributes.push_back({"output_padding", AttrValue(std::vector<int64_t>{}), false, {}});
   r.attributes.push_back({"output_shape", AttrValue(std::vector<int64_t>{}), false, {}});
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(RequireF32(node));
-    COMPUTE_ASSIGN_OR_RETURN(ConvTDims d, ConvTShapes(node, at));
+    ALKNET_TRY(RequireF32(node));
+    ALKNET_ASSIGN_OR_RETURN(ConvTDims d, ConvTShapes(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, ConvTOutShape(d)}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(ConvTDims d, ConvTShapes(node, at));
+    ALKNET_ASSIGN_OR_RETURN(ConvTDims d, ConvTShapes(node, at));
     hbs::Object o;
     o.set("C", d.C);
     o.set("M", d.M);
@@ -627,8 +627,8 @@ OpRecord ConvPartialRecord() {
     return at;
   };
   r.infer = [split_of](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(RequireF32(node));
-    COMPUTE_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
+    ALKNET_TRY(RequireF32(node));
+    ALKNET_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
     if (IsDepthwise(d)) {
       return Error{ErrorCode::kUnsupported, node.Describe() + ": depthwise convolutions are not split along K"};
     }
@@ -677,7 +677,7 @@ OpRecord SplitKSumRecord() {
   r.max_inputs = 2;
   r.attributes = {{"alknet.activation", AttrValue(std::string()), false, &ValidateActivation}};
   r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(RequireF32(node));
+    ALKNET_TRY(RequireF32(node));
     const Shape& in = node.inputs[0].shape;
     if (in.size() < 3) {
       return Error{ErrorCode::kShape, node.Describe() + ": partials must be [S, N, M, ...]"};

@@ -91,7 +91,7 @@ Result<Einsum> Parse(const OpNode& node, const Attributes& at) {
   size_t ell_rank = 0;
   std::vector<std::vector<int>> in_labels;
   for (size_t j = 0; j < terms.size(); ++j) {
-    COMPUTE_ASSIGN_OR_RETURN(auto l, ParseTerm(node, terms[j], node.inputs[j].shape.size(), &ell_rank, false));
+    ALKNET_ASSIGN_OR_RETURN(auto l, ParseTerm(node, terms[j], node.inputs[j].shape.size(), &ell_rank, false));
     in_labels.push_back(std::move(l));
   }
   // Extents: letters must agree; "..." dimensions broadcast (size 1 stretches).
@@ -111,7 +111,7 @@ Result<Einsum> Parse(const OpNode& node, const Attributes& at) {
     }
   }
   if (arrow != std::string::npos) {
-    COMPUTE_ASSIGN_OR_RETURN(e.out, ParseTerm(node, eq.substr(arrow + 2), 0, &ell_rank, true));
+    ALKNET_ASSIGN_OR_RETURN(e.out, ParseTerm(node, eq.substr(arrow + 2), 0, &ell_rank, true));
     std::set<int> seen;
     for (int l : e.out) {
       if (!seen.insert(l).second || !e.extent.count(l)) {
@@ -194,11 +194,11 @@ OpRecord GenericRecord() {
         return Error{ErrorCode::kUnsupported, node.Describe() + ": Einsum takes operands of one dtype among f32, f16, i32"};
       }
     }
-    COMPUTE_ASSIGN_OR_RETURN(Einsum e, Parse(node, at));
+    ALKNET_ASSIGN_OR_RETURN(Einsum e, Parse(node, at));
     return std::vector<TensorDesc>{TensorDesc{dt, e.out_shape}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(Einsum e, Parse(node, at));
+    ALKNET_ASSIGN_OR_RETURN(Einsum e, Parse(node, at));
     hbs::Array offsets;
     for (const TensorDesc& d : node.inputs) offsets.push_back(hbs::Value(d.offset));
     return hbs::Value::object({{"outputs", Product(e, e.out)},
@@ -278,12 +278,12 @@ OpRecord PermuteRecord() {
   r.accepts_views = true;
   r.attributes = {{"perm", AttrValue(std::vector<int64_t>{}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(Shape s, PermutedShape(node, std::get<std::vector<int64_t>>(at.at("perm"))));
+    ALKNET_ASSIGN_OR_RETURN(Shape s, PermutedShape(node, std::get<std::vector<int64_t>>(at.at("perm"))));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, s}};
   };
   r.view = [](const OpNode& node, const Attributes& at) -> Result<TensorDesc> {
     const auto& perm = std::get<std::vector<int64_t>>(at.at("perm"));
-    COMPUTE_ASSIGN_OR_RETURN(Shape s, PermutedShape(node, perm));
+    ALKNET_ASSIGN_OR_RETURN(Shape s, PermutedShape(node, perm));
     const std::vector<int64_t> in = node.inputs[0].EffectiveStrides();
     TensorDesc d{node.inputs[0].dtype, s};
     for (int64_t p : perm) d.strides.push_back(in[p]);
@@ -389,7 +389,7 @@ OpRecord EinsumRecord() {
   r.summary = "Einstein summation: batched-matmul shapes run as MatMul, any other equation (diagonals, "
               "\"...\" broadcasting, implicit output, 3+ operands) by a generic kernel";
   r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
-    COMPUTE_ASSIGN_OR_RETURN(Einsum e, Parse(node, at));
+    ALKNET_ASSIGN_OR_RETURN(Einsum e, Parse(node, at));
     if (auto g = AsMatMul(node, e)) return *g;
     Graph g(static_cast<int>(node.inputs.size()));
     std::vector<int> ins;

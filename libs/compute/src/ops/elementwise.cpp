@@ -26,7 +26,7 @@ Result<std::vector<TensorDesc>> InferElementwise(const OpNode& node, const DType
     }
     shapes.push_back(in.shape);
   }
-  COMPUTE_ASSIGN_OR_RETURN(Shape shape, BroadcastShapes(shapes));
+  ALKNET_ASSIGN_OR_RETURN(Shape shape, BroadcastShapes(shapes));
   TensorDesc o;
   o.dtype = out == OutType::kBool ? DType::kBool : node.inputs[0].dtype;
   o.shape = shape;

@@ -57,7 +57,7 @@ struct GatherLines {
 Result<GatherLines> GatherLinesOf(const OpNode& node, const Attributes& at, Shape* out) {
   const Shape& ds = node.inputs[0].shape;
   if (ds.empty()) return Error{ErrorCode::kShape, node.Describe() + ": data must have rank >= 1"};
-  COMPUTE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, AxisAttr(at), ds.size(), "axis"));
+  ALKNET_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, AxisAttr(at), ds.size(), "axis"));
   GatherLines l;
   l.axis_len = ds[axis];
   l.count = node.inputs[1].elements();
@@ -81,15 +81,15 @@ OpRecord GatherRecord() {
   r.min_inputs = r.max_inputs = 2;
   r.attributes = {{"axis", AttrValue(int64_t{0}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(CheckIndexType(node, 1));
+    ALKNET_TRY(CheckIndexType(node, 1));
     Shape out;
-    COMPUTE_ASSIGN_OR_RETURN(GatherLines l, GatherLinesOf(node, at, &out));
-    COMPUTE_TRY(CheckKnownIndices(node, 1, l.axis_len));
-    COMPUTE_TRY(CheckIndexable(node, std::max(node.inputs[0].elements(), TensorDesc{DType::kF32, out}.elements())));
+    ALKNET_ASSIGN_OR_RETURN(GatherLines l, GatherLinesOf(node, at, &out));
+    ALKNET_TRY(CheckKnownIndices(node, 1, l.axis_len));
+    ALKNET_TRY(CheckIndexable(node, std::max(node.inputs[0].elements(), TensorDesc{DType::kF32, out}.elements())));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, out}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(GatherLines l, GatherLinesOf(node, at, nullptr));
+    ALKNET_ASSIGN_OR_RETURN(GatherLines l, GatherLinesOf(node, at, nullptr));
     const uint32_t vec = l.inner % 4 == 0 ? 4 : 1;
     hbs::Value ctx = LinearContext(node.outputs.at(0).elements() / vec, vec, caps);
     ctx.as_object().set("inner", std::max<uint64_t>(1, l.inner / vec));
@@ -132,23 +132,23 @@ OpRecord GatherElementsRecord() {
   r.min_inputs = r.max_inputs = 2;
   r.attributes = {{"axis", AttrValue(int64_t{0}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(CheckIndexType(node, 1));
+    ALKNET_TRY(CheckIndexType(node, 1));
     const Shape& ds = node.inputs[0].shape;
     const Shape& is = node.inputs[1].shape;
-    COMPUTE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, AxisAttr(at), ds.size(), "axis"));
+    ALKNET_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, AxisAttr(at), ds.size(), "axis"));
     bool ok = ds.size() == is.size();
     for (size_t d = 0; ok && d < ds.size(); ++d) ok = static_cast<int64_t>(d) == axis || is[d] <= ds[d];
     if (!ok) {
       return Error{ErrorCode::kShape, node.Describe() + ": indices must have the data's rank and no larger extent off the axis"};
     }
-    COMPUTE_TRY(CheckKnownIndices(node, 1, ds[axis]));
-    COMPUTE_TRY(CheckIndexable(node, std::max(node.inputs[0].elements(), node.inputs[1].elements())));
+    ALKNET_TRY(CheckKnownIndices(node, 1, ds[axis]));
+    ALKNET_TRY(CheckIndexable(node, std::max(node.inputs[0].elements(), node.inputs[1].elements())));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, is}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
     const Shape& ds = node.inputs[0].shape;
     const Shape& is = node.inputs[1].shape;
-    COMPUTE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, AxisAttr(at), ds.size(), "axis"));
+    ALKNET_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, AxisAttr(at), ds.size(), "axis"));
     const Shape st = ContiguousStridesOf(ds);
     hbs::Array dims;
     for (size_t d = is.size(); d-- > 0;) {
@@ -217,10 +217,10 @@ OpRecord ScatterElementsRecord(const char* name, int opset_min, int opset_max, s
                             }});
   }
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(CheckIndexType(node, 1));
+    ALKNET_TRY(CheckIndexType(node, 1));
     const Shape& ds = node.inputs[0].shape;
     const Shape& is = node.inputs[1].shape;
-    COMPUTE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, AxisAttr(at), ds.size(), "axis"));
+    ALKNET_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, AxisAttr(at), ds.size(), "axis"));
     bool ok = ds.size() == is.size() && node.inputs[2].shape == is;
     for (size_t d = 0; ok && d < ds.size(); ++d) ok = static_cast<int64_t>(d) == axis || is[d] <= ds[d];
     if (!ok) {
@@ -233,14 +233,14 @@ OpRecord ScatterElementsRecord(const char* name, int opset_min, int opset_max, s
     if (node.inputs[0].dtype == DType::kBool) {
       return Error{ErrorCode::kUnsupported, node.Describe() + ": bool data is not supported (f32, f16, i32, u32)"};
     }
-    COMPUTE_TRY(CheckKnownIndices(node, 1, ds[axis]));
-    COMPUTE_TRY(CheckIndexable(node, std::max(node.inputs[0].elements(), node.inputs[1].elements())));
+    ALKNET_TRY(CheckKnownIndices(node, 1, ds[axis]));
+    ALKNET_TRY(CheckIndexable(node, std::max(node.inputs[0].elements(), node.inputs[1].elements())));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, ds}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
     const Shape& ds = node.inputs[0].shape;
     const Shape& is = node.inputs[1].shape;
-    COMPUTE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, AxisAttr(at), ds.size(), "axis"));
+    ALKNET_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, AxisAttr(at), ds.size(), "axis"));
     const Shape ist = ContiguousStridesOf(is);
     hbs::Array dims;
     for (size_t d = ds.size(); d-- > 0;) {
@@ -322,7 +322,7 @@ Result<OneHotPlan> OneHotPlanOf(const OpNode& node, const Attributes& at) {
   p.off = values[0];
   p.on = values[1];
   const Shape& is = node.inputs[0].shape;
-  COMPUTE_ASSIGN_OR_RETURN(p.axis, NormalizeAxis(node, AxisAttr(at), is.size(), "axis", true));
+  ALKNET_ASSIGN_OR_RETURN(p.axis, NormalizeAxis(node, AxisAttr(at), is.size(), "axis", true));
   for (size_t d = static_cast<size_t>(p.axis); d < is.size(); ++d) p.inner *= is[d];
   return p;
 }
@@ -338,15 +338,15 @@ OpRecord OneHotRecord() {
   r.host_inputs = {1, 2};
   r.attributes = {{"axis", AttrValue(int64_t{-1}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(OneHotPlan p, OneHotPlanOf(node, at));
+    ALKNET_ASSIGN_OR_RETURN(OneHotPlan p, OneHotPlanOf(node, at));
     Shape out = node.inputs[0].shape;
     out.insert(out.begin() + p.axis, p.depth);
     TensorDesc o{node.inputs[2].dtype, out};
-    COMPUTE_TRY(CheckIndexable(node, o.elements()));
+    ALKNET_TRY(CheckIndexable(node, o.elements()));
     return std::vector<TensorDesc>{o};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(OneHotPlan p, OneHotPlanOf(node, at));
+    ALKNET_ASSIGN_OR_RETURN(OneHotPlan p, OneHotPlanOf(node, at));
     const DType dt = node.outputs.at(0).dtype;
     const bool is_float = dt == DType::kF32 || dt == DType::kF16;
     auto lit = [&](double v) {

@@ -61,11 +61,11 @@ OpRecord LegacyRecord(const std::string& name, int opset_min, int opset_max, int
   r.attributes = std::move(attributes);
   r.accepts_views = true;  // the current record decides (the Reshape copies a strided input)
   r.infer = [plan, target_opset](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(Rewrite rw, plan(node, at));
+    ALKNET_ASSIGN_OR_RETURN(Rewrite rw, plan(node, at));
     return OpTable::Default().Infer(Modern(node, rw, target_opset));
   };
   r.decompose = [plan, target_opset, name](const OpNode& node, const Attributes& at) -> Result<Graph> {
-    COMPUTE_ASSIGN_OR_RETURN(Rewrite rw, plan(node, at));
+    ALKNET_ASSIGN_OR_RETURN(Rewrite rw, plan(node, at));
     const int n = static_cast<int>(node.inputs.size());
     Graph g(n);
     std::vector<int> inputs;

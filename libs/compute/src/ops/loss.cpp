@@ -113,7 +113,7 @@ OpRecord NllRecord() {
   r.max_inputs = 3;
   r.attributes = LossAttributes();
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(CheckLossInputs(node));
+    ALKNET_TRY(CheckLossInputs(node));
     return std::vector<TensorDesc>{LossOutput(node, at)};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
@@ -185,7 +185,7 @@ OpRecord SoftmaxCrossEntropyRecord() {
   // Both outputs always: the loss and the log-probabilities it was computed from (ONNX's
   // optional second output costs nothing extra, it is the LogSoftmax the loss reads).
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(CheckLossInputs(node));
+    ALKNET_TRY(CheckLossInputs(node));
     return std::vector<TensorDesc>{LossOutput(node, at), TensorDesc{DType::kF32, node.inputs[0].shape}};
   };
   r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {

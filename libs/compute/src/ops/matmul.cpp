@@ -34,7 +34,7 @@ Result<MatMulDims> MatMulShapes(const OpNode& node, Shape* out_shape) {
   }
   d.a_batch.assign(a2.begin(), a2.end() - 2);
   d.b_batch.assign(b2.begin(), b2.end() - 2);
-  COMPUTE_ASSIGN_OR_RETURN(d.batch_shape, BroadcastShapes({d.a_batch, d.b_batch}));
+  ALKNET_ASSIGN_OR_RETURN(d.batch_shape, BroadcastShapes({d.a_batch, d.b_batch}));
   for (uint64_t x : d.batch_shape) d.batch *= x;
   if (out_shape) {
     *out_shape = d.batch_shape;
@@ -121,13 +121,13 @@ void AddLinalgOps(OpTable& table) {
   mm.summary = "matrix product, numpy semantics (batched, broadcast batch dimensions)";
   mm.min_inputs = mm.max_inputs = 2;
   mm.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(RequireF32Contiguous(node));
+    ALKNET_TRY(RequireF32Contiguous(node));
     Shape out;
-    COMPUTE_TRY(MatMulShapes(node, &out));
+    ALKNET_TRY(MatMulShapes(node, &out));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, out}};
   };
   mm.context = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(MatMulDims d, MatMulShapes(node, nullptr));
+    ALKNET_ASSIGN_OR_RETURN(MatMulDims d, MatMulShapes(node, nullptr));
     hbs::Array batch_ops{BatchOperand(0, d.batch_shape, d.a_batch, d.M * d.K),
                          BatchOperand(1, d.batch_shape, d.b_batch, d.K * d.N)};
     return hbs::Value::object({{"M", d.M}, {"N", d.N}, {"K", d.K},
@@ -220,12 +220,12 @@ void AddLinalgOps(OpTable& table) {
     return d;
   };
   gemm.infer = [gemm_dims](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(RequireF32Contiguous(node));
-    COMPUTE_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
+    ALKNET_TRY(RequireF32Contiguous(node));
+    ALKNET_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, {d.M, d.N}}};
   };
   gemm.context = [gemm_dims](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
+    ALKNET_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
     const bool ta = std::get<int64_t>(at.at("transA")) == 1, tb = std::get<int64_t>(at.at("transB")) == 1;
     const double alpha = std::get<double>(at.at("alpha")), beta = std::get<double>(at.at("beta"));
     hbs::Array batch_ops{BatchOperand(0, {}, {}, 0), BatchOperand(1, {}, {}, 0)};

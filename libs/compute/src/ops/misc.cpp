@@ -134,7 +134,7 @@ OpRecord CastLikeRecord() {
   r.summary = "Cast to the dtype of the second input (only its dtype is read)";
   r.min_inputs = r.max_inputs = 2;
   r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(InferElementwise(node, kAny, OutType::kSame, false));
+    ALKNET_TRY(InferElementwise(node, kAny, OutType::kSame, false));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[1].dtype, node.inputs[0].shape}};
   };
   r.decompose = [](const OpNode& node, const Attributes&) -> Result<Graph> {
@@ -181,7 +181,7 @@ OpRecord EyeLikeRecord() {
     if (node.inputs[0].shape.size() != 2) {
       return Error{ErrorCode::kShape, node.Describe() + ": input must be 2-D, got " + ShapeToString(node.inputs[0].shape)};
     }
-    COMPUTE_ASSIGN_OR_RETURN(DType d, EyeLikeType(node, at));
+    ALKNET_ASSIGN_OR_RETURN(DType d, EyeLikeType(node, at));
     return std::vector<TensorDesc>{TensorDesc{d, node.inputs[0].shape}};
   };
   auto build = [](const OpNode& node, const Attributes& at) {
@@ -228,8 +228,8 @@ OpRecord WindowRecord(const char* name, Window kind) {
     return static_cast<uint64_t>(v->data[0]);
   };
   r.infer = [size_of](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(uint64_t n, size_of(node));
-    COMPUTE_ASSIGN_OR_RETURN(DType d, DeviceTypeOfOnnx(std::get<int64_t>(at.at("output_datatype")),
+    ALKNET_ASSIGN_OR_RETURN(uint64_t n, size_of(node));
+    ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOfOnnx(std::get<int64_t>(at.at("output_datatype")),
                                                        node.Describe() + ": attribute 'output_datatype'"));
     return std::vector<TensorDesc>{TensorDesc{d, {n}}};
   };
@@ -340,7 +340,7 @@ OpRecord GatherNDRecord() {
   r.min_inputs = r.max_inputs = 2;
   r.attributes = {{"batch_dims", AttrValue(int64_t{0}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(GatherNDDims g, GatherNDShape(node, at));
+    ALKNET_ASSIGN_OR_RETURN(GatherNDDims g, GatherNDShape(node, at));
     if (node.inputs[0].elements() >= (uint64_t{1} << 31)) return LimitError(node, node.inputs[0].elements());
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, g.out}};
   };
@@ -446,7 +446,7 @@ OpRecord ScatterNDRecord(int opset_min, int opset_max, std::vector<std::string> 
                      }}};
   }
   r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(ScatterNDShape(node));
+    ALKNET_TRY(ScatterNDShape(node));
     if (node.inputs[0].elements() >= (uint64_t{1} << 31)) return LimitError(node, node.inputs[0].elements());
     if (node.inputs[0].dtype == DType::kBool) {
       return Error{ErrorCode::kUnsupported, node.Describe() + ": ScatterND on bool is not implemented"};
@@ -535,7 +535,7 @@ OpRecord ReverseSequenceRecord() {
     return Ok{};
   };
   r.infer = [check](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(check(node, at));
+    ALKNET_TRY(check(node, at));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, node.inputs[0].shape}};
   };
   struct Layout {
@@ -637,7 +637,7 @@ OpRecord CompressRecord() {
   r.host_inputs = {1};
   r.attributes = {{"axis", std::nullopt, true, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(CompressPlan p, PlanCompress(node, at));
+    ALKNET_ASSIGN_OR_RETURN(CompressPlan p, PlanCompress(node, at));
     if (p.selected.size() > 65536) {
       return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(p.selected.size()) +
                                           " selected positions; the kernel inlines at most 65536"};
@@ -990,11 +990,11 @@ OpRecord DftRecord() {
                   {"inverse", AttrValue(int64_t{0}), false, {}},
                   {"onesided", AttrValue(int64_t{0}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(DftPlan p, PlanDft(node, at));
+    ALKNET_ASSIGN_OR_RETURN(DftPlan p, PlanDft(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, p.out}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(DftPlan p, PlanDft(node, at));
+    ALKNET_ASSIGN_OR_RETURN(DftPlan p, PlanDft(node, at));
     return hbs::Value::object({{"n", p.outer * p.out_len * p.inner},
                                {"in_len", p.in_len},
                                {"length", p.length},
@@ -1105,11 +1105,11 @@ OpRecord StftRecord() {
   r.host_inputs = {1, 3};
   r.attributes = {{"onesided", AttrValue(int64_t{1}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(StftPlan p, PlanStft(node, at));
+    ALKNET_ASSIGN_OR_RETURN(StftPlan p, PlanStft(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, {p.batch, p.frames, p.bins, 2}}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(StftPlan p, PlanStft(node, at));
+    ALKNET_ASSIGN_OR_RETURN(StftPlan p, PlanStft(node, at));
     return hbs::Value::object({{"n", p.batch * p.frames * p.bins},
                                {"signal", p.signal},
                                {"step", p.step},

@@ -74,11 +74,11 @@ OpRecord ReshapeRecord() {
   r.host_inputs = {1};
   r.attributes = {{"allowzero", AttrValue(int64_t{0}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(Shape s, ReshapeTarget(node, at));
+    ALKNET_ASSIGN_OR_RETURN(Shape s, ReshapeTarget(node, at));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, s}};
   };
   r.view = [](const OpNode& node, const Attributes& at) -> Result<TensorDesc> {
-    COMPUTE_ASSIGN_OR_RETURN(Shape s, ReshapeTarget(node, at));
+    ALKNET_ASSIGN_OR_RETURN(Shape s, ReshapeTarget(node, at));
     TensorDesc d{node.inputs[0].dtype, s};
     d.offset = node.inputs[0].offset;
     return d;
@@ -122,12 +122,12 @@ OpRecord ViewRecord(std::string name, int opset_min, int opset_max, std::string 
   // An empty result reads nothing: a plain layout spares consumers index math over
   // zero-extent dimensions.
   r.view = [view](const OpNode& node, const Attributes& at) -> Result<TensorDesc> {
-    COMPUTE_ASSIGN_OR_RETURN(TensorDesc d, view(node, at));
+    ALKNET_ASSIGN_OR_RETURN(TensorDesc d, view(node, at));
     if (d.elements() == 0) return TensorDesc{d.dtype, d.shape};
     return d;
   };
   r.infer = [view](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(TensorDesc d, view(node, at));
+    ALKNET_ASSIGN_OR_RETURN(TensorDesc d, view(node, at));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, d.shape}};
   };
   r.reference = [view](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
@@ -180,11 +180,11 @@ Result<Ints> AxesOf(const OpNode& node, const Attributes& at, bool from_input, c
 
 Result<TensorDesc> SqueezeView(const OpNode& node, const Attributes& at, bool from_input) {
   const TensorDesc& in = node.inputs[0];
-  COMPUTE_ASSIGN_OR_RETURN(Ints axes, AxesOf(node, at, from_input, "axes"));
+  ALKNET_ASSIGN_OR_RETURN(Ints axes, AxesOf(node, at, from_input, "axes"));
   std::vector<bool> drop(in.shape.size(), false);
   const bool all = axes.empty() && !(from_input ? node.has_input(1) : HasAttr(at, "axes"));
   for (int64_t a : axes) {
-    COMPUTE_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, a, in.shape.size(), "axis"));
+    ALKNET_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, a, in.shape.size(), "axis"));
     if (in.shape[ax] != 1) {
       return Error{ErrorCode::kShape, node.Describe() + ": axis " + std::to_string(a) + " has extent " +
                                           std::to_string(in.shape[ax]) + ", not 1"};
@@ -203,11 +203,11 @@ Result<TensorDesc> SqueezeView(const OpNode& node, const Attributes& at, bool fr
 
 Result<TensorDesc> UnsqueezeView(const OpNode& node, const Attributes& at, bool from_input) {
   const TensorDesc& in = node.inputs[0];
-  COMPUTE_ASSIGN_OR_RETURN(Ints axes, AxesOf(node, at, from_input, "axes"));
+  ALKNET_ASSIGN_OR_RETURN(Ints axes, AxesOf(node, at, from_input, "axes"));
   const size_t rank = in.shape.size() + axes.size();
   std::vector<bool> added(rank, false);
   for (int64_t a : axes) {
-    COMPUTE_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, a, rank, "axis"));
+    ALKNET_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, a, rank, "axis"));
     if (added[ax]) return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": axis " + std::to_string(a) + " is repeated"};
     added[ax] = true;
   }
@@ -248,13 +248,13 @@ Result<TensorDesc> FlattenView(const OpNode& node, const Attributes& at) {
 
 Result<TensorDesc> ExpandView(const OpNode& node, const Attributes&) {
   const TensorDesc& in = node.inputs[0];
-  COMPUTE_ASSIGN_OR_RETURN(Ints target, HostInts(node, 1, "shape"));
+  ALKNET_ASSIGN_OR_RETURN(Ints target, HostInts(node, 1, "shape"));
   Shape want;
   for (int64_t v : target) {
     if (v < 0) return Error{ErrorCode::kShape, node.Describe() + ": negative extent in the shape input"};
     want.push_back(static_cast<uint64_t>(v));
   }
-  COMPUTE_ASSIGN_OR_RETURN(Shape out, BroadcastShapes({in.shape, want}));
+  ALKNET_ASSIGN_OR_RETURN(Shape out, BroadcastShapes({in.shape, want}));
   const std::vector<int64_t> st = in.EffectiveStrides();
   TensorDesc d{in.dtype, out, std::vector<int64_t>(out.size(), 0), in.offset};
   const size_t lead = out.size() - in.shape.size();
@@ -289,7 +289,7 @@ Result<SliceSpec> SliceOf(const OpNode& node, const Ints& starts, const Ints& en
   SliceSpec s{Ints(rank, 0), Ints(rank, 1), in};
   std::vector<bool> seen(rank, false);
   for (size_t i = 0; i < axes.size(); ++i) {
-    COMPUTE_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, axes[i], rank, "axis"));
+    ALKNET_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, axes[i], rank, "axis"));
     if (seen[ax]) return Error{ErrorCode::kInvalidArgument, node.Describe() + ": axis " + std::to_string(axes[i]) + " is repeated"};
     seen[ax] = true;
     const int64_t dim = static_cast<int64_t>(in[ax]);
@@ -319,14 +319,14 @@ Result<SliceSpec> SliceSpecOf(const OpNode& node, const Attributes& at) {
   if (node.opset < 10) {
     return SliceOf(node, IntsAttr(at, "starts"), IntsAttr(at, "ends"), IntsAttr(at, "axes"), {});
   }
-  COMPUTE_ASSIGN_OR_RETURN(Ints starts, HostInts(node, 1, "starts"));
-  COMPUTE_ASSIGN_OR_RETURN(Ints ends, HostInts(node, 2, "ends"));
+  ALKNET_ASSIGN_OR_RETURN(Ints starts, HostInts(node, 1, "starts"));
+  ALKNET_ASSIGN_OR_RETURN(Ints ends, HostInts(node, 2, "ends"));
   Ints axes, steps;
   if (node.has_input(3)) {
-    COMPUTE_ASSIGN_OR_RETURN(axes, HostInts(node, 3, "axes"));
+    ALKNET_ASSIGN_OR_RETURN(axes, HostInts(node, 3, "axes"));
   }
   if (node.has_input(4)) {
-    COMPUTE_ASSIGN_OR_RETURN(steps, HostInts(node, 4, "steps"));
+    ALKNET_ASSIGN_OR_RETURN(steps, HostInts(node, 4, "steps"));
   }
   return SliceOf(node, starts, ends, axes, steps);
 }
@@ -375,7 +375,7 @@ std::vector<AttributeSpec> StridedAttrSpecs() {
 OpRecord SliceViewRecord() {
   OpRecord r = ViewRecord("alknet.SliceView", 1, 99, "a strided view with positive steps (Slice, Split)", true,
                           [](const OpNode& node, const Attributes& at) -> Result<TensorDesc> {
-                            COMPUTE_ASSIGN_OR_RETURN(SliceSpec s, StridedSpec(node, at));
+                            ALKNET_ASSIGN_OR_RETURN(SliceSpec s, StridedSpec(node, at));
                             for (int64_t st : s.steps) {
                               if (st <= 0) return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": steps must be positive in a view"};
                             }
@@ -396,12 +396,12 @@ OpRecord StridedCopyRecord() {
   r.accepts_views = true;
   r.attributes = StridedAttrSpecs();
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(SliceSpec s, StridedSpec(node, at));
-    COMPUTE_TRY(CheckIndexable(node, node.inputs[0].elements() + node.inputs[0].offset));
+    ALKNET_ASSIGN_OR_RETURN(SliceSpec s, StridedSpec(node, at));
+    ALKNET_TRY(CheckIndexable(node, node.inputs[0].elements() + node.inputs[0].offset));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, s.shape}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(SliceSpec s, StridedSpec(node, at));
+    ALKNET_ASSIGN_OR_RETURN(SliceSpec s, StridedSpec(node, at));
     TensorDesc layout = SliceLayout(node.inputs[0], s);
     hbs::Value ctx = LinearContext(layout.elements(), 1, caps);
     ctx.as_object().set("offset", static_cast<long long>(layout.offset));
@@ -437,11 +437,11 @@ OpRecord SliceRecord(int opset_min, int opset_max) {
     r.host_inputs = {1, 2, 3, 4};
   }
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(SliceSpec s, SliceSpecOf(node, at));
+    ALKNET_ASSIGN_OR_RETURN(SliceSpec s, SliceSpecOf(node, at));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, s.shape}};
   };
   r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
-    COMPUTE_ASSIGN_OR_RETURN(SliceSpec s, SliceSpecOf(node, at));
+    ALKNET_ASSIGN_OR_RETURN(SliceSpec s, SliceSpecOf(node, at));
     const bool forward = std::all_of(s.steps.begin(), s.steps.end(), [](int64_t v) { return v > 0; });
     Graph g(static_cast<int>(node.inputs.size()));
     g.outputs = {g.Add(forward ? "alknet.SliceView" : "alknet.StridedCopy", {0}, StridedAttrs(s))};
@@ -478,14 +478,14 @@ OpRecord SliceRecord(int opset_min, int opset_max) {
 // from the node's output list), else the node's outputs when the caller filled them in.
 Result<std::vector<uint64_t>> SplitSizes(const OpNode& node, const Attributes& at, int64_t* axis_out) {
   const Shape& in = node.inputs[0].shape;
-  COMPUTE_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, std::get<int64_t>(at.at("axis")), in.size(), "axis"));
+  ALKNET_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, std::get<int64_t>(at.at("axis")), in.size(), "axis"));
   *axis_out = axis;
   const uint64_t dim = in[axis];
   Ints split;
   bool given = false;
   if (node.opset >= 13 || node.has_input(1)) {
     if (node.has_input(1)) {
-      COMPUTE_ASSIGN_OR_RETURN(split, HostInts(node, 1, "split"));
+      ALKNET_ASSIGN_OR_RETURN(split, HostInts(node, 1, "split"));
       given = true;
     }
   } else if (HasAttr(at, "split")) {
@@ -551,14 +551,14 @@ OpRecord SplitRecord(int opset_min, int opset_max) {
   r.host_inputs = {1};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
     int64_t axis = 0;
-    COMPUTE_ASSIGN_OR_RETURN(auto sizes, SplitSizes(node, at, &axis));
+    ALKNET_ASSIGN_OR_RETURN(auto sizes, SplitSizes(node, at, &axis));
     std::vector<TensorDesc> outs;
     for (const SliceSpec& s : SplitSpecs(node.inputs[0].shape, axis, sizes)) outs.push_back({node.inputs[0].dtype, s.shape});
     return outs;
   };
   r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
     int64_t axis = 0;
-    COMPUTE_ASSIGN_OR_RETURN(auto sizes, SplitSizes(node, at, &axis));
+    ALKNET_ASSIGN_OR_RETURN(auto sizes, SplitSizes(node, at, &axis));
     Graph g(static_cast<int>(node.inputs.size()));
     for (const SliceSpec& s : SplitSpecs(node.inputs[0].shape, axis, sizes)) {
       g.outputs.push_back(g.Add("alknet.SliceView", {0}, StridedAttrs(s)));
@@ -601,7 +601,7 @@ Result<int64_t> ConcatAxis(const OpNode& node, const Attributes& at) {
 }
 
 Result<std::vector<TensorDesc>> ConcatInfer(const OpNode& node, const Attributes& at) {
-  COMPUTE_ASSIGN_OR_RETURN(int64_t axis, ConcatAxis(node, at));
+  ALKNET_ASSIGN_OR_RETURN(int64_t axis, ConcatAxis(node, at));
   Shape out = node.inputs[0].shape;
   out[axis] = 0;
   for (const TensorDesc& in : node.inputs) {
@@ -654,9 +654,9 @@ OpRecord ConcatKernelRecord() {
   r.attributes = {{"axis", AttrValue(int64_t{0}), false, {}}};
   r.infer = ConcatInfer;
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(int64_t axis, ConcatAxis(node, at));
+    ALKNET_ASSIGN_OR_RETURN(int64_t axis, ConcatAxis(node, at));
     const Shape& out = node.outputs.at(0).shape;
-    COMPUTE_TRY(CheckIndexable(node, node.outputs[0].elements()));
+    ALKNET_TRY(CheckIndexable(node, node.outputs[0].elements()));
     ConcatLines l = ConcatLinesOf(out, axis);
     const uint32_t vec = l.inner % 4 == 0 ? 4 : 1;
     hbs::Array parts;
@@ -691,7 +691,7 @@ OpRecord ConcatRecord() {
   r.attributes = {{"axis", std::nullopt, true, {}}};
   r.infer = ConcatInfer;
   r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
-    COMPUTE_ASSIGN_OR_RETURN(int64_t axis, ConcatAxis(node, at));
+    ALKNET_ASSIGN_OR_RETURN(int64_t axis, ConcatAxis(node, at));
     Graph g(static_cast<int>(node.inputs.size()));
     std::vector<int> vals(node.inputs.size());
     std::iota(vals.begin(), vals.end(), 0);
@@ -734,7 +734,7 @@ Result<PadSpec> PadSpecOf(const OpNode& node, const Attributes& at) {
     pads = IntsAttr(at, node.opset < 2 ? "paddings" : "pads");
     p.value = std::get<double>(at.at("value"));
   } else {
-    COMPUTE_ASSIGN_OR_RETURN(pads, HostInts(node, 1, "pads"));
+    ALKNET_ASSIGN_OR_RETURN(pads, HostInts(node, 1, "pads"));
     if (node.has_input(2)) {
       std::vector<double> v = HostValues(node, 2);
       if (v.size() != 1) return Error{ErrorCode::kShape, node.Describe() + ": constant_value must hold one value"};
@@ -743,7 +743,7 @@ Result<PadSpec> PadSpecOf(const OpNode& node, const Attributes& at) {
   }
   Ints axes;
   if (node.opset >= 18 && node.has_input(3)) {
-    COMPUTE_ASSIGN_OR_RETURN(axes, HostInts(node, 3, "axes"));
+    ALKNET_ASSIGN_OR_RETURN(axes, HostInts(node, 3, "axes"));
   } else {
     for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
   }
@@ -753,7 +753,7 @@ Result<PadSpec> PadSpecOf(const OpNode& node, const Attributes& at) {
   }
   p.pads.assign(2 * rank, 0);
   for (size_t i = 0; i < axes.size(); ++i) {
-    COMPUTE_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, axes[i], rank, "axis"));
+    ALKNET_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, axes[i], rank, "axis"));
     p.pads[ax] = pads[i];
     p.pads[rank + ax] = pads[axes.size() + i];
   }
@@ -812,13 +812,13 @@ OpRecord PadRecord(int opset_min, int opset_max) {
     r.host_inputs = {1, 2, 3};
   }
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(PadSpec p, PadSpecOf(node, at));
+    ALKNET_ASSIGN_OR_RETURN(PadSpec p, PadSpecOf(node, at));
     TensorDesc o{node.inputs[0].dtype, PaddedShape(node.inputs[0].shape, p.pads)};
-    COMPUTE_TRY(CheckIndexable(node, std::max(o.elements(), node.inputs[0].elements())));
+    ALKNET_TRY(CheckIndexable(node, std::max(o.elements(), node.inputs[0].elements())));
     return std::vector<TensorDesc>{o};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(PadSpec p, PadSpecOf(node, at));
+    ALKNET_ASSIGN_OR_RETURN(PadSpec p, PadSpecOf(node, at));
     const Shape& in = node.inputs[0].shape;
     const Shape out = node.outputs.at(0).shape;
     const Shape st = ContiguousStridesOf(in);
@@ -911,7 +911,7 @@ OpRecord TileRecord() {
   r.min_inputs = r.max_inputs = 2;
   r.host_inputs = {1};
   auto repeats = [](const OpNode& node) -> Result<Ints> {
-    COMPUTE_ASSIGN_OR_RETURN(Ints rep, HostInts(node, 1, "repeats"));
+    ALKNET_ASSIGN_OR_RETURN(Ints rep, HostInts(node, 1, "repeats"));
     if (rep.size() != node.inputs[0].shape.size()) {
       return Error{ErrorCode::kShape, node.Describe() + ": repeats has " + std::to_string(rep.size()) +
                                           " entries for a rank-" + std::to_string(node.inputs[0].shape.size()) + " input"};
@@ -922,13 +922,13 @@ OpRecord TileRecord() {
     return rep;
   };
   r.infer = [repeats](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(Ints rep, repeats(node));
+    ALKNET_ASSIGN_OR_RETURN(Ints rep, repeats(node));
     TensorDesc o{node.inputs[0].dtype, node.inputs[0].shape};
     for (size_t d = 0; d < rep.size(); ++d) o.shape[d] *= static_cast<uint64_t>(rep[d]);
     return std::vector<TensorDesc>{o};
   };
   r.decompose = [repeats](const OpNode& node, const Attributes&) -> Result<Graph> {
-    COMPUTE_ASSIGN_OR_RETURN(Ints rep, repeats(node));
+    ALKNET_ASSIGN_OR_RETURN(Ints rep, repeats(node));
     const Shape& in = node.inputs[0].shape;
     Shape split, expanded, out;
     for (size_t d = 0; d < in.size(); ++d) {
@@ -1013,11 +1013,11 @@ OpRecord BlockRecord(const char* name, bool to_space) {
                             }});
   }
   r.infer = [to_space](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(BlockPlan p, BlockPlanOf(node, at, to_space));
+    ALKNET_ASSIGN_OR_RETURN(BlockPlan p, BlockPlanOf(node, at, to_space));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, p.out}};
   };
   r.decompose = [to_space](const OpNode& node, const Attributes& at) -> Result<Graph> {
-    COMPUTE_ASSIGN_OR_RETURN(BlockPlan p, BlockPlanOf(node, at, to_space));
+    ALKNET_ASSIGN_OR_RETURN(BlockPlan p, BlockPlanOf(node, at, to_space));
     Graph g(1);
     const int six = AddReshape(g, 0, p.six);
     const int t = g.Add("Transpose", {six}, {{"perm", p.perm}});

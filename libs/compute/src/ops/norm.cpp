@@ -59,7 +59,7 @@ Result<BnDims> BnShapes(const OpNode& node) {
   BnDims d{x[0], x[1], 1};
   for (size_t i = 2; i < x.size(); ++i) d.inner *= x[i];
   static const char* names[] = {"", "scale", "B", "mean", "var"};
-  for (size_t i = 1; i < 5; ++i) COMPUTE_TRY(RequireShape(node, i, Shape{d.C}, names[i]));
+  for (size_t i = 1; i < 5; ++i) ALKNET_TRY(RequireShape(node, i, Shape{d.C}, names[i]));
   return d;
 }
 
@@ -93,8 +93,8 @@ OpRecord BatchNormRecord(int opset_min, int opset_max) {
                             }});
   }
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(RequireF32All(node));
-    COMPUTE_ASSIGN_OR_RETURN(BnDims d, BnShapes(node));
+    ALKNET_TRY(RequireF32All(node));
+    ALKNET_ASSIGN_OR_RETURN(BnDims d, BnShapes(node));
     std::vector<TensorDesc> out{TensorDesc{DType::kF32, node.inputs[0].shape}};
     if (Training(node, at)) {
       out.push_back(TensorDesc{DType::kF32, {d.C}});
@@ -103,7 +103,7 @@ OpRecord BatchNormRecord(int opset_min, int opset_max) {
     return out;
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(BnDims d, BnShapes(node));
+    ALKNET_ASSIGN_OR_RETURN(BnDims d, BnShapes(node));
     const bool training = Training(node, at);
     return hbs::Value::object({{"N", d.N}, {"C", d.C}, {"inner", d.inner}, {"total", node.inputs[0].elements()},
                                {"training", training}, {"epsilon", FloatLiteral(F(at, "epsilon"))},
@@ -217,18 +217,18 @@ Result<std::set<size_t>> ReducedAxes(MomentsKind kind, const OpNode& node, const
       for (size_t i = 2; i < x.size(); ++i) s.insert(i);
       break;
     case MomentsKind::kLayer: {
-      COMPUTE_ASSIGN_OR_RETURN(size_t a, norm_axis(I(at, "axis")));
+      ALKNET_ASSIGN_OR_RETURN(size_t a, norm_axis(I(at, "axis")));
       for (size_t i = a; i < x.size(); ++i) s.insert(i);
       break;
     }
     case MomentsKind::kMvn:
       for (int64_t a : std::get<std::vector<int64_t>>(at.at("axes"))) {
-        COMPUTE_ASSIGN_OR_RETURN(size_t v, norm_axis(a));
+        ALKNET_ASSIGN_OR_RETURN(size_t v, norm_axis(a));
         s.insert(v);
       }
       break;
     case MomentsKind::kLp: {
-      COMPUTE_ASSIGN_OR_RETURN(size_t a, norm_axis(I(at, "axis")));
+      ALKNET_ASSIGN_OR_RETURN(size_t a, norm_axis(I(at, "axis")));
       s.insert(a);
       break;
     }
@@ -237,14 +237,14 @@ Result<std::set<size_t>> ReducedAxes(MomentsKind kind, const OpNode& node, const
 }
 
 Result<MomentsPlan> MomentsShapes(MomentsKind kind, const OpNode& node, const Attributes& at) {
-  COMPUTE_TRY(RequireF32All(node));
+  ALKNET_TRY(RequireF32All(node));
   const Shape& x = node.inputs[0].shape;
   if (x.empty()) return Error{ErrorCode::kShape, node.Describe() + ": input must have rank >= 1"};
-  COMPUTE_ASSIGN_OR_RETURN(std::set<size_t> axes, ReducedAxes(kind, node, at));
+  ALKNET_ASSIGN_OR_RETURN(std::set<size_t> axes, ReducedAxes(kind, node, at));
   MomentsPlan p = SplitAxes(x, axes);
   if (kind == MomentsKind::kInstance) {
-    COMPUTE_TRY(RequireShape(node, 1, Shape{x[1]}, "scale"));
-    COMPUTE_TRY(RequireShape(node, 2, Shape{x[1]}, "B"));
+    ALKNET_TRY(RequireShape(node, 1, Shape{x[1]}, "scale"));
+    ALKNET_TRY(RequireShape(node, 2, Shape{x[1]}, "B"));
   }
   if (kind == MomentsKind::kLayer) {
     // Scale and B broadcast to X[axis:]; supported when they hold exactly those elements
@@ -321,13 +321,13 @@ OpRecord MomentsRecord(MomentsKind kind) {
       break;
   }
   r.infer = [kind](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(MomentsPlan p, MomentsShapes(kind, node, at));
+    ALKNET_ASSIGN_OR_RETURN(MomentsPlan p, MomentsShapes(kind, node, at));
     std::vector<TensorDesc> out{TensorDesc{DType::kF32, node.inputs[0].shape}};
     for (int64_t k = 1; k < LayerOutputs(kind, at); ++k) out.push_back(TensorDesc{DType::kF32, p.stat_shape});
     return out;
   };
   r.context = [kind](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(MomentsPlan p, MomentsShapes(kind, node, at));
+    ALKNET_ASSIGN_OR_RETURN(MomentsPlan p, MomentsShapes(kind, node, at));
     const bool has_eps = kind == MomentsKind::kInstance || kind == MomentsKind::kLayer;
     return hbs::Value::object(
         {{"kept_count", p.kept_count}, {"reduced_count", p.reduced_count},
@@ -451,7 +451,7 @@ OpRecord LrnRecord() {
                      return s != nullptr && *s >= 1 ? std::string() : std::string("must be an int >= 1");
                    }}};
   auto dims = [](const OpNode& node) -> Result<std::array<uint64_t, 2>> {
-    COMPUTE_TRY(RequireF32All(node));
+    ALKNET_TRY(RequireF32All(node));
     const Shape& x = node.inputs[0].shape;
     if (x.size() < 2) return Error{ErrorCode::kShape, node.Describe() + ": X " + ShapeToString(x) + " must be [N, C, ...]"};
     uint64_t inner = 1;
@@ -459,11 +459,11 @@ OpRecord LrnRecord() {
     return std::array<uint64_t, 2>{x[1], inner};
   };
   r.infer = [dims](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(dims(node));
+    ALKNET_TRY(dims(node));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, node.inputs[0].shape}};
   };
   r.context = [dims](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(auto d, dims(node));
+    ALKNET_ASSIGN_OR_RETURN(auto d, dims(node));
     const int64_t size = I(at, "size");
     return hbs::Value::object({{"C", d[0]}, {"inner", d[1]}, {"total", node.inputs[0].elements()},
                                {"lo", (size - 1) / 2}, {"hi", size - 1 - (size - 1) / 2},

@@ -106,8 +106,8 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
     }
   }
   r.infer = [global, indices](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(RequireF32Input(node));
-    COMPUTE_ASSIGN_OR_RETURN(Window w, PoolWindow(node, at, global));
+    ALKNET_TRY(RequireF32Input(node));
+    ALKNET_ASSIGN_OR_RETURN(Window w, PoolWindow(node, at, global));
     const Shape out = PoolOutShape(node.inputs[0].shape, w);
     std::vector<TensorDesc> o{TensorDesc{DType::kF32, out}};
     if (WantIndices(at, indices)) {
@@ -119,7 +119,7 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
     return o;
   };
   r.context = [max, global, indices](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(Window w, PoolWindow(node, at, global));
+    ALKNET_ASSIGN_OR_RETURN(Window w, PoolWindow(node, at, global));
     const Shape& x = node.inputs[0].shape;
     hbs::Object o;
     o.set("P", w.out_size());

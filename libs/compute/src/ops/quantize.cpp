@@ -81,13 +81,13 @@ OpRecord QuantizeRecord() {
         return Error{ErrorCode::kUnsupported, node.Describe() + ": zero_point must be uint8 or int8 (u32 or i32 on the device)"};
       }
     }
-    COMPUTE_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
-    COMPUTE_TRY(InferElementwise(aligned, {DType::kF32, DType::kI32, DType::kU32}, OutType::kSame, false));
+    ALKNET_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
+    ALKNET_TRY(InferElementwise(aligned, {DType::kF32, DType::kI32, DType::kU32}, OutType::kSame, false));
     return std::vector<TensorDesc>{TensorDesc{out, node.inputs[0].shape}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
-    COMPUTE_ASSIGN_OR_RETURN(hbs::Value ctx, ElementwiseContext(aligned, at, caps));
+    ALKNET_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
+    ALKNET_ASSIGN_OR_RETURN(hbs::Value ctx, ElementwiseContext(aligned, at, caps));
     const Range q = QuantizedRange(node.outputs.at(0).dtype);
     ctx.as_object().set("lo", FloatLiteral(q.lo));
     ctx.as_object().set("hi", FloatLiteral(q.hi));
@@ -142,12 +142,12 @@ OpRecord DequantizeRecord() {
       return Error{ErrorCode::kUnsupported, node.Describe() + ": x (and zero_point, of x's dtype) must be integers, "
                                                               "scale f32"};
     }
-    COMPUTE_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
-    COMPUTE_TRY(InferElementwise(aligned, {DType::kF32, DType::kI32, DType::kU32}, OutType::kSame, false));
+    ALKNET_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
+    ALKNET_TRY(InferElementwise(aligned, {DType::kF32, DType::kI32, DType::kU32}, OutType::kSame, false));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, node.inputs[0].shape}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
+    ALKNET_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
     return ElementwiseContext(aligned, at, caps);
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {

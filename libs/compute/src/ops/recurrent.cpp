@@ -121,12 +121,12 @@ Result<Dims> Resolve(const OpNode& node, const Attributes& at, Cell cell) {
     return Error{ErrorCode::kShape, node.Describe() + ": " + what + " must be " + ShapeToString(want) + ", got " +
                                         ShapeToString(node.inputs[i].shape)};
   };
-  COMPUTE_TRY(check(3, {d.dirs, 2 * gh}, "B"));
-  COMPUTE_TRY(check(4, {d.batch}, "sequence_lens"));
-  COMPUTE_TRY(check(5, state, "initial_h"));
+  ALKNET_TRY(check(3, {d.dirs, 2 * gh}, "B"));
+  ALKNET_TRY(check(4, {d.batch}, "sequence_lens"));
+  ALKNET_TRY(check(5, state, "initial_h"));
   if (cell == Cell::kLstm) {
-    COMPUTE_TRY(check(6, state, "initial_c"));
-    COMPUTE_TRY(check(7, {d.dirs, 3 * d.hidden}, "P"));
+    ALKNET_TRY(check(6, state, "initial_c"));
+    ALKNET_TRY(check(7, {d.dirs, 3 * d.hidden}, "P"));
   }
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     if (!node.has_input(i)) continue;
@@ -350,7 +350,7 @@ Result<OpNode> Unpacked(const OpNode& node, const Attributes& at) {
 }
 
 Result<std::vector<TensorDesc>> InferCell(const OpNode& node, const Attributes& at, Cell cell) {
-  COMPUTE_ASSIGN_OR_RETURN(Dims d, Resolve(node, at, cell));
+  ALKNET_ASSIGN_OR_RETURN(Dims d, Resolve(node, at, cell));
   const uint64_t floats = (cell == Cell::kRnn ? 2 : 3) * d.hidden;
   if (floats * 4 > 16384) {
     return Error{ErrorCode::kLimit, node.Describe() + ": hidden size " + std::to_string(d.hidden) +
@@ -441,14 +441,14 @@ OpRecord SequenceRecord() {
   r.max_inputs = 5;
   r.attributes = CellAttributes(Cell::kLstm, true, true);
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(OpNode v, Unpacked(node, at));
+    ALKNET_ASSIGN_OR_RETURN(OpNode v, Unpacked(node, at));
     return InferCell(v, at, CellOf(at));
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
     const Cell cell = CellOf(at);
     const CellInfo info = Info(cell);
-    COMPUTE_ASSIGN_OR_RETURN(OpNode v, Unpacked(node, at));
-    COMPUTE_ASSIGN_OR_RETURN(Dims d, Resolve(v, at, cell));
+    ALKNET_ASSIGN_OR_RETURN(OpNode v, Unpacked(node, at));
+    ALKNET_ASSIGN_OR_RETURN(Dims d, Resolve(v, at, cell));
     int64_t slot = 3;
     const int64_t pack = node.has_input(3) ? slot++ : -1;
     const int64_t lens = node.has_input(4) ? slot++ : -1;

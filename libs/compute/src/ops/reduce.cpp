@@ -75,7 +75,7 @@ struct Plan {
 Result<Plan> InternalPlan(const OpNode& node, const Attributes& at) {
   const Shape& s = node.inputs[0].shape;
   Plan p;
-  COMPUTE_ASSIGN_OR_RETURN(p.red, ReducedDims(node, std::get<std::vector<int64_t>>(at.at("axes")), s.size()));
+  ALKNET_ASSIGN_OR_RETURN(p.red, ReducedDims(node, std::get<std::vector<int64_t>>(at.at("axes")), s.size()));
   for (size_t d = 0; d < s.size(); ++d) (p.red[d] ? p.count : p.outputs) *= s[d];
   p.splits = static_cast<uint64_t>(std::get<int64_t>(at.at("splits")));
   if (p.count == 0) {
@@ -211,12 +211,12 @@ OpRecord InternalRecord() {
                   {"splits", AttrValue(int64_t{1}), false, {}},
                   {"count", AttrValue(int64_t{0}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(CheckDType(node, true));
-    COMPUTE_ASSIGN_OR_RETURN(Plan p, InternalPlan(node, at));
+    ALKNET_TRY(CheckDType(node, true));
+    ALKNET_ASSIGN_OR_RETURN(Plan p, InternalPlan(node, at));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, p.out_shape}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(Plan p, InternalPlan(node, at));
+    ALKNET_ASSIGN_OR_RETURN(Plan p, InternalPlan(node, at));
     const TensorDesc& x = node.inputs[0];
     const std::vector<int64_t> strides = x.EffectiveStrides();
     const bool integer = x.dtype == DType::kI32;
@@ -318,7 +318,7 @@ Result<Resolved> Resolve(const OpNode& node, const Attributes& at, bool axes_inp
     }
     if (k >= 0 && k < static_cast<int64_t>(s.size())) seen[k] = true;
   }
-  COMPUTE_ASSIGN_OR_RETURN(r.red, ReducedDims(node, axes, s.size()));
+  ALKNET_ASSIGN_OR_RETURN(r.red, ReducedDims(node, axes, s.size()));
   r.out_shape = OutputShape(s, r.red, std::get<int64_t>(at.at("keepdims")) != 0);
   return r;
 }
@@ -346,8 +346,8 @@ OpRecord OnnxRecord(const ReduceKind& k, int opset_min, int opset_max, bool axes
   }
   const bool ints = k.ints;
   r.infer = [ints, axes_input](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(CheckDType(node, ints));
-    COMPUTE_ASSIGN_OR_RETURN(Resolved rs, Resolve(node, at, axes_input));
+    ALKNET_TRY(CheckDType(node, ints));
+    ALKNET_ASSIGN_OR_RETURN(Resolved rs, Resolve(node, at, axes_input));
     for (size_t d = 0; d < rs.red.size(); ++d) {
       if (rs.red[d] && node.inputs[0].shape[d] == 0) {
         return Error{ErrorCode::kShape, node.Describe() + ": reduces over the empty dimension " + std::to_string(d) +
@@ -357,7 +357,7 @@ OpRecord OnnxRecord(const ReduceKind& k, int opset_min, int opset_max, bool axes
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, rs.out_shape}};
   };
   r.decompose = [k, axes_input](const OpNode& node, const Attributes& at) -> Result<Graph> {
-    COMPUTE_ASSIGN_OR_RETURN(Resolved rs, Resolve(node, at, axes_input));
+    ALKNET_ASSIGN_OR_RETURN(Resolved rs, Resolve(node, at, axes_input));
     Graph g(static_cast<int>(node.inputs.size()));
     if (rs.noop) {
       g.outputs = {g.Add("Identity", {0})};
@@ -471,12 +471,12 @@ OpRecord CumSumRecord() {
   r.host_inputs = {1};
   r.attributes = {{"exclusive", AttrValue(int64_t{0}), false, {}}, {"reverse", AttrValue(int64_t{0}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_TRY(CheckDType(node, true));
-    COMPUTE_TRY(ScanSplit(node));
+    ALKNET_TRY(CheckDType(node, true));
+    ALKNET_TRY(ScanSplit(node));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, node.inputs[0].shape}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(ScanLines l, ScanSplit(node));
+    ALKNET_ASSIGN_OR_RETURN(ScanLines l, ScanSplit(node));
     return hbs::Value::object({{"outer", l.outer}, {"axis_len", l.axis_len}, {"inner", l.inner},
                                {"exclusive", std::get<int64_t>(at.at("exclusive")) != 0},
                                {"reverse", std::get<int64_t>(at.at("reverse")) != 0},

@@ -197,7 +197,7 @@ Result<ResizePlan> PlanOf(const OpNode& node, const Attributes& at) {
     if (node.has_input(1)) p.roi = HostValues(node, 1);
     if (node.has_input(2)) scales = HostValues(node, 2);
     if (node.has_input(3)) {
-    COMPUTE_ASSIGN_OR_RETURN(sizes, HostInts(node, 3, "sizes"));
+    ALKNET_ASSIGN_OR_RETURN(sizes, HostInts(node, 3, "sizes"));
   }
     if (at.count("antialias") && std::get<int64_t>(at.at("antialias")) != 0) {
       return Error{ErrorCode::kUnsupported, node.Describe() + ": antialias=1 is not implemented"};
@@ -213,7 +213,7 @@ Result<ResizePlan> PlanOf(const OpNode& node, const Attributes& at) {
   Ints axes;
   if (at.count("axes")) {
     for (int64_t a : std::get<Ints>(at.at("axes"))) {
-      COMPUTE_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, a, rank, "axis"));
+      ALKNET_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, a, rank, "axis"));
       axes.push_back(ax);
     }
   } else {
@@ -344,13 +344,13 @@ OpRecord ResizeRecord(const char* name, int opset_min, int opset_max) {
     }
   }
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(ResizePlan p, PlanOf(node, at));
+    ALKNET_ASSIGN_OR_RETURN(ResizePlan p, PlanOf(node, at));
     TensorDesc o{node.inputs[0].dtype, p.out};
-    COMPUTE_TRY(CheckIndexable(node, std::max(o.elements(), node.inputs[0].elements())));
+    ALKNET_TRY(CheckIndexable(node, std::max(o.elements(), node.inputs[0].elements())));
     return std::vector<TensorDesc>{o};
   };
   r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
-    COMPUTE_ASSIGN_OR_RETURN(ResizePlan p, PlanOf(node, at));
+    ALKNET_ASSIGN_OR_RETURN(ResizePlan p, PlanOf(node, at));
     TapTables t = TablesOf(p, node.inputs[0].shape);
     Ints taps;
     for (const Taps& d : t.dims) taps.push_back(d.k);

@@ -63,7 +63,7 @@ void AddSelectOps(OpTable& table) {
     if (node.inputs[1].dtype != node.inputs[2].dtype) {
       return Error{ErrorCode::kUnsupported, node.Describe() + ": X and Y must share one dtype"};
     }
-    COMPUTE_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kAny, OutType::kSame, false));
+    ALKNET_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kAny, OutType::kSame, false));
     outs[0].dtype = node.inputs[1].dtype;
     return outs;
   };
@@ -109,7 +109,7 @@ void AddSelectOps(OpTable& table) {
                                             ShapeToString(node.inputs[i].shape)};
       }
     }
-    COMPUTE_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kNumeric, OutType::kSame));
+    ALKNET_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kNumeric, OutType::kSame));
     outs[0].shape = node.inputs[0].shape;  // scalar bounds never grow X
     return outs;
   };
@@ -140,8 +140,8 @@ void AddSelectOps(OpTable& table) {
                         return v.index() == 0 ? std::string() : std::string("must be an int (TensorProto.DataType)");
                       }}};
   cast.infer = [](const OpNode& node, const Attributes& attrs) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kAny, OutType::kSame));
-    COMPUTE_ASSIGN_OR_RETURN(outs[0].dtype, DeviceTypeOfOnnx(std::get<int64_t>(attrs.at("to")),
+    ALKNET_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kAny, OutType::kSame));
+    ALKNET_ASSIGN_OR_RETURN(outs[0].dtype, DeviceTypeOfOnnx(std::get<int64_t>(attrs.at("to")),
                                                              node.Describe() + ": attribute 'to'"));
     return outs;
   };

@@ -33,7 +33,7 @@ OpRecord FoldedRecord(std::string name, int opset_min, int opset_max, std::strin
   r.summary = std::move(summary);
   r.accepts_views = true;  // the inputs' data is never read
   r.infer = [value](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    COMPUTE_ASSIGN_OR_RETURN(RefTensor v, value(node, at));
+    ALKNET_ASSIGN_OR_RETURN(RefTensor v, value(node, at));
     if (v.dtype != DType::kF32 && v.dtype != DType::kF16 && v.dtype != DType::kI32 && v.dtype != DType::kU32 &&
         v.dtype != DType::kBool) {
       return Error{ErrorCode::kUnsupported, node.Describe() + ": dtype " + DTypeName(v.dtype) +
@@ -42,7 +42,7 @@ OpRecord FoldedRecord(std::string name, int opset_min, int opset_max, std::strin
     return std::vector<TensorDesc>{TensorDesc{v.dtype, v.shape}};
   };
   r.decompose = [value](const OpNode& node, const Attributes& at) -> Result<Graph> {
-    COMPUTE_ASSIGN_OR_RETURN(RefTensor v, value(node, at));
+    ALKNET_ASSIGN_OR_RETURN(RefTensor v, value(node, at));
     return ConstGraph(static_cast<int>(node.inputs.size()), std::make_shared<const RefTensor>(std::move(v)));
   };
   r.reference = [value](const OpNode& node, const Attributes& at, const std::vector<RefTensor>&) {
@@ -147,7 +147,7 @@ void AddShapeOps(OpTable& table) {
 
   OpRecord cos = FoldedRecord("ConstantOfShape", 9, 99, "a tensor of the given shape filled with one value",
                               [](const OpNode& node, const Attributes& at) -> Result<RefTensor> {
-                                COMPUTE_ASSIGN_OR_RETURN(Ints s, HostInts(node, 0, "shape"));
+                                ALKNET_ASSIGN_OR_RETURN(Ints s, HostInts(node, 0, "shape"));
                                 RefTensor fill{DType::kF32, {1}, {0.0}};
                                 if (at.count("value")) {
                                   const ConstValue& t = std::get<ConstValue>(at.at("value"));
@@ -170,7 +170,7 @@ void AddShapeOps(OpTable& table) {
   cos.attributes = {{"value", std::nullopt, true, {}}};
   // A stride-0 view of the one value instead of a filled buffer.
   cos.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
-    COMPUTE_ASSIGN_OR_RETURN(Ints s, HostInts(node, 0, "shape"));
+    ALKNET_ASSIGN_OR_RETURN(Ints s, HostInts(node, 0, "shape"));
     ConstValue fill = MakeConst(DType::kF32, {}, {0.0});
     if (at.count("value")) {
       const RefTensor& t = *std::get<ConstValue>(at.at("value"));

@@ -50,11 +50,11 @@ OpRecord SoftmaxRecord(const char* name, bool log, int opset_min, int opset_max,
       return Error{ErrorCode::kUnsupported, node.Describe() + ": input is a strided view; " + node.op_type +
                                                 " reads contiguous input (the executor copies views first)"};
     }
-    COMPUTE_TRY(SplitAt(node, at));
+    ALKNET_TRY(SplitAt(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, x.shape}};
   };
   r.context = [log](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
-    COMPUTE_ASSIGN_OR_RETURN(Lines l, SplitAt(node, at));
+    ALKNET_ASSIGN_OR_RETURN(Lines l, SplitAt(node, at));
     return hbs::Value::object({{"outer", l.outer}, {"axis_len", l.axis_len}, {"inner", l.inner}, {"log", log}});
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {

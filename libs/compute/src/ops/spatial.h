@@ -97,14 +97,14 @@ inline Result<Window> ForwardWindow(const OpNode& node, const Attributes& at, co
     *out = v;
     return Ok{};
   };
-  COMPUTE_TRY(list("strides", 1, k, &w.stride));
+  ALKNET_TRY(list("strides", 1, k, &w.stride));
   if (at.count("dilations")) {
-    COMPUTE_TRY(list("dilations", 1, k, &w.dilation));
+    ALKNET_TRY(list("dilations", 1, k, &w.dilation));
   } else {
     w.dilation.assign(k, 1);
   }
   std::vector<int64_t> pads;
-  COMPUTE_TRY(list("pads", 0, 2 * k, &pads));
+  ALKNET_TRY(list("pads", 0, 2 * k, &pads));
   for (size_t i = 0; i < k; ++i) {
     if (w.stride[i] < 1 || w.dilation[i] < 1 || kernel[i] < 1 || pads[i] < 0 || pads[i + k] < 0) {
       return Error{ErrorCode::kInvalidAttribute,

@@ -111,7 +111,7 @@ OpRecord StepRecord() {
     if (static_cast<int>(node.inputs.size()) != 2 + per) {
       return Error{ErrorCode::kShape, node.Describe() + ": rule " + rule + " takes " + std::to_string(2 + per) + " inputs"};
     }
-    COMPUTE_TRY(CheckStepInputs(node, 2, per));
+    ALKNET_TRY(CheckStepInputs(node, 2, per));
     return std::vector<TensorDesc>(static_cast<size_t>(per - 1), TensorDesc{DType::kF32, node.inputs[2].shape});
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
@@ -180,7 +180,7 @@ OpRecord OptimizerRecord(const char* name, const Rule& rule) {
       OpNode one = node;
       one.inputs = {node.inputs[0], node.inputs[1]};
       for (int k = 0; k < ru.per_tensor; ++k) one.inputs.push_back(node.inputs[2 + k * n + j]);
-      COMPUTE_TRY(CheckStepInputs(one, 2, ru.per_tensor));
+      ALKNET_TRY(CheckStepInputs(one, 2, ru.per_tensor));
       for (int o = 0; o <= ru.states; ++o) outs[o * n + j] = TensorDesc{DType::kF32, node.inputs[2 + j].shape};
     }
     return outs;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "embedded_js.h"
+#include "extensions.h"
 #include "spidermonkey/sm.h"
 
 namespace alknet::runtime::sm {
@@ -126,12 +127,14 @@ JSObject* SmEngine::GetOrCompileModule(const ModuleLocation& location,
   if (source_override) {
     source = std::string(*source_override);
   } else if (location.kind == ModuleLocation::Kind::kBuiltin) {
-    const auto* file = embedded::FindEmbeddedFile(location.builtin + ".js");
-    if (file == nullptr) {
+    if (const auto* file = embedded::FindEmbeddedFile(location.builtin + ".js")) {
+      source = std::string(file->contents);
+    } else if (auto ext = ExtensionModuleSource(location.builtin)) {
+      source = std::string(*ext);
+    } else {
       ThrowError(cx_, "built-in module alknet:" + location.builtin + " is not embedded", "TypeError");
       return nullptr;
     }
-    source = std::string(file->contents);
   } else {
     if (host_.check_module_read) {
       if (auto allowed = host_.check_module_read(location); !allowed) {

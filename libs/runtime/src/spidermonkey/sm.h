@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "alknet/runtime/engine.h"
+#include "alknet/runtime/native_module.h"
 
 namespace alknet::runtime::sm {
 
@@ -38,28 +39,13 @@ struct GpuState;
 
 using ObjectVector = JS::GCVector<JSObject*, 0, js::SystemAllocPolicy>;
 
-// ---- strings and errors ----------------------------------------------------------------------
+// ---- strings and errors (more in alknet/runtime/native_module.h) -----------------------------
 std::u16string ToU16(JSContext* cx, JSString* str);
-std::string ToUtf8(JSContext* cx, JSString* str);
-// ToString(value) as UTF-8; false with an exception pending if ToString threw.
-bool ValueToUtf8(JSContext* cx, JS::HandleValue value, std::string* out);
-JSString* NewString(JSContext* cx, std::string_view utf8);
 JSString* NewString16(JSContext* cx, std::u16string_view s);
-// Throws `new Error(message)` with error.name = name. Always returns false, for
-// `return ThrowError(...)` in natives.
-bool ThrowError(JSContext* cx, std::string_view message, std::string_view name = "Error");
-bool ThrowTypeError(JSContext* cx, std::string_view message);
-// Throws a runtime Error (a permission denial gets name "PermissionDenied").
-bool ThrowStatus(JSContext* cx, const Error& error, std::string_view name = "Error");
-
-// The bytes of an ArrayBuffer or ArrayBufferView; nullopt if `value` is neither. The span is
-// valid until the next GC-capable call.
-std::optional<std::span<uint8_t>> BytesOf(JS::HandleValue value, const JS::AutoRequireNoGC& nogc);
-JSObject* NewUint8Array(JSContext* cx, std::span<const uint8_t> bytes);
 
 // ---- native cores ----------------------------------------------------------------------------
 // The object a built-in module reads as import.meta.native, or nullptr when the module has no
-// native part. Defined in native_cores.cpp.
+// native part. Defined in native_cores.cpp, with the registry of extensions.
 JSObject* CreateNativeCore(JSContext* cx, std::string_view module);
 // Functions of the realm's bootstrap (console, timers, encoding...). web_api.cpp.
 bool DefineWebCore(JSContext* cx, JS::HandleObject core);

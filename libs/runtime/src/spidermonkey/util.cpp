@@ -62,6 +62,8 @@ bool ThrowTypeError(JSContext* cx, std::string_view message) {
   return Throw(cx, "TypeError", message, {});
 }
 
+const HostServices& HostOf(JSContext* cx) { return SmEngine::From(cx)->host(); }
+
 bool ThrowStatus(JSContext* cx, const Error& error, std::string_view name) {
   if (error.message.rfind("Requires ", 0) == 0) return ThrowError(cx, error.message, "PermissionDenied");
   return ThrowError(cx, error.message, name);

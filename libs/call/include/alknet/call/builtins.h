@@ -10,6 +10,6 @@ Component CallComponent();    // call.list, call.describe
 Component TensorComponent();  // tensor.info, tensor.stats, tensor.cast
 
 // Both components, in dependency order.
-Result<void> RegisterBuiltins(CallRegistry& registry);
+Status RegisterBuiltins(CallRegistry& registry);
 
 }  // namespace alknet::call

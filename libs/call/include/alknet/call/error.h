@@ -6,7 +6,8 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
+
+#include "alknet/base/result.h"
 
 namespace alknet::call {
 
@@ -42,45 +43,9 @@ inline Error MakeError(ErrorCode code, std::string message) {
   return Error{code, {}, std::move(message)};
 }
 
-// A value or an Error. Deliberately small: C++20 has no std::expected.
 template <typename T>
-class [[nodiscard]] Result {
- public:
-  Result(T value) : state_(std::move(value)) {}       // NOLINT: implicit by design
-  Result(Error error) : state_(std::move(error)) {}   // NOLINT
-
-  bool ok() const { return state_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-
-  T& value() & { return std::get<0>(state_); }
-  const T& value() const& { return std::get<0>(state_); }
-  T&& value() && { return std::get<0>(std::move(state_)); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-
-  const Error& error() const& { return std::get<1>(state_); }
-  Error&& error() && { return std::get<1>(std::move(state_)); }
-
- private:
-  std::variant<T, Error> state_;
-};
-
-template <>
-class [[nodiscard]] Result<void> {
- public:
-  Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT
-
-  bool ok() const { return ok_; }
-  explicit operator bool() const { return ok_; }
-  const Error& error() const& { return error_; }
-  Error&& error() && { return std::move(error_); }
-
- private:
-  Error error_;
-  bool ok_ = true;
-};
+using Result = base::Result<T, Error>;
+using Status = base::Result<void, Error>;
+using base::Ok;
 
 }  // namespace alknet::call

@@ -176,7 +176,7 @@ class CallRegistry final : public CallTarget {
   CallRegistry& operator=(const CallRegistry&) = delete;
 
   // All or nothing: on error nothing of the component is registered.
-  Result<void> AddComponent(Component component);
+  Status AddComponent(Component component);
   void Seal();
   bool sealed() const { return sealed_.load(std::memory_order_acquire); }
 

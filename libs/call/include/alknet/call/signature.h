@@ -42,7 +42,7 @@ Result<Signature> ParseSignature(std::string_view text);
 
 // Checks arity and every argument's type. The error names the call, the parameter, what was
 // expected and what was given.
-Result<void> CheckArguments(std::string_view call, const Signature& signature,
+Status CheckArguments(std::string_view call, const Signature& signature,
                             std::span<const Value> args);
 
 }  // namespace alknet::call

@@ -47,7 +47,7 @@ struct Tensor {
   static Tensor Adopt(std::string dtype, std::vector<std::int64_t> shape,
                       std::vector<std::byte> bytes);
   // Shape, dtype and byte count agree; the error says which rule failed.
-  Result<void> Validate() const;
+  Status Validate() const;
 };
 
 using Bytes = std::vector<std::uint8_t>;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "alknet/call/connect.h"
 #include "alknet/call/registry.h"
 #include "alknet/runtime/event_loop.h"
 #include "alknet/runtime/module_resolver.h"
@@ -31,6 +32,9 @@ struct HostServices {
   // The registry alknet:call uses by default (local, or remote under `alknet run --remote`);
   // nullptr: call() throws.
   call::CallTarget* calls = nullptr;
+  // Opens remote call targets for alknet:call's connect(); empty: connect() throws, naming
+  // what is missing (a host without the gRPC transport).
+  call::RemoteConnector connect_remote;
 };
 
 class Engine : public LoopClient {

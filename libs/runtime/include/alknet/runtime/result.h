@@ -5,7 +5,8 @@
 
 #include <string>
 #include <utility>
-#include <variant>
+
+#include "alknet/base/result.h"
 
 namespace alknet::runtime {
 
@@ -14,28 +15,9 @@ struct Error {
 };
 
 template <typename T>
-class [[nodiscard]] Result {
- public:
-  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit, like std::expected
-  Result(Error error) : v_(std::move(error)) {}  // NOLINT
-
-  bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  T& value() & { return std::get<0>(v_); }
-  T&& value() && { return std::get<0>(std::move(v_)); }
-  const T& value() const& { return std::get<0>(v_); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-  const Error& error() const { return std::get<1>(v_); }
-
- private:
-  std::variant<T, Error> v_;
-};
-
-struct Ok {};
-using Status = Result<Ok>;
+using Result = base::Result<T, Error>;
+using Status = base::Result<void, Error>;
+using base::Ok;
 
 inline Error MakeError(std::string message) { return Error{std::move(message)}; }
 

@@ -36,6 +36,9 @@ struct RuntimeOptions {
   // What alknet:call's call()/list() reach: the CLI passes its sealed local registry, or a
   // RemoteRegistry for `alknet run --remote`. Empty: alknet:call throws on use.
   std::shared_ptr<call::CallTarget> calls;
+  // What alknet:call's connect() opens remote targets with (the CLI passes alknet-call-grpc's
+  // RemoteRegistry::Connector()). Empty: connect() throws.
+  call::RemoteConnector connect_remote;
 };
 
 class Runtime {
@@ -69,7 +72,8 @@ class Runtime {
   std::unique_ptr<Engine> engine_;
 };
 
-// Lists the built-in modules ("fs", "process", ...), from the embedded js/*.js files.
+// Lists the built-in modules ("fs", "process", ...): the embedded js/*.js files and the
+// registered extensions (native_module.h), sorted.
 std::vector<std::string> BuiltinModuleNames();
 
 }  // namespace alknet::runtime

@@ -4,11 +4,10 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <type_traits>
 #include <utility>
-#include <variant>
+
+#include "alknet/base/result.h"
 
 namespace alknet::tensor {
 
@@ -88,40 +87,9 @@ class Error {
   std::string message_;
 };
 
-// A value or an Error. Library functions return this instead of throwing.
 template <typename T>
-class [[nodiscard]] Result {
- public:
-  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
-  Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
-
-  bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  T& value() & { return std::get<0>(v_); }
-  const T& value() const& { return std::get<0>(v_); }
-  T&& value() && { return std::get<0>(std::move(v_)); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-  const Error& error() const { return std::get<1>(v_); }
-
- private:
-  std::variant<T, Error> v_;
-};
-
-// Success or an Error.
-class [[nodiscard]] Status {
- public:
-  Status() = default;
-  Status(Error error) : error_(std::move(error)) {}  // NOLINT: implicit by design
-  static Status Ok() { return Status(); }
-  bool ok() const { return !error_.has_value(); }
-  explicit operator bool() const { return ok(); }
-  const Error& error() const { return *error_; }
-
- private:
-  std::optional<Error> error_;
-};
+using Result = base::Result<T, Error>;
+using Status = base::Result<void, Error>;
+using base::Ok;
 
 }  // namespace alknet::tensor

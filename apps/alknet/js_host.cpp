@@ -1,0 +1,46 @@
+#include "js_host.h"
+
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include "alknet/call-grpc/remote.h"
+#include "alknet/ext/call.h"
+#include "alknet/ext/compute.h"
+#include "alknet/ext/onnx.h"
+#include "alknet/ext/tensor.h"
+#include "command.h"
+#include "registry_setup.h"
+
+namespace alknet::cli {
+
+int CreateJsRuntime(std::string_view command, runtime::RuntimeOptions options,
+                    std::unique_ptr<runtime::Runtime>* out) {
+  const std::string name(command);
+  if (!options.calls) {
+    auto calls = OpenTarget(TargetFlags{});
+    if (!calls) {
+      std::fprintf(stderr, "alknet %s: %s\n", name.c_str(), calls.error().ToString().c_str());
+      return kExitEnvironment;
+    }
+    options.calls = std::shared_ptr<call::CallTarget>(std::move(*calls));
+  }
+  options.connect_remote = call::RemoteRegistry::Connector();
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    ext::InstallCallModule();
+    ext::InstallTensorModule();
+    ext::InstallComputeModule();
+    ext::InstallOnnxModule();
+  });
+  const bool has_import_map = options.import_map.has_value();
+  auto runtime = runtime::Runtime::Create(std::move(options));
+  if (!runtime) {
+    std::fprintf(stderr, "alknet %s: %s\n", name.c_str(), runtime.error().message.c_str());
+    return has_import_map ? kExitUsage : kExitEnvironment;
+  }
+  *out = std::move(*runtime);
+  return kExitOk;
+}
+
+}  // namespace alknet::cli

@@ -1,0 +1,204 @@
+// RemoteRegistry: the client half of remote calls.
+#include <grpcpp/grpcpp.h>
+
+#include <cstring>
+
+#include "alknet/call-grpc/remote.h"
+#include "tensor_payload.h"
+#include "wire.h"
+#include "alknet/call/worker_pool.h"
+
+namespace alknet::call {
+
+struct RemoteRegistry::Impl {
+  RemoteOptions options;
+  std::shared_ptr<grpc::Channel> channel;
+  std::once_flag workers_once;
+  std::unique_ptr<WorkerPool> workers;
+
+  void Prepare(grpc::ClientContext& ctx, const CallOptions& call_options) const {
+    if (!options.token.empty()) ctx.AddMetadata("authorization", "Bearer " + options.token);
+    if (call_options.deadline) {
+      const auto remaining = *call_options.deadline - Clock::now();
+      ctx.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::duration_cast<std::chrono::system_clock::duration>(remaining));
+    }
+  }
+
+  Error Transport(const grpc::Status& status, const grpc::ClientContext& ctx,
+                  std::string_view call) const {
+    Error e = FromStatus(status, ctx.GetServerTrailingMetadata(), call);
+    if (e.code == ErrorCode::kUnavailable) {
+      e.message = "cannot reach the alknet server at " + options.address + ": " + e.message;
+    }
+    return e;
+  }
+};
+
+RemoteRegistry::RemoteRegistry(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RemoteRegistry::~RemoteRegistry() {
+  // Join the workers before the channel goes: queued calls still use it.
+  impl_->workers.reset();
+}
+
+Result<std::unique_ptr<RemoteRegistry>> RemoteRegistry::Connect(RemoteOptions options) {
+  if (options.address.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "no server address (--remote HOST:PORT)");
+  }
+  if (options.chunk_bytes == 0 || options.chunk_bytes > options.max_message_bytes / 2) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "chunk size must be between 1 byte and half the message size limit");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  std::shared_ptr<grpc::ChannelCredentials> creds;
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(static_cast<int>(impl->options.max_message_bytes));
+  args.SetMaxSendMessageSize(static_cast<int>(impl->options.max_message_bytes));
+  ApplyTransportTuning([&](const char* key, int v) { args.SetInt(key, v); });
+  if (impl->options.tls) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = impl->options.tls_root_pem;
+    creds = grpc::SslCredentials(ssl);
+    if (!impl->options.tls_server_name.empty()) {
+      args.SetSslTargetNameOverride(impl->options.tls_server_name);
+    }
+  } else {
+    creds = grpc::InsecureChannelCredentials();
+  }
+  impl->channel = grpc::CreateCustomChannel(impl->options.address, creds, args);
+  return std::unique_ptr<RemoteRegistry>(new RemoteRegistry(std::move(impl)));
+}
+
+Result<std::vector<CallInfo>> RemoteRegistry::List() {
+  grpc::ClientContext ctx;
+  impl_->Prepare(ctx, CallOptions::WithTimeout(std::chrono::seconds(30)));
+  wire::ListRequest request;
+  wire::ListReply reply;
+  const grpc::Status status = CallList(impl_->channel.get(), &ctx, request, &reply);
+  if (!status.ok()) return impl_->Transport(status, ctx, "call.list");
+  std::vector<CallInfo> out;
+  for (const auto& c : reply.calls()) {
+    out.push_back(CallInfo{c.name(), c.signature(), c.owner(),
+                           CallFlags{c.async() ? Execution::kAsync : Execution::kSync,
+                                     c.side_effects()},
+                           c.doc()});
+  }
+  return out;
+}
+
+Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Value> args,
+                                     const CallOptions& options) {
+  const std::string call(name);
+  if (options.cancel.IsCancelled()) {
+    return Error{ErrorCode::kCancelled, call, "the call was cancelled"};
+  }
+  grpc::ClientContext ctx;
+  impl_->Prepare(ctx, options);
+  // Cancelling the token cancels the RPC, which the server sees as a cancelled context.
+  const auto cancel_id = options.cancel.OnCancel([&ctx] { ctx.TryCancel(); });
+  struct Unregister {
+    const CancelToken& token;
+    std::uint64_t id;
+    ~Unregister() { token.RemoveCallback(id); }
+  } unregister{options.cancel, cancel_id};
+
+  StreamFrame frame;
+  std::vector<Tensor> tensors;
+  auto* header = frame.control.mutable_header();
+  header->set_call(call);
+  for (const auto& a : args) ToWire(a, header->add_args(), tensors);
+  auto encoded = EncodePayload(std::move(tensors));
+  if (!encoded) return Error{ErrorCode::kInvalidArgument, call, encoded.error().message};
+  auto payload = std::make_shared<const EncodedPayload>(std::move(*encoded));
+  header->set_payload_bytes(payload->size);
+
+  auto stream = OpenInvoke(impl_->channel.get(), &ctx);
+  // A failed write means the server already answered (an error) or went away: stop
+  // sending and read the status.
+  bool sending = stream->Write(frame);
+  StreamFrame chunk;
+  chunk.is_chunk = true;
+  chunk.keep = payload;
+  for (auto piece : payload->pieces) {
+    while (sending && !piece.empty()) {
+      const std::size_t n = std::min(impl_->options.chunk_bytes, piece.size());
+      chunk.out_chunk = piece.first(n);
+      sending = stream->Write(chunk);
+      piece = piece.subspan(n);
+    }
+  }
+  if (sending) stream->WritesDone();
+
+  StreamFrame reply;
+  const bool have_result = stream->Read(&reply) && !reply.is_chunk &&
+                           reply.control.body_case() == wire::Frame::kResult;
+  std::shared_ptr<std::byte[]> buffer;
+  std::uint64_t payload_bytes = 0;
+  std::string protocol_error;
+  wire::Value result_value;
+  if (have_result) {
+    result_value = std::move(*reply.control.mutable_result()->mutable_value());
+    payload_bytes = reply.control.result().payload_bytes();
+    if (payload_bytes > impl_->options.max_result_tensor_bytes) {
+      protocol_error = "the result's tensors take " + std::to_string(payload_bytes) +
+                       " bytes, over this client's limit of " +
+                       std::to_string(impl_->options.max_result_tensor_bytes);
+      ctx.TryCancel();
+    } else if (payload_bytes) {
+      buffer = AllocatePayload(payload_bytes);
+    }
+    std::uint64_t received = 0;
+    while (protocol_error.empty() && received < payload_bytes) {
+      if (!stream->Read(&reply)) break;
+      if (!reply.is_chunk || reply.in_size > payload_bytes - received) {
+        protocol_error = "the server sent a malformed result stream";
+        ctx.TryCancel();
+        break;
+      }
+      reply.CopyChunkTo(buffer.get() + received);
+      received += reply.in_size;
+    }
+    if (protocol_error.empty() && received < payload_bytes) {
+      protocol_error = "the result stream ended early";
+    }
+  }
+  const grpc::Status status = stream->Finish();
+  // When we cancelled (a bad result stream), our reason beats the CANCELLED status.
+  const bool we_cancelled = protocol_error.size() && protocol_error != "the result stream ended early";
+  if (we_cancelled) return Error{ErrorCode::kInternal, call, protocol_error};
+  if (!status.ok()) return impl_->Transport(status, ctx, call);
+  if (!protocol_error.empty()) return Error{ErrorCode::kInternal, call, protocol_error};
+  if (!have_result) return Error{ErrorCode::kInternal, call, "the server sent no result"};
+
+  std::vector<Tensor> out_tensors;
+  if (payload_bytes) {
+    auto decoded = DecodePayload(buffer, payload_bytes);
+    if (!decoded) return Error{ErrorCode::kInternal, call, decoded.error().message};
+    out_tensors = std::move(*decoded);
+  }
+  auto value = FromWire(result_value, out_tensors);
+  if (!value) return Error{ErrorCode::kInternal, call, value.error().message};
+  return value;
+}
+
+RemoteConnector RemoteRegistry::Connector() {
+  return [](RemoteOptions options) -> Result<std::unique_ptr<CallTarget>> {
+    auto remote = Connect(std::move(options));
+    if (!remote) return std::move(remote).error();
+    return std::unique_ptr<CallTarget>(std::move(remote).value());
+  };
+}
+
+void RemoteRegistry::InvokeAsync(std::string name, std::vector<Value> args, CallOptions options,
+                                 Callback done) {
+  std::call_once(impl_->workers_once, [this] {
+    impl_->workers = std::make_unique<WorkerPool>(impl_->options.async_threads);
+  });
+  impl_->workers->Submit([this, name = std::move(name), args = std::move(args),
+                          options = std::move(options), done = std::move(done)] {
+    done(Invoke(name, args, options));
+  });
+}
+
+}  // namespace alknet::call
