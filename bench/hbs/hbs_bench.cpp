@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
 
   NodePeer node;
   std::string first;
-  if (!node.start({"node", dir + "/bench_js.js", root, dir + "/templates", "matmul.wgsl",
+  if (!node.start({ALKNET_NODE, dir + "/bench_js.js", root, dir + "/templates", "matmul.wgsl",
                    dir + "/context.json"}) ||
       (first = node.receive()).empty()) {
     std::fprintf(stderr, "hbs_bench: running handlebars.js under node failed (run scripts/setup)\n");

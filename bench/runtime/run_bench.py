@@ -2,6 +2,7 @@
 """alknet's JavaScript runtime against Deno and Node (npm `webgpu`, Dawn), side by side.
 
   bench/runtime/run_bench.py ALKNET [--rounds N] [--dispatches N] [--js-iterations N] [--smoke]
+                             [--node NODE]
 
 Three measurements, each the same script (bench/runtime/workload.mjs) in every runtime, with
 the runtimes interleaved round by round so machine noise hits them alike:
@@ -27,13 +28,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
-def runtimes(alknet):
+def runtimes(alknet, node):
     found = {"alknet": [alknet, "run", os.path.join(HERE, "gpu_entry.mjs")]}
     deno = os.path.join(ROOT, "node_modules", "deno", "deno")  # the binary, not the node shim
     if os.access(deno, os.X_OK):
         # Deno 2 exposes navigator.gpu without a flag; it needs read access for the module.
         found["deno"] = [deno, "run", "--quiet", "--allow-read", os.path.join(HERE, "gpu_entry.mjs")]
-    node = shutil.which("node")
+    # npm `webgpu` is an ES module that the CommonJS loader of node < 20.19 cannot require().
+    node = shutil.which(node)
     if node and os.path.isdir(os.path.join(ROOT, "node_modules", "webgpu")):
         found["node"] = [node, os.path.join(HERE, "node_entry.mjs")]
     return found
@@ -63,10 +65,14 @@ def main():
     ap.add_argument("--dispatches", type=int, default=10000)
     ap.add_argument("--js-iterations", type=int, default=20_000_000)
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--node", default="node", help="node >= 20.19 (default: node on PATH)")
     a = ap.parse_args()
     if a.smoke:
         a.rounds, a.dispatches, a.js_iterations = 1, 200, 200_000
-    rts = runtimes(a.alknet)
+    if a.node != "node" and not shutil.which(a.node):
+        print(f"error: --node {a.node} not found (scripts/setup installs it with npm ci)")
+        return 1
+    rts = runtimes(a.alknet, a.node)
     for missing in {"deno", "node"} - rts.keys():
         print(f"note: {missing} not found, skipped")
     start, start_cpu, disp, js = ({n: [] for n in rts} for _ in range(4))

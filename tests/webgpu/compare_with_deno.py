@@ -9,8 +9,10 @@ SKIP_RETURN_CODE) when either runtime cannot get a WebGPU adapter on this machin
 that says why, never a silent pass.
 """
 import argparse
+import atexit
 import difflib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,7 +23,9 @@ SKIP = 77
 
 def deno_env():
     env = dict(os.environ)
-    env.setdefault("DENO_DIR", os.path.join(tempfile.gettempdir(), "alknet-deno-cache"))
+    if "DENO_DIR" not in env:  # ctest sets one in the build tree; else a cache of this run only
+        env["DENO_DIR"] = tempfile.mkdtemp(prefix="alknet-deno-cache-")
+        atexit.register(shutil.rmtree, env["DENO_DIR"], ignore_errors=True)
     env["DENO_NO_UPDATE_CHECK"] = "1"
     env["NO_COLOR"] = "1"
     return env

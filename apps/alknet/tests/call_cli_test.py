@@ -2,9 +2,11 @@
 """End to end on loopback: `alknet serve` with a token, `alknet calls` and `alknet call`
 locally and --remote, checked against numpy (an independent reference). Bounded: every
 subprocess has a timeout and the server is stopped with SIGINT."""
+import atexit
 import json
 import os
 import signal
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,6 +25,7 @@ def run(*args, env=None, expect=0):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="alknet_call_cli_")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # also when an assert fails
     token_file = os.path.join(tmp, "token")
     with open(token_file, "w") as f:
         f.write("s3cret-token\n")

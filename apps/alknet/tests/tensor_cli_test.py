@@ -5,9 +5,11 @@ converted tensor's dtype, shape and bytes against numpy's own view of the array.
 
 Usage: cli_test.py ALKNET_BINARY
 """
+import atexit
 import json
 import os
 import struct
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -73,6 +75,7 @@ def write_safetensors(path, arrays, metadata):
 def main():
     rng = np.random.default_rng(1)
     d = tempfile.mkdtemp(prefix="alknet-cli-")
+    atexit.register(shutil.rmtree, d, ignore_errors=True)  # also when a check fails
     arrays = {
         "f32": rng.standard_normal((3, 5)).astype(np.float32),
         "f16": rng.standard_normal((7,)).astype(np.float16),

@@ -167,7 +167,12 @@ TEST_P(Layouts, EveryDTypeRoundTripsThroughMemory) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AfterBeforeBigAlignTrailer, Layouts, ::testing::Values(0, 1, 2, 3));
+INSTANTIATE_TEST_SUITE_P(AfterBeforeBigAlignTrailer, Layouts, ::testing::Values(0, 1, 2, 3),
+                         [](const ::testing::TestParamInfo<int>& p) {
+                           constexpr const char* kNames[] = {"IndexAfterData", "IndexBeforeData",
+                                                             "BigAlignment", "Trailer"};
+                           return std::string(kNames[p.param]);
+                         });
 
 TEST(Writer, PipeGetsTheTrailerLayout) {
   int fds[2];

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Runs a script under alknet and under node (the independent reference) and compares them.
 
-  compare_with_node.py ALKNET SCRIPT [--frames | --frames=strict]
+  compare_with_node.py ALKNET SCRIPT [--frames | --frames=strict] [--node NODE]
+
+NODE (default: `node` on PATH) is the reference; ctest passes the node that package.json pins
+(CMake's ALKNET_NODE), since console formatting and Web APIs differ between node releases.
 
 stdout and the exit status must be identical. With --frames the script is expected to fail
 with exit status 1, and alknet's first frame naming the script must be file:LINE:COL with the
@@ -10,6 +13,7 @@ the column of e.g. `null.x` at different tokens, and only SpiderMonkey lists asy
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -21,10 +25,18 @@ def run(cmd):
 def main():
     alknet, script = sys.argv[1], sys.argv[2]
     flags = sys.argv[3:]
+    node = "node"
+    if "--node" in flags:
+        at = flags.index("--node")
+        node = flags[at + 1]
+        del flags[at:at + 2]
+    if not os.access(node, os.X_OK) and not shutil.which(node):
+        print(f"reference node not found at {node}: run scripts/setup (npm ci installs it)")
+        return 1
     frames = "--frames" in flags or "--frames=strict" in flags
     strict = "--frames=strict" in flags
     ours = run([alknet, "run", script])
-    ref = run(["node", script])
+    ref = run([node, script])
     ok = True
     if ours.stdout != ref.stdout:
         import difflib

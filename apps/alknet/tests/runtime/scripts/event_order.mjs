@@ -15,10 +15,18 @@ setTimeout(() => {
   queueMicrotask(() => note("A queueMicrotask"));
 }, 50);
 setTimeout(() => note("B"), 50);
+// The top-level await below resumes from the interval's last tick, not after a fixed delay:
+// each tick is scheduled from when the previous one ran, so on a loaded machine the third
+// tick could come after any fixed delay, and the order depended on load.
+let intervalDone;
+const intervalFinished = new Promise((resolve) => { intervalDone = resolve; });
 let ticks = 0;
 const interval = setInterval(() => {
   note(`interval ${++ticks}`);
-  if (ticks === 3) clearInterval(interval);
+  if (ticks === 3) {
+    clearInterval(interval);
+    intervalDone();
+  }
 }, 70);
 note("sync 1");
 queueMicrotask(() => note("microtask 1"));
@@ -33,7 +41,7 @@ Promise.resolve().then(() => {
 })();
 note("sync 2");
 
-await new Promise((resolve) => setTimeout(resolve, 300));
+await intervalFinished;
 note("after top-level await");
 setTimeout(() => {
   note("final timer");
