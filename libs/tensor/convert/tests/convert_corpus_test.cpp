@@ -12,6 +12,7 @@
 
 #include "alknet/tensor/convert/npy.h"
 #include "alknet/tensor/convert/npz.h"
+#include "alknet/tensor/convert/safetensors.h"
 
 namespace alknet::tensor::convert {
 namespace {
@@ -68,6 +69,7 @@ Result<ForeignFile> ReadAny(const ByteSource& src, const std::filesystem::path& 
   const std::string ext = path.extension().string();
   if (ext == ".npy") return ReadNpy(src, path.stem().string());
   if (ext == ".npz") return ReadNpz(src);
+  if (ext == ".safetensors") return ReadSafetensors(src);
   return Error(ErrorCode::kInvalidArgument, "no reader for " + ext);
 }
 
@@ -145,7 +147,7 @@ INSTANTIATE_TEST_SUITE_P(Files, ConvertCorpus, ::testing::ValuesIn(CorpusFiles()
 
 TEST(ConvertCorpus, EveryFileIsInTheManifest) {
   const auto manifest = LoadManifest();
-  ASSERT_GT(manifest.size(), 40u);
+  ASSERT_GT(manifest.size(), 90u);
   for (const auto& e : std::filesystem::directory_iterator(kCorpus)) {
     const std::string name = e.path().filename().string();
     if (name == "expected.txt" || name == "make_corpus.py") continue;

@@ -8,6 +8,7 @@
 
 #include "alknet/tensor/convert/npy.h"
 #include "alknet/tensor/convert/npz.h"
+#include "alknet/tensor/convert/safetensors.h"
 
 namespace alknet::tensor::convert {
 namespace {
@@ -59,6 +60,24 @@ TEST(ForeignLimits, NameBytes) {
   ForeignLimits l;
   l.max_name_bytes = 5;  // "f32.npy" is 7
   ExpectLimit(ReadNpz(*Open("good--savez.npz"), l), "name is over the cap of 5 bytes");
+}
+
+TEST(ForeignLimits, SafetensorsHeaderBytes) {
+  ForeignLimits l;
+  l.max_header_bytes = 64;
+  ExpectLimit(ReadSafetensors(*Open("good--st-basic.safetensors"), l), "over the cap of 64");
+}
+
+TEST(ForeignLimits, SafetensorsTensorCount) {
+  ForeignLimits l;
+  l.max_tensors = 2;
+  ExpectLimit(ReadSafetensors(*Open("good--st-basic.safetensors"), l), "more than 2 tensors");
+}
+
+TEST(ForeignLimits, SafetensorsNameBytes) {
+  ForeignLimits l;
+  l.max_name_bytes = 2;
+  ExpectLimit(ReadSafetensors(*Open("good--st-basic.safetensors"), l), "name is over the cap of 2 bytes");
 }
 
 TEST(FileSource, MissingFileIsAnIoErrorNamingIt) {

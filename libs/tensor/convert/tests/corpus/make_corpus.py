@@ -321,7 +321,88 @@ def main():
         put("%s--%s.npz" % (code, slug), data)
         expect_error("%s--%s.npz" % (code, slug), code, text)
 
-    with open(os.path.join(out_dir, "expected.txt"), "w") as f:
+    # ---- .safetensors from the writer above
+    st = {k: v for k, v in arrays.items() if v.dtype.type in NP_TO_ST}
+    meta = {"format": "pt", "note": "h\u00e9 w\u00f6rld"}
+    put("good--st-basic.safetensors", safetensors_of(st, meta))
+    expect_tensors("good--st-basic.safetensors", st)
+    for k, v in meta.items():
+        manifest.append("M good--st-basic.safetensors %s %s" % (k, v))
+    put("good--st-no-tensors.safetensors", safetensors({}))
+    expect_tensors("good--st-no-tensors.safetensors", {})
+    # bf16 has no numpy dtype: the expected bytes are the upper halves of float32s.
+    bf = (np.array([1.5, -2.0, 3.25], dtype="<f4").view("<u4") >> 16).astype("<u2").tobytes()
+    put("good--st-bf16.safetensors",
+        safetensors({"w": {"dtype": "BF16", "shape": [3], "data_offsets": [0, 6]}}, None, bf))
+    manifest.append("N good--st-bf16.safetensors 1")
+    manifest.append("T good--st-bf16.safetensors w bf16 3 " + bf.hex())
+
+    f12 = np.arange(3, dtype="<f4").tobytes()
+    one = lambda **kw: {"w": dict({"dtype": "F32", "shape": [3], "data_offsets": [0, 12]}, **kw)}
+    many = {"t%d" % i: {"dtype": "F32", "shape": [3], "data_offsets": [0, 12]} for i in range(1000)}
+    bad_st = [
+        ("bad-foreign-file", "too-short", b"\x08\0\0\0", "too short for the 8-byte header length"),
+        ("bad-foreign-file", "header-past-end", struct.pack("<Q", 1000) + b"{}", "runs past the end of the file"),
+        ("foreign-limit", "header-over-cap", struct.pack("<Q", 200000000) + b"{}", "over the cap of 100000000"),
+        ("bad-foreign-file", "not-json", safetensors({}, raw_header=b"{abc"), "not valid JSON"),
+        ("bad-foreign-file", "not-utf8", safetensors({}, raw_header=b'{"\xff": 1}'), "not valid JSON"),
+        ("bad-foreign-file", "duplicate-key",
+         safetensors({}, raw_header=b'{"a": {}, "a": {}}'), "not valid JSON"),
+        ("bad-foreign-file", "not-object-start", safetensors({}, raw_header=b"[1]"), "does not start with '{'"),
+        ("bad-foreign-file", "float-offsets",
+         safetensors(one(data_offsets=[0.0, 12.0]), None, f12), "'data_offsets' holds 0.0"),
+        ("bad-foreign-file", "negative-offset",
+         safetensors(one(data_offsets=[-4, 8]), None, f12), "'data_offsets' holds -4"),
+        ("bad-foreign-file", "huge-offset",
+         safetensors(one(data_offsets=[0, 2**70]), None, f12), "not valid JSON"),
+        ("bad-foreign-file", "three-offsets",
+         safetensors(one(data_offsets=[0, 12, 12]), None, f12), "not an array of two integers"),
+        ("bad-foreign-file", "end-before-begin",
+         safetensors(one(data_offsets=[12, 0]), None, f12), "end before they begin"),
+        ("bad-foreign-file", "past-buffer",
+         safetensors(one(data_offsets=[4, 16]), None, f12), "run past the data buffer of 12 bytes"),
+        ("bad-foreign-file", "size-mismatch",
+         safetensors(one(shape=[2, 3]), None, f12), "x shape needs 24"),
+        ("unsupported-foreign", "dtype-f4",
+         safetensors(one(dtype="F4"), None, f12), "dtype 'F4' has no metatensor equivalent"),
+        ("bad-foreign-file", "dtype-not-string",
+         safetensors(one(dtype=4), None, f12), "'dtype' is not a string"),
+        ("bad-foreign-file", "lacks-shape",
+         safetensors({"w": {"dtype": "F32", "data_offsets": [0, 12]}}, None, f12), "entry lacks"),
+        ("bad-foreign-file", "extra-key",
+         safetensors(one(extra=1), None, f12), "entry has key 'extra'"),
+        ("bad-foreign-file", "float-dim",
+         safetensors(one(shape=[3.0]), None, f12), "'shape' holds 3.0"),
+        ("bad-foreign-file", "shape-not-array",
+         safetensors(one(shape=3), None, f12), "'shape' is not an array"),
+        ("foreign-limit", "rank-33",
+         safetensors(one(shape=[1] * 33), None, f12), "more than 32 dimensions"),
+        ("foreign-limit", "shape-overflow",
+         safetensors(one(shape=[2**40, 2**40]), None, f12), "shape overflows"),
+        ("bad-foreign-file", "entry-not-object", safetensors({"w": [1, 2]}, None, f12), "entry is not a JSON object"),
+        ("bad-foreign-file", "metadata-not-string",
+         safetensors(one(), {"k": 1}, f12), "__metadata__ 'k' is 1, not a string"),
+        ("bad-foreign-file", "metadata-not-object",
+         safetensors(one(), None, f12, raw_header=json.dumps(dict(one(), __metadata__=[1])).encode()),
+         "__metadata__ is not a JSON object"),
+        ("foreign-overlap", "1000-tensors-one-range", safetensors(many, None, f12), "overlap tensor"),
+        ("foreign-overlap", "partial-overlap",
+         safetensors({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                      "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}}, None, f12),
+         "tensor 'b': data_offsets [4, 12] overlap tensor 'a' [0, 8]"),
+        ("bad-foreign-file", "gap",
+         safetensors({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
+                      "b": {"dtype": "F32", "shape": [1], "data_offsets": [8, 12]}}, None, f12),
+         "leave a gap after byte 4"),
+        ("bad-foreign-file", "trailing-data", safetensors(one(), None, f12 + b"\0" * 4),
+         "the data buffer has 16 bytes but the tensors use 12"),
+        ("bad-foreign-file", "truncated", safetensors_of(st, meta)[:-7], "run past the data buffer"),
+    ]
+    for code, slug, data, text in bad_st:
+        put("%s--%s.safetensors" % (code, slug), data)
+        expect_error("%s--%s.safetensors" % (code, slug), code, text)
+
+    with open(os.path.join(out_dir, "expected.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(manifest) + "\n")
 
 
