@@ -10,17 +10,18 @@
 #include "alknet/call/builtins.h"
 #include "alknet/call/json.h"
 #include "alknet/call-grpc/remote.h"
+#include "alknet/tensor/convert/npy.h"
 #include "alknet/tensor/reader.h"
 #include "alknet/tensor/writer.h"
 #include "command.h"
 #include "registry_setup.h"
-#include "npy.h"
 
 namespace alknet::cli {
 namespace {
 
 namespace ac = alknet::call;
 namespace at = alknet::tensor;
+namespace tc = alknet::tensor::convert;
 namespace fs = std::filesystem;
 
 constexpr const char* kUsage =
@@ -52,7 +53,7 @@ int BadArgument(const std::string& why) {
   return kExitUsage;
 }
 
-// ---- .npy (the shared parser in npy.h) ----
+// ---- .npy (alknet-tensor-convert's reader and writer) ----
 
 ac::Result<ac::Tensor> ReadNpy(const std::string& path) {
   auto fail = [&](const std::string& what) {
@@ -61,13 +62,10 @@ ac::Result<ac::Tensor> ReadNpy(const std::string& path) {
   auto text = ac::ReadTextFile(path);
   if (!text) return text.error();
   const std::string& f = *text;
-  auto read = [&](uint64_t offset, uint64_t n) -> std::optional<std::string> {
-    if (offset > f.size() || n > f.size() - offset) return std::nullopt;
-    return f.substr(offset, n);
-  };
-  auto parsed = npy::ParseHeader(read, f.size());
-  if (auto* error = std::get_if<std::string>(&parsed)) return fail(*error);
-  const auto& h = std::get<npy::Header>(parsed);
+  const tc::MemorySource src(path, std::as_bytes(std::span(f.data(), f.size())));
+  auto parsed = tc::ParseNpyHeader(src, 0, f.size(), path);
+  if (!parsed) return ac::MakeError(ac::ErrorCode::kInvalidArgument, parsed.error().message());
+  const tc::NpyHeader& h = *parsed;
   std::vector<std::int64_t> shape(h.shape.begin(), h.shape.end());
   auto t = ac::Tensor::Copy(std::string(at::Info(h.dtype).name), std::move(shape),
                             std::as_bytes(std::span(f.data() + h.data_offset, h.data_bytes)));
@@ -77,13 +75,14 @@ ac::Result<ac::Tensor> ReadNpy(const std::string& path) {
 
 ac::Status WriteNpy(const fs::path& path, const ac::Tensor& t) {
   const at::DTypeInfo* info = at::FindDType(t.dtype);
-  const auto descr = info ? npy::Descr(info->dtype) : std::nullopt;
-  if (!descr) {
+  if (!info || !tc::NpyDescr(info->dtype)) {
     return ac::MakeError(ac::ErrorCode::kInvalidArgument,
                          "dtype " + t.dtype + " has no .npy equivalent; use --format mtf");
   }
   const std::vector<uint64_t> shape(t.shape.begin(), t.shape.end());
-  const std::string out = npy::MakePreamble(*descr, shape);
+  auto preamble = tc::NpyPreamble(info->dtype, shape);
+  if (!preamble) return ac::MakeError(ac::ErrorCode::kInvalidArgument, preamble.error().message());
+  const std::string& out = *preamble;
   std::FILE* f = std::fopen(path.c_str(), "wb");
   bool ok = f && std::fwrite(out.data(), 1, out.size(), f) == out.size() &&
             std::fwrite(t.data.data(), 1, t.data.size(), f) == t.data.size();

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "alknet/onnx/session.h"
+#include "alknet/tensor/convert/npy.h"
 #include "alknet/tensor/reader.h"
 #include "alknet/tensor/writer.h"
 #include "alknet/webgpu/context.h"
 #include "command.h"
-#include "npy.h"
 
 namespace alknet::cli {
 namespace {
@@ -25,6 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace ox = alknet::onnx;
 namespace at = alknet::tensor;
+namespace tc = alknet::tensor::convert;
 using nlohmann::json;
 
 constexpr const char* kHelp =
@@ -161,13 +162,10 @@ std::variant<ox::Tensor, std::string> LoadInput(const ox::ValueInfo& info, const
     auto text = ReadWhole(value);
     if (!text) return value + ": " + std::strerror(errno);
     const std::string& f = *text;
-    auto read = [&](uint64_t offset, uint64_t n) -> std::optional<std::string> {
-      if (offset > f.size() || n > f.size() - offset) return std::nullopt;
-      return f.substr(offset, n);
-    };
-    auto parsed = npy::ParseHeader(read, f.size());
-    if (auto* e = std::get_if<std::string>(&parsed)) return value + ": " + *e;
-    const auto& h = std::get<npy::Header>(parsed);
+    const tc::MemorySource src(value, std::as_bytes(std::span(f.data(), f.size())));
+    auto parsed = tc::ParseNpyHeader(src, 0, f.size(), value);
+    if (!parsed) return parsed.error().ToString();
+    const tc::NpyHeader& h = *parsed;
     auto t = ox::ElemTypeOf(h.dtype);
     if (!t) return value + ": numpy dtype " + h.descr + " has no ONNX equivalent";
     raw.type = *t;
@@ -199,12 +197,16 @@ std::variant<ox::Tensor, std::string> LoadInput(const ox::ValueInfo& info, const
 
 bool WriteNpy(const fs::path& path, const ox::Tensor& t, std::string& why) {
   auto meta = MetaTypeOf(t.type);
-  auto descr = meta ? npy::Descr(*meta) : std::nullopt;
-  if (!descr) {
+  if (!meta || !tc::NpyDescr(*meta)) {
     why = "output '" + t.name + "' of type " + ox::ElemTypeName(t.type) + " has no .npy equivalent";
     return false;
   }
-  const std::string pre = npy::MakePreamble(*descr, t.shape);
+  auto preamble = tc::NpyPreamble(*meta, t.shape);
+  if (!preamble) {
+    why = "output '" + t.name + "': " + preamble.error().message();
+    return false;
+  }
+  const std::string& pre = *preamble;
   std::ofstream f(path, std::ios::binary);
   f.write(pre.data(), static_cast<std::streamsize>(pre.size()));
   f.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));

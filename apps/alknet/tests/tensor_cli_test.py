@@ -118,7 +118,27 @@ def main():
     with open(os.path.join(d, "cut.safetensors"), "wb") as f:
         f.write(open(os.path.join(d, "m.safetensors"), "rb").read()[:-100])
     run("convert", os.path.join(d, "cut.safetensors"), os.path.join(d, "cut.mtf"), expect=1)
-    for out in ("z.mtf", "f.mtf", "be.mtf", "cut.mtf"):
+    # Hostile inputs from the readers' corpus (libs/tensor/convert/tests/corpus): the zip64
+    # extra field that over-read the heap, 1,000 entries naming one member, offsets as floats.
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                          "libs", "tensor", "convert", "tests", "corpus")
+    hostile = {
+        "bad-foreign-file--zip64-extra-oob-repro.npz": "member 'y.npy'",
+        "foreign-overlap--1000-entries-one-member.npz": "overlaps member 'x.npy'",
+        "bad-foreign-file--float-offsets.safetensors": "'data_offsets' holds 0.0",
+        "foreign-overlap--1000-tensors-one-range.safetensors": "overlap tensor",
+    }
+    for name, text in hostile.items():
+        p = run("convert", os.path.join(corpus, name), os.path.join(d, "hostile.mtf"), expect=1)
+        if text not in p.stderr or name not in p.stderr:
+            failures.append("%s: message lacks the file name or %r: %s" % (name, text, p.stderr))
+    with open(os.path.join(d, "float.safetensors"), "wb") as f:
+        h = json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4.0]}}).encode()
+        f.write(struct.pack("<Q", len(h)) + h + b"\0" * 4)
+    p = run("convert", os.path.join(d, "float.safetensors"), os.path.join(d, "float.mtf"), expect=1)
+    if "tensor 'w'" not in p.stderr:
+        failures.append("float data_offsets: message lacks the tensor: " + p.stderr)
+    for out in ("z.mtf", "f.mtf", "be.mtf", "cut.mtf", "hostile.mtf", "float.mtf"):
         if os.path.exists(os.path.join(d, out)):
             failures.append(out + " exists after a failed conversion")
     if [n for n in os.listdir(d) if ".tmp-" in n]:

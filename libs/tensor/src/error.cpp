@@ -47,6 +47,10 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kFileShrank: return "file-shrank";
     case ErrorCode::kInvalidArgument: return "invalid-argument";
     case ErrorCode::kNotFound: return "not-found";
+    case ErrorCode::kBadForeignFile: return "bad-foreign-file";
+    case ErrorCode::kUnsupportedForeign: return "unsupported-foreign";
+    case ErrorCode::kForeignLimit: return "foreign-limit";
+    case ErrorCode::kForeignOverlap: return "foreign-overlap";
   }
   return "unknown-error";
 }

@@ -62,6 +62,11 @@ enum class ErrorCode : int {
   kFileShrank = 101,   // the file became shorter than the validated layout after opening
   kInvalidArgument = 102,  // API misuse: bad name or shape given to the writer, wrong order
   kNotFound = 103,     // no tensor or metadata entry of that name
+  // Foreign tensor files (.npy, .npz, .safetensors; alknet/tensor/convert/).
+  kBadForeignFile = 104,      // the bytes break the format's own rules (truncated, bad header...)
+  kUnsupportedForeign = 105,  // a valid file using a feature alknet does not read (compression...)
+  kForeignLimit = 106,        // a size the file declares is over a reader cap
+  kForeignOverlap = 107,      // two members or tensors share bytes of the file
 };
 
 // The rule number for a format violation, 0 for errors that are not about the bytes.
