@@ -1,5 +1,5 @@
-// TypeScript declarations for alknet:call (libs/runtime/js/call.js).
-// Checked by libs/runtime/tests/scripts/modules/dts_check.mjs: every export has one here.
+// TypeScript declarations for alknet:call (libs/ext/call/call.js).
+// Checked by apps/alknet/tests/modules/dts_check.mjs: every export has one here.
 
 declare module "alknet:call" {
   /** A tensor as calls carry it: metatensor dtype name, shape, bytes as a typed array. */

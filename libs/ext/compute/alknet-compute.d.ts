@@ -1,5 +1,5 @@
-// TypeScript declarations for alknet:compute (libs/runtime/js/compute.js).
-// Checked by libs/runtime/tests/scripts/modules/dts_check.mjs: every export has one here, and
+// TypeScript declarations for alknet:compute (libs/ext/compute/compute.js).
+// Checked by apps/alknet/tests/modules/dts_check.mjs: every export has one here, and
 // the op methods below are generated from the op table by gen_compute_dts.mjs (a ctest fails
 // when the table and this file disagree; rerun the script to update).
 

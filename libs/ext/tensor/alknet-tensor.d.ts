@@ -1,5 +1,5 @@
-// TypeScript declarations for alknet:tensor (libs/runtime/js/tensor.js).
-// Checked by libs/runtime/tests/scripts/modules/dts_check.mjs: every export has one here.
+// TypeScript declarations for alknet:tensor (libs/ext/tensor/tensor.js).
+// Checked by apps/alknet/tests/modules/dts_check.mjs: every export has one here.
 
 declare module "alknet:tensor" {
   export type MetadataValue =
