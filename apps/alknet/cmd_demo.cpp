@@ -6,9 +6,9 @@
 #include <random>
 #include <vector>
 
+#include "alknet/base/json.h"
 #include "alknet/webgpu/context.h"
 #include "command.h"
-#include "json_writer.h"
 
 namespace {
 
@@ -96,16 +96,15 @@ int RunDemo(std::span<const std::string_view> args) {
     if (err > max_err || std::isnan(err)) max_err = std::isnan(err) ? INFINITY : err;
   }
   if (json) {
-    alknet::cli::JsonWriter j;
-    j.BeginObject();
-    j.Field("adapter", (*ctx)->adapter().Summary());
-    j.Field("elements", n);
-    j.Field("maxAbsError", max_err);
-    j.Field("mismatches", bad);
-    j.Field("seconds", seconds);
-    j.Field("ok", bad == 0);
-    j.EndObject();
-    std::printf("%s\n", j.str().c_str());
+    // maxAbsError is infinite when a result is NaN; JSON has no infinity, so it is null.
+    const alknet::base::json::Value doc = alknet::base::json::Object{
+        {"adapter", (*ctx)->adapter().Summary()},
+        {"elements", n},
+        {"maxAbsError", max_err},
+        {"mismatches", bad},
+        {"seconds", seconds},
+        {"ok", bad == 0}};
+    std::printf("%s\n", alknet::base::json::Write(doc).c_str());
   } else {
     std::printf("demo: x(t) = exp(-0.1t)cos(2t) + 0.5sin(t) at %llu points on %s\n",
                 static_cast<unsigned long long>(n), (*ctx)->adapter().Summary().c_str());

@@ -7,11 +7,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "alknet/base/json.h"
 #include "alknet/onnx/session.h"
 #include "alknet/tensor/convert/npy.h"
 #include "alknet/tensor/reader.h"
@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 namespace ox = alknet::onnx;
 namespace at = alknet::tensor;
 namespace tc = alknet::tensor::convert;
-using nlohmann::json;
+namespace json = alknet::base::json;
 
 constexpr const char* kHelp =
     "Usage: alknet infer MODEL.onnx --input NAME=VALUE ... [--output OUT] [--json] [--repeat N]\n"
@@ -409,37 +409,48 @@ int RunInfer(std::span<const std::string_view> args) {
     return std::array<double, 3>{lo, hi, t.elements() ? sum / static_cast<double>(t.elements()) : 0.0};
   };
   if (as_json) {
-    json j;
-    j["model"] = model;
-    j["adapter"] = session->context().adapter().Summary();
-    j["load_ms"] = load_ms;
-    j["plan_ms"] = plan_ms;
-    j["run_ms"] = {{"first", first->run_ms}, {"median", median}, {"min", min}};
-    j["run_parts_ms"] = {{"upload", median_of(up)}, {"device", median_of(dev)}, {"download", median_of(down)},
-                         {"record", median_of(rec)}};
-    j["repeat"] = repeat;
     const auto& st = session->stats();
-    j["plan"] = {{"nodes_on_device", st.nodes_on_device}, {"nodes_folded", st.nodes_folded}, {"fusions", st.fusions}};
+    json::Object j{
+        {"model", model},
+        {"adapter", session->context().adapter().Summary()},
+        {"load_ms", load_ms},
+        {"plan_ms", plan_ms},
+        {"run_ms", json::Object{{"first", first->run_ms}, {"median", median}, {"min", min}}},
+        {"run_parts_ms", json::Object{{"upload", median_of(up)},
+                                      {"device", median_of(dev)},
+                                      {"download", median_of(down)},
+                                      {"record", median_of(rec)}}},
+        {"repeat", repeat},
+        {"plan", json::Object{{"nodes_on_device", st.nodes_on_device},
+                              {"nodes_folded", st.nodes_folded},
+                              {"fusions", st.fusions}}}};
     if (profile) {
-      json nodes = json::array();
+      json::Array nodes;
       for (const auto& n : prof.nodes) {
-        nodes.push_back({{"op", n.op}, {"name", n.name}, {"output", n.output}, {"dispatches", n.dispatches}, {"ms", n.ms}});
+        nodes.emplace_back(json::Object{{"op", n.op}, {"name", n.name}, {"output", n.output},
+                                        {"dispatches", n.dispatches}, {"ms", n.ms}});
       }
-      j["profile"] = {{"sync_ms", prof.sync_ms}, {"nodes", std::move(nodes)}};
+      j.append("profile", json::Object{{"sync_ms", prof.sync_ms}, {"nodes", std::move(nodes)}});
     }
-    j["outputs"] = json::array();
+    json::Array outputs;
     for (const auto& t : outs) {
-      json o{{"name", t.name}, {"dtype", ox::ElemTypeName(t.type)}, {"shape", t.shape}};
+      json::Object o{{"name", t.name},
+                     {"dtype", ox::ElemTypeName(t.type)},
+                     {"shape", json::Array(t.shape.begin(), t.shape.end())}};
       if (t.elements() > 0) {
         auto s = stats(t);
-        o["min"] = s[0];
-        o["max"] = s[1];
-        o["mean"] = s[2];
+        o.append("min", s[0]);
+        o.append("max", s[1]);
+        o.append("mean", s[2]);
       }
-      if (t.elements() <= 64) o["values"] = Values(t);
-      j["outputs"].push_back(std::move(o));
+      if (t.elements() <= 64) {
+        const std::vector<double> values = Values(t);
+        o.append("values", json::Array(values.begin(), values.end()));
+      }
+      outputs.emplace_back(std::move(o));
     }
-    std::printf("%s\n", j.dump(1, ' ', false, json::error_handler_t::replace).c_str());
+    j.append("outputs", std::move(outputs));
+    std::printf("%s\n", json::Write(j, {.indent = 1}).c_str());
     return kExitOk;
   }
   for (const auto& t : outs) {

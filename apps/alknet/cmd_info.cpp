@@ -2,13 +2,13 @@
 #include <cstdio>
 #include <string>
 
+#include "alknet/base/json.h"
 #include "alknet/webgpu/context.h"
 #include "command.h"
-#include "json_writer.h"
 
 namespace {
 
-using alknet::cli::JsonWriter;
+namespace json = alknet::base::json;
 namespace wg = alknet::webgpu;
 
 constexpr const char* kHelp =
@@ -24,38 +24,30 @@ constexpr const char* kHelp =
     "  ALKNET_LOG=debug       log adapter discovery to stderr\n";
 
 void WriteJson(const std::vector<wg::AdapterEntry>& adapters) {
-  JsonWriter j;
-  j.BeginObject();
-  j.Field("library", wg::WebGpuLibraryPath());
-  j.Key("adapters");
-  j.BeginArray();
+  json::Array list;
   for (size_t i = 0; i < adapters.size(); ++i) {
     const auto& d = adapters[i].description;
-    j.BeginObject();
-    j.Field("index", static_cast<uint64_t>(i));
-    j.Field("name", d.device);
-    j.Field("vendor", d.vendor);
-    j.Field("architecture", d.architecture);
-    j.Field("driver", d.description);
-    j.Field("backend", wg::BackendName(d.backend));
-    j.Field("type", wg::AdapterTypeName(d.type));
-    j.Field("vendorId", d.vendor_id);
-    j.Field("deviceId", d.device_id);
-    j.Field("subgroupMinSize", d.subgroup_min_size);
-    j.Field("subgroupMaxSize", d.subgroup_max_size);
-    j.Key("features");
-    j.BeginArray();
-    for (auto f : d.features) j.Value(wg::FeatureName(f));
-    j.EndArray();
-    j.Key("limits");
-    j.BeginObject();
-    for (const auto& [name, value] : wg::LimitList(d.limits)) j.Field(name, value);
-    j.EndObject();
-    j.EndObject();
+    json::Array features;
+    for (auto f : d.features) features.emplace_back(wg::FeatureName(f));
+    json::Object limits;
+    for (const auto& [name, value] : wg::LimitList(d.limits)) limits.append(name, value);
+    list.emplace_back(json::Object{{"index", i},
+                                   {"name", d.device},
+                                   {"vendor", d.vendor},
+                                   {"architecture", d.architecture},
+                                   {"driver", d.description},
+                                   {"backend", wg::BackendName(d.backend)},
+                                   {"type", wg::AdapterTypeName(d.type)},
+                                   {"vendorId", d.vendor_id},
+                                   {"deviceId", d.device_id},
+                                   {"subgroupMinSize", d.subgroup_min_size},
+                                   {"subgroupMaxSize", d.subgroup_max_size},
+                                   {"features", std::move(features)},
+                                   {"limits", std::move(limits)}});
   }
-  j.EndArray();
-  j.EndObject();
-  std::printf("%s\n", j.str().c_str());
+  const json::Value doc =
+      json::Object{{"library", wg::WebGpuLibraryPath()}, {"adapters", std::move(list)}};
+  std::printf("%s\n", json::Write(doc).c_str());
 }
 
 void WriteText(const std::vector<wg::AdapterEntry>& adapters, bool limits) {

@@ -18,8 +18,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
 #include <set>
@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "alknet/base/json.h"
 #include "alknet/onnx/session.h"
 #include "alknet/webgpu/context.h"
 #include "command.h"
@@ -36,7 +37,17 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace ox = alknet::onnx;
-using nlohmann::json;
+namespace json = alknet::base::json;
+
+// A string member of a JSON object, or `fallback` when it is missing or not a string.
+std::string StringOr(const json::Value& v, std::string_view key, const std::string& fallback) {
+  const json::Value* m = v.find(key);
+  return m != nullptr && m->is_string() ? m->as_string() : fallback;
+}
+
+json::Array Strings(const std::vector<std::string>& list) {
+  return json::Array(list.begin(), list.end());
+}
 
 constexpr const char* kDataRoot = "/usr/share/libonnx-testdata/data";
 
@@ -155,13 +166,13 @@ bool Matches(const char* env, const std::string& path) {
   return v != nullptr && *v != '\0' && path.find(v) != std::string::npos;
 }
 
-json RunOne(webgpu::Context& ctx, const fs::path& dir) {
-  json r;
+json::Object RunOne(webgpu::Context& ctx, const fs::path& dir) {
+  json::Object r;
   const auto t0 = std::chrono::steady_clock::now();
   auto done = [&](const char* status, const std::string& message) {
-    r["status"] = status;
-    if (!message.empty()) r["message"] = message;
-    r["ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    r.set("status", status);
+    if (!message.empty()) r.set("message", message);
+    r.set("ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     return r;
   };
   // Debug hooks for the runner's own tests: a test that crashes or hangs the worker.
@@ -174,10 +185,10 @@ json RunOne(webgpu::Context& ctx, const fs::path& dir) {
   options.context = &ctx;
   auto session = ox::Session::Load(dir / "model.onnx", options);
   if (!session.ok()) {
-    if (auto ops = ox::ReadOpTypes(dir / "model.onnx"); ops.ok()) r["ops"] = *ops;
+    if (auto ops = ox::ReadOpTypes(dir / "model.onnx"); ops.ok()) r.set("ops", Strings(*ops));
     return done(IsUnsupported(session.error().code) ? "unsupported" : "load-error", session.error().message);
   }
-  r["ops"] = session->op_types();
+  r.set("ops", Strings(session->op_types()));
   std::vector<fs::path> sets;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
@@ -232,17 +243,18 @@ int RunWorker() {
     std::fprintf(stderr, "alknet onnx-test --worker: %s\n", ctx.error().ToString().c_str());
     return kExitEnvironment;
   }
-  std::fprintf(proto, "%s\n", json{{"ready", true}, {"adapter", (*ctx)->adapter().Summary()}}.dump().c_str());
+  std::fprintf(proto, "%s\n",
+               json::Write(json::Object{{"ready", true}, {"adapter", (*ctx)->adapter().Summary()}}).c_str());
   std::fflush(proto);
   std::string line;
   while (std::getline(std::cin, line)) {
-    json r;
+    json::Object r;
     try {
       r = RunOne(**ctx, fs::path(line));
     } catch (const std::exception& e) {
-      r = json{{"status", "crash"}, {"message", std::string("exception: ") + e.what()}};
+      r = json::Object{{"status", "crash"}, {"message", std::string("exception: ") + e.what()}};
     }
-    std::fprintf(proto, "%s\n", r.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    std::fprintf(proto, "%s\n", json::Write(r).c_str());
     std::fflush(proto);
   }
   return kExitOk;
@@ -274,7 +286,8 @@ class Worker {
     buffer_.clear();
     auto line = ReadLine(std::chrono::seconds(120));
     if (!line) return "the worker did not start (no WebGPU device?)";
-    adapter_ = json::parse(*line, nullptr, false).value("adapter", "");
+    auto ready = json::Parse(*line);
+    adapter_ = ready.ok() ? StringOr(*ready, "adapter", "") : "";
     return "";
   }
 
@@ -290,20 +303,21 @@ class Worker {
   }
 
   // Runs one test; a crash or timeout comes back as such (and the worker is stopped).
-  json Run(const fs::path& dir, double timeout_s) {
+  json::Object Run(const fs::path& dir, double timeout_s) {
     const std::string line = dir.string() + "\n";
     if (::write(in_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
       return Dead("the worker stopped reading");
     }
     auto reply = ReadLine(std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
     if (reply) {
-      json r = json::parse(*reply, nullptr, false);
-      if (!r.is_discarded()) return r;
+      auto r = json::Parse(*reply);
+      if (r.ok() && r->is_object()) return std::move(r->as_object());
       return Dead("the worker wrote a malformed line");
     }
     if (timed_out_) {
       Stop();
-      return json{{"status", "timeout"}, {"message", "no result within " + Num(timeout_s) + " s; the worker was killed"}};
+      return json::Object{{"status", "timeout"},
+                          {"message", "no result within " + Num(timeout_s) + " s; the worker was killed"}};
     }
     return Dead("");
   }
@@ -313,7 +327,7 @@ class Worker {
   void set_self(std::string self) { self_ = std::move(self); }
 
  private:
-  json Dead(const std::string& why) {
+  json::Object Dead(const std::string& why) {
     int status = 0;
     std::string what = why;
     if (pid_ > 0) {
@@ -331,7 +345,7 @@ class Worker {
         }
       }
     }
-    return json{{"status", "crash"}, {"message", what}};
+    return json::Object{{"status", "crash"}, {"message", what}};
   }
 
   std::optional<std::string> ReadLine(std::chrono::milliseconds timeout) {
@@ -402,11 +416,13 @@ std::string Snake(const std::string& op) {
 // The op a node test is about: the one op of a one-node model, else the op whose snake_case
 // name is the longest prefix of the test name ("test_layer_normalization_2d_expanded"), else
 // the test name itself.
-std::string PrimaryOp(const std::string& test_name, const json& ops) {
+std::string PrimaryOp(const std::string& test_name, const json::Value* ops) {
   std::string name = test_name.rfind("test_", 0) == 0 ? test_name.substr(5) : test_name;
   std::set<std::string> distinct;
-  if (ops.is_array()) {
-    for (const auto& o : ops) distinct.insert(o.get<std::string>());
+  if (ops != nullptr && ops->is_array()) {
+    for (const auto& o : ops->as_array()) {
+      if (o.is_string()) distinct.insert(o.as_string());
+    }
   }
   if (distinct.size() == 1) return *distinct.begin();
   std::string best;
@@ -420,22 +436,30 @@ std::string PrimaryOp(const std::string& test_name, const json& ops) {
   return "(" + (us == std::string::npos ? name : name.substr(0, us)) + ")";
 }
 
-std::map<std::string, json> LoadPeers(const fs::path& dir) {
-  std::map<std::string, json> peers;
+std::map<std::string, json::Value> LoadPeers(const fs::path& dir) {
+  std::map<std::string, json::Value> peers;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return peers;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".json") continue;
-    std::ifstream f(e.path());
-    json j = json::parse(f, nullptr, false);
-    if (j.is_discarded() || !j.contains("results")) continue;
-    peers[j.value("peer", e.path().stem().string())] = j;
+    std::ifstream f(e.path(), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    auto j = json::Parse(text);
+    if (!j.ok() || j->find("results") == nullptr) continue;
+    peers[StringOr(*j, "peer", e.path().stem().string())] = std::move(j).value();
   }
   return peers;
 }
 
-std::string WriteDoc(const std::vector<TestCase>& tests, const std::vector<json>& results,
-                     const std::map<std::string, Counts>& folders, const std::map<std::string, json>& peers,
+// Whether peer result document `peer` ({"results": {test id: status}}) passed test `id`.
+bool PeerPassed(const json::Value& peer, const std::string& id) {
+  const json::Value* results = peer.find("results");
+  return results != nullptr && StringOr(*results, id, "") == "pass";
+}
+
+std::string WriteDoc(const std::vector<TestCase>& tests, const std::vector<json::Object>& results,
+                     const std::map<std::string, Counts>& folders,
+                     const std::map<std::string, json::Value>& peers,
                      const std::string& adapter, double seconds, const std::string& command) {
   std::string md;
   md += "# ONNX conformance\n\n";
@@ -460,7 +484,7 @@ std::string WriteDoc(const std::vector<TestCase>& tests, const std::vector<json>
     for (const auto& [peer, j] : peers) {
       int pass = 0;
       for (size_t i = 0; i < tests.size(); ++i) {
-        if (tests[i].folder == folder && j["results"].value(tests[i].id, "") == "pass") ++pass;
+        if (tests[i].folder == folder && PeerPassed(j, tests[i].id)) ++pass;
       }
       md += " " + std::to_string(pass) + " |";
     }
@@ -473,7 +497,7 @@ std::string WriteDoc(const std::vector<TestCase>& tests, const std::vector<json>
   for (size_t i = 0; i < tests.size(); ++i) {
     if (tests[i].folder != "node") continue;
     const std::string name = tests[i].dir.filename().string();
-    op_of[name] = PrimaryOp(name, results[i].value("ops", json()));
+    op_of[name] = PrimaryOp(name, results[i].find("ops"));
   }
   std::map<std::string, std::vector<size_t>> by_op;
   for (size_t i = 0; i < tests.size(); ++i) {
@@ -496,14 +520,14 @@ std::string WriteDoc(const std::vector<TestCase>& tests, const std::vector<json>
     md += "\n";
     for (const auto& [op, idx] : by_op) {
       Counts c;
-      for (size_t i : idx) c.Add(results[i].value("status", "crash"));
+      for (size_t i : idx) c.Add(StringOr(results[i], "status", "crash"));
       const int other = c.total - c.get("pass") - c.get("wrong") - c.get("unsupported");
       md += "| " + op + " | " + std::to_string(c.total) + " | " + std::to_string(c.get("pass")) + " | " +
             std::to_string(c.get("wrong")) + " | " + std::to_string(c.get("unsupported")) + " | " +
             std::to_string(other) + " |";
       for (const auto& [peer, j] : peers) {
         int pass = 0;
-        for (size_t i : idx) pass += j["results"].value(tests[i].id, "") == "pass" ? 1 : 0;
+        for (size_t i : idx) pass += PeerPassed(j, tests[i].id) ? 1 : 0;
         md += " " + std::to_string(pass) + "/" + std::to_string(idx.size()) + " |";
       }
       md += "\n";
@@ -511,7 +535,7 @@ std::string WriteDoc(const std::vector<TestCase>& tests, const std::vector<json>
   }
   if (!peers.empty()) {
     md += "\nPeers (pass counts from bench/peers/results/):";
-    for (const auto& [peer, j] : peers) md += " " + peer + " on " + j.value("machine", "?") + ";";
+    for (const auto& [peer, j] : peers) md += " " + peer + " on " + StringOr(j, "machine", "?") + ";";
     md += "\n";
   }
   return md;
@@ -574,14 +598,15 @@ int RunOnnxTest(std::span<const std::string_view> args) {
 
   std::map<std::string, int> floors;
   if (!floor_file.empty()) {
-    std::ifstream f(floor_file);
-    json j = json::parse(f, nullptr, false);
-    if (!f || j.is_discarded() || !j.is_object()) {
+    std::ifstream f(floor_file, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    auto j = json::Parse(text);
+    if (!f || !j.ok() || !j->is_object()) {
       std::fprintf(stderr, "alknet onnx-test: %s: not a JSON object of folder -> minimum pass count\n", floor_file.c_str());
       return kExitUsage;
     }
-    for (const auto& [k, v] : j.items()) {
-      if (v.is_number_integer()) floors[k] = v.get<int>();
+    for (const auto& [k, v] : j->as_object()) {
+      if (v.to_int64()) floors[k] = static_cast<int>(*v.to_int64());
     }
   }
 
@@ -607,7 +632,7 @@ int RunOnnxTest(std::span<const std::string_view> args) {
   }
   const std::string adapter = worker.adapter();
   const bool tty = ::isatty(2) && !as_json;
-  std::vector<json> results;
+  std::vector<json::Object> results;
   std::map<std::string, Counts> folders;
   for (size_t k = 0; k < tests.size(); ++k) {
     if (!worker.running()) {
@@ -616,8 +641,8 @@ int RunOnnxTest(std::span<const std::string_view> args) {
         return kExitEnvironment;
       }
     }
-    json r = worker.Run(tests[k].dir, timeout);
-    const std::string status = r.value("status", "crash");
+    json::Object r = worker.Run(tests[k].dir, timeout);
+    const std::string status = StringOr(r, "status", "crash");
     folders[tests[k].folder].Add(status);
     results.push_back(std::move(r));
     if (tty) {
@@ -643,30 +668,30 @@ int RunOnnxTest(std::span<const std::string_view> args) {
   }
 
   if (as_json) {
-    json out;
-    out["adapter"] = adapter;
-    out["seconds"] = seconds;
-    json tj = json::array();
+    json::Array tj;
     for (size_t k = 0; k < tests.size(); ++k) {
-      json t = results[k];
-      t["id"] = tests[k].id;
-      tj.push_back(std::move(t));
+      json::Object t = results[k];
+      t.set("id", tests[k].id);
+      tj.emplace_back(std::move(t));
     }
-    out["tests"] = std::move(tj);
+    json::Object fj;
     for (const auto& [folder, c] : folders) {
-      json fc;
-      fc["total"] = c.total;
-      for (const auto& s : kStatuses) fc[s] = c.get(s);
-      out["folders"][folder] = fc;
+      json::Object fc{{"total", c.total}};
+      for (const auto& s : kStatuses) fc.append(s, c.get(s));
+      fj.append(folder, std::move(fc));
     }
-    out["floors_met"] = floors_met;
-    std::printf("%s\n", out.dump(1, ' ', false, json::error_handler_t::replace).c_str());
+    const json::Value out = json::Object{{"adapter", adapter},
+                                         {"seconds", seconds},
+                                         {"tests", std::move(tj)},
+                                         {"folders", std::move(fj)},
+                                         {"floors_met", floors_met}};
+    std::printf("%s\n", json::Write(out, {.indent = 1}).c_str());
   } else {
     // Failures first (one line each), then the summary.
     for (size_t k = 0; k < tests.size(); ++k) {
-      const std::string s = results[k].value("status", "crash");
+      const std::string s = StringOr(results[k], "status", "crash");
       if (s == "pass" || s == "unsupported") continue;
-      std::printf("%-11s %s: %s\n", s.c_str(), tests[k].id.c_str(), results[k].value("message", "").c_str());
+      std::printf("%-11s %s: %s\n", s.c_str(), tests[k].id.c_str(), StringOr(results[k], "message", "").c_str());
     }
     std::printf("\n%-20s %6s", "folder", "tests");
     for (const auto& s : kStatuses) std::printf(" %11s", s.c_str());

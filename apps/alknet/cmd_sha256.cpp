@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "alknet/base/json.h"
 #include "alknet/compute/executor.h"
 #include "alknet/compute/sha256.h"
 #include "alknet/webgpu/context.h"
 #include "command.h"
-#include "json_writer.h"
 
 namespace {
 
@@ -139,21 +139,16 @@ int RunSha256(std::span<const std::string_view> args) {
     for (size_t k = 0; k < batch.size(); ++k) inputs[batch[k]].digest = (*digests)[k];
   }
   if (json) {
-    alknet::cli::JsonWriter j;
-    j.BeginObject();
-    j.Field("adapter", (*ctx)->adapter().Summary());
-    j.Key("files");
-    j.BeginArray();
+    namespace json = alknet::base::json;
+    json::Array files;
     for (const Input& in : inputs) {
-      j.BeginObject();
-      j.Field("name", in.name);
-      j.Field("ok", !in.failed);
-      if (!in.failed) j.Field("sha256", ac::ToHex(in.digest));
-      j.EndObject();
+      json::Object file{{"name", in.name}, {"ok", !in.failed}};
+      if (!in.failed) file.append("sha256", ac::ToHex(in.digest));
+      files.emplace_back(std::move(file));
     }
-    j.EndArray();
-    j.EndObject();
-    std::printf("%s\n", j.str().c_str());
+    const json::Value doc =
+        json::Object{{"adapter", (*ctx)->adapter().Summary()}, {"files", std::move(files)}};
+    std::printf("%s\n", json::Write(doc).c_str());
   } else {
     for (const Input& in : inputs) {
       if (!in.failed) std::printf("%s  %s\n", ac::ToHex(in.digest).c_str(), in.name.c_str());

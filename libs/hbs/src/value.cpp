@@ -1,8 +1,9 @@
 #include "alknet/hbs/value.h"
 
+#include "alknet/base/json.h"
+
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -242,30 +243,6 @@ std::string_view Value::kind_name(Kind kind) {
 
 namespace {
 
-void append_json_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-}
-
 void append_json(std::string& out, const Value& v) {
   switch (v.kind()) {
     case Value::Kind::kUndefined:
@@ -283,7 +260,7 @@ void append_json(std::string& out, const Value& v) {
       v.append_js_string(out);
       return;
     case Value::Kind::kString:
-      append_json_string(out, v.as_string());
+      base::json::AppendQuoted(out, v.as_string());
       return;
     case Value::Kind::kArray: {
       out += '[';
@@ -302,7 +279,7 @@ void append_json(std::string& out, const Value& v) {
       for (const auto& [key, item] : v.as_object().entries()) {
         if (!first) out += ',';
         first = false;
-        append_json_string(out, key);
+        base::json::AppendQuoted(out, key);
         out += ':';
         append_json(out, item);
       }
@@ -312,241 +289,31 @@ void append_json(std::string& out, const Value& v) {
   }
 }
 
-class JsonParser {
- public:
-  explicit JsonParser(std::string_view text) : text_(text) {}
-
-  Value parse_document() {
-    skip_ws();
-    Value v = parse_value(0);
-    skip_ws();
-    if (pos_ != text_.size()) fail("unexpected text after the JSON value");
-    return v;
-  }
-
- private:
-  static constexpr int kMaxDepth = 512;
-
-  [[noreturn]] void fail(const std::string& what) const {
-    int line = 1, col = 1;
-    for (std::size_t i = 0; i < pos_ && i < text_.size(); ++i) {
-      if (text_[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
+// JSON.parse's view of a document: a duplicate key keeps its first position and takes the last
+// value; an integer beyond int64 is a double, as every number is in JavaScript.
+Value from_json(const base::json::Value& j) {
+  using Kind = base::json::Value::Kind;
+  switch (j.kind()) {
+    case Kind::kNull: return Value(nullptr);
+    case Kind::kBool: return Value(j.as_bool());
+    case Kind::kInt: return Value(static_cast<long long>(j.as_int()));
+    case Kind::kUint:
+    case Kind::kDouble: return Value(j.as_double());
+    case Kind::kString: return Value(j.as_string());
+    case Kind::kArray: {
+      Array a;
+      a.reserve(j.as_array().size());
+      for (const auto& item : j.as_array()) a.push_back(from_json(item));
+      return Value(std::move(a));
     }
-    throw JsonError(what, line, col);
-  }
-
-  void skip_ws() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
-      ++pos_;
-  }
-
-  bool consume_word(std::string_view w) {
-    if (text_.substr(pos_, w.size()) == w) {
-      pos_ += w.size();
-      return true;
-    }
-    return false;
-  }
-
-  Value parse_value(int depth) {
-    if (depth > kMaxDepth) fail("JSON nested deeper than 512 levels");
-    if (pos_ >= text_.size()) fail("unexpected end of JSON input");
-    char c = text_[pos_];
-    if (c == '{') return parse_object(depth);
-    if (c == '[') return parse_array(depth);
-    if (c == '"') return Value(parse_string());
-    if (c == '-' || (c >= '0' && c <= '9')) return parse_number();
-    if (consume_word("true")) return Value(true);
-    if (consume_word("false")) return Value(false);
-    if (consume_word("null")) return Value(nullptr);
-    fail(std::string("unexpected character '") + c + "' where a JSON value was expected");
-  }
-
-  Value parse_object(int depth) {
-    ++pos_;
-    Object obj;
-    skip_ws();
-    if (pos_ < text_.size() && text_[pos_] == '}') {
-      ++pos_;
-      return Value(std::move(obj));
-    }
-    for (;;) {
-      skip_ws();
-      if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a string key in JSON object");
-      std::string key = parse_string();
-      skip_ws();
-      if (pos_ >= text_.size() || text_[pos_] != ':') fail("expected ':' after JSON object key");
-      ++pos_;
-      skip_ws();
-      Value v = parse_value(depth + 1);
-      obj.set(std::move(key), std::move(v));
-      skip_ws();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == '}') {
-        ++pos_;
-        return Value(std::move(obj));
-      }
-      fail("expected ',' or '}' in JSON object");
+    case Kind::kObject: {
+      Object o;
+      for (const auto& [key, item] : j.as_object()) o.set(key, from_json(item));
+      return Value(std::move(o));
     }
   }
-
-  Value parse_array(int depth) {
-    ++pos_;
-    Array arr;
-    skip_ws();
-    if (pos_ < text_.size() && text_[pos_] == ']') {
-      ++pos_;
-      return Value(std::move(arr));
-    }
-    for (;;) {
-      skip_ws();
-      arr.push_back(parse_value(depth + 1));
-      skip_ws();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == ']') {
-        ++pos_;
-        return Value(std::move(arr));
-      }
-      fail("expected ',' or ']' in JSON array");
-    }
-  }
-
-  unsigned parse_hex4() {
-    if (pos_ + 4 > text_.size()) fail("truncated \\u escape in JSON string");
-    unsigned v = 0;
-    for (int i = 0; i < 4; ++i) {
-      char c = text_[pos_++];
-      v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<unsigned>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<unsigned>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<unsigned>(c - 'A' + 10);
-      else fail("bad hex digit in \\u escape");
-    }
-    return v;
-  }
-
-  static void append_utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
-  std::string parse_string() {
-    ++pos_;  // opening quote
-    std::string out;
-    for (;;) {
-      if (pos_ >= text_.size()) fail("unterminated JSON string");
-      char c = text_[pos_++];
-      if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) {
-        --pos_;
-        fail("control character in JSON string (escape it)");
-      }
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (pos_ >= text_.size()) fail("unterminated JSON string");
-      char e = text_[pos_++];
-      switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-          unsigned cp = parse_hex4();
-          if (cp >= 0xD800 && cp < 0xDC00 && text_.substr(pos_, 2) == "\\u") {
-            std::size_t save = pos_;
-            pos_ += 2;
-            unsigned lo = parse_hex4();
-            if (lo >= 0xDC00 && lo < 0xE000) {
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            } else {
-              pos_ = save;
-            }
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default:
-          --pos_;
-          fail(std::string("bad escape '\\") + e + "' in JSON string");
-      }
-    }
-  }
-
-  Value parse_number() {
-    std::size_t start = pos_;
-    bool is_float = false;
-    if (text_[pos_] == '-') ++pos_;
-    auto digits = [&] {
-      std::size_t s = pos_;
-      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
-      return pos_ - s;
-    };
-    if (pos_ < text_.size() && text_[pos_] == '0') {
-      ++pos_;
-    } else if (digits() == 0) {
-      fail("malformed JSON number");
-    }
-    if (pos_ < text_.size() && text_[pos_] == '.') {
-      ++pos_;
-      is_float = true;
-      if (digits() == 0) fail("malformed JSON number: digits expected after '.'");
-    }
-    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
-      ++pos_;
-      is_float = true;
-      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
-      if (digits() == 0) fail("malformed JSON number: digits expected in exponent");
-    }
-    const char* b = text_.data() + start;
-    const char* e = text_.data() + pos_;
-    if (!is_float) {
-      std::int64_t i = 0;
-      auto res = std::from_chars(b, e, i);
-      if (res.ec == std::errc() && res.ptr == e) return Value(i);
-    }
-    double d = 0;
-    auto res = std::from_chars(b, e, d);
-    if (res.ec == std::errc::result_out_of_range) {
-      // from_chars refuses overflow; JSON.parse gives ±Infinity or 0.
-      d = std::strtod(std::string(b, e).c_str(), nullptr);
-    }
-    return Value(d);
-  }
-
-  std::string_view text_;
-  std::size_t pos_ = 0;
-};
+  return Value();
+}
 
 }  // namespace
 
@@ -562,6 +329,16 @@ JsonError::JsonError(std::string message, int line, int column)
       line_(line),
       column_(column) {}
 
-Value parse_json(std::string_view text) { return JsonParser(text).parse_document(); }
+Value parse_json(std::string_view text) {
+  base::json::ParseOptions options;
+  options.max_depth = 512;
+  options.duplicate_keys = base::json::DuplicateKeys::kLastWins;
+  auto doc = base::json::Parse(text, options);
+  if (!doc.ok()) {
+    const auto& e = doc.error();
+    throw JsonError(e.message, static_cast<int>(e.line), static_cast<int>(e.column));
+  }
+  return from_json(*doc);
+}
 
 }  // namespace alknet::hbs

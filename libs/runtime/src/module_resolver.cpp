@@ -3,12 +3,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "alknet/base/json.h"
 #include "alknet/runtime/permissions.h"
-#include "json.h"
 
 namespace alknet::runtime {
 
 namespace fs = std::filesystem;
+namespace json = base::json;
 
 namespace {
 
@@ -37,6 +38,22 @@ Result<std::string> ReadFile(const fs::path& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// Import maps and package.json are read as JSON.parse reads them (a duplicate key: the last
+// value wins); errors read "file:line:col: what".
+Result<json::Value> ParseJsonFile(std::string_view text, const std::string& name) {
+  json::ParseOptions options;
+  options.duplicate_keys = json::DuplicateKeys::kLastWins;
+  auto doc = json::Parse(text, options);
+  if (!doc.ok()) return MakeError(name + ":" + doc.error().ToString());
+  return std::move(doc).value();
+}
+
+const json::Object* AsObject(const json::Value& v) { return v.is_object() ? &v.as_object() : nullptr; }
+const json::Array* AsArray(const json::Value& v) { return v.is_array() ? &v.as_array() : nullptr; }
+const std::string* AsString(const json::Value* v) {
+  return v != nullptr && v->is_string() ? &v->as_string() : nullptr;
 }
 
 ModuleLocation FileModule(const fs::path& path) {
@@ -70,11 +87,11 @@ std::string NormaliseAddress(std::string_view address, const fs::path& base_dir)
 Result<std::map<std::string, std::string>> ParseSpecifierMap(const json::Value& v,
                                                               const fs::path& file,
                                                               std::string_view where) {
-  const json::Object* o = v.object();
+  const json::Object* o = AsObject(v);
   if (o == nullptr) return MakeError(file.string() + ": \"" + std::string(where) + "\" must be an object");
   std::map<std::string, std::string> out;
   for (const auto& [key, value] : *o) {
-    const std::string* target = value.string();
+    const std::string* target = AsString(&value);
     if (target == nullptr) {
       return MakeError(file.string() + ": \"" + std::string(where) + "\" entry \"" + key +
                        "\" must map to a string");
@@ -110,19 +127,19 @@ std::optional<std::string> LookUp(const std::map<std::string, std::string>& map,
 // Sets saw_require when a "require"-only branch was the reason for no match.
 std::optional<std::string> ResolveTarget(const json::Value& target, std::string_view star,
                                          bool& saw_require) {
-  if (const std::string* s = target.string()) {
+  if (const std::string* s = AsString(&target)) {
     if (!StartsWith(*s, "./")) return std::nullopt;
     std::string out = *s;
     if (auto p = out.find('*'); p != std::string::npos) out.replace(p, 1, star);
     return out;
   }
-  if (const json::Array* a = target.array()) {
+  if (const json::Array* a = AsArray(target)) {
     for (const auto& item : *a) {
       if (auto r = ResolveTarget(item, star, saw_require)) return r;
     }
     return std::nullopt;
   }
-  if (const json::Object* o = target.object()) {
+  if (const json::Object* o = AsObject(target)) {
     for (const auto& [cond, value] : *o) {
       bool ours = false;
       for (auto c : kConditions) ours = ours || cond == c;
@@ -148,19 +165,19 @@ Result<ImportMap> ImportMap::Load(const fs::path& file) {
 }
 
 Result<ImportMap> ImportMap::Parse(std::string_view text, const fs::path& file) {
-  auto doc = json::Parse(text, file.string());
+  auto doc = ParseJsonFile(text, file.string());
   if (!doc) return doc.error();
-  if (doc->object() == nullptr) return MakeError(file.string() + ": an import map is a JSON object");
+  if (!doc->is_object()) return MakeError(file.string() + ": an import map is a JSON object");
   ImportMap map;
   map.file = file;
-  for (const auto& [key, value] : *doc->object()) {
+  for (const auto& [key, value] : doc->as_object()) {
     if (key == "imports") {
       auto m = ParseSpecifierMap(value, file, "imports");
       if (!m) return m.error();
       map.imports = std::move(*m);
     } else if (key == "scopes") {
-      if (value.object() == nullptr) return MakeError(file.string() + ": \"scopes\" must be an object");
-      for (const auto& [scope, specifiers] : *value.object()) {
+      if (!value.is_object()) return MakeError(file.string() + ": \"scopes\" must be an object");
+      for (const auto& [scope, specifiers] : value.as_object()) {
         auto m = ParseSpecifierMap(specifiers, file, scope);
         if (!m) return m.error();
         map.scopes[NormaliseAddress(scope, file.parent_path())] = std::move(*m);
@@ -306,19 +323,19 @@ Result<ModuleLocation> ModuleResolver::ResolvePackage(std::string_view specifier
   fs::path manifest = package_dir / "package.json";
   auto text = ReadFile(manifest);
   if (!text) return text.error();
-  auto pkg = json::Parse(*text, manifest.string());
+  auto pkg = ParseJsonFile(*text, manifest.string());
   if (!pkg) return pkg.error();
 
-  const json::Value* type = pkg->get("type");
-  const bool esm_package = type && type->string() && *type->string() == "module";
+  const std::string* type = AsString(pkg->find("type"));
+  const bool esm_package = type && *type == "module";
   const std::string commonjs_hint =
       "; alknet loads ES modules only (CommonJS, i.e. require/module.exports, is not supported): "
       "use the package's ES-module build, e.g. through --import-map";
 
-  if (const json::Value* exports = pkg->get("exports")) {
+  if (const json::Value* exports = pkg->find("exports")) {
     // "exports": "./x.js" | [...] | {conditions} are shorthand for {".": ...}.
     bool subpath_keys = false;
-    if (const json::Object* o = exports->object()) {
+    if (const json::Object* o = AsObject(*exports)) {
       for (const auto& [k, v] : *o) subpath_keys = subpath_keys || StartsWith(k, ".");
     }
     const json::Value* target = nullptr;
@@ -326,13 +343,13 @@ Result<ModuleLocation> ModuleResolver::ResolvePackage(std::string_view specifier
     json::Object shorthand;
     const json::Object* table = nullptr;
     if (subpath_keys) {
-      table = exports->object();
+      table = AsObject(*exports);
     } else {
-      shorthand["."] = *exports;
+      shorthand.append(".", *exports);
       table = &shorthand;
     }
-    if (auto it = table->find(subpath); it != table->end()) {
-      target = &it->second;
+    if (const json::Value* exact = table->find(subpath)) {
+      target = exact;
     } else {
       size_t best = 0;
       for (const auto& [key, value] : *table) {
@@ -375,12 +392,12 @@ Result<ModuleLocation> ModuleResolver::ResolvePackage(std::string_view specifier
 
   fs::path file;
   if (subpath == ".") {
-    const json::Value* module = pkg->get("module");
-    const json::Value* main = pkg->get("main");
-    if (module && module->string()) {
-      file = package_dir / *module->string();
+    const std::string* module = AsString(pkg->find("module"));
+    const std::string* main = AsString(pkg->find("main"));
+    if (module) {
+      file = package_dir / *module;
     } else {
-      std::string main_file = main && main->string() ? *main->string() : "index.js";
+      std::string main_file = main ? *main : "index.js";
       file = package_dir / main_file;
       if (!esm_package && file.extension() != ".mjs") {
         return MakeError("package \"" + name + "\" is CommonJS (\"main\": \"" + main_file +

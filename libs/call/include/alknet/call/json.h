@@ -13,8 +13,10 @@
 
 namespace alknet::call {
 
-// Strict RFC 8259 JSON. Integers without fraction or exponent become int (an int64 overflow
-// is an error), other numbers float. Errors give the column.
+// JSON through alknet's one reader and writer (alknet/base/json.h): strict RFC 8259, UTF-8
+// only, a duplicate key is an error, nesting is limited to 128 levels. Integers without
+// fraction or exponent become int (an int64 overflow is an error), other numbers float.
+// Errors give line:column. ToJson writes a float so that it reads back as one ("3.0").
 Result<Value> ParseJson(std::string_view text);
 
 std::string ToJson(const Value& value);

@@ -123,8 +123,10 @@ inline Value::Value(Object o) : data_(std::make_shared<Object>(std::move(o))) {}
 inline std::size_t Object::size() const { return entries_.size(); }
 inline bool Object::empty() const { return entries_.empty(); }
 
-// Parses JSON text (RFC 8259). Integers that fit in int64 become kInt, other numbers kDouble.
-// Throws JsonError with line:col on malformed input; nesting deeper than 512 is refused.
+// Parses JSON text with alknet's one reader (alknet/base/json.h: strict RFC 8259, UTF-8 only)
+// and gives JSON.parse's result: integers that fit in int64 become kInt, other numbers
+// kDouble; a duplicate key keeps its first position and its last value. Throws JsonError with
+// line:col on malformed input; nesting deeper than 512 is refused.
 class JsonError : public std::exception {
  public:
   JsonError(std::string message, int line, int column);
