@@ -64,19 +64,6 @@ ElemType FallbackType(DType d) {
   return t ? *t : ElemType::kUndefined;
 }
 
-// Activations a Conv record with the internal attribute `alknet.activation` can apply in its
-// epilogue (libs/compute/src/ops/conv.cpp): the attribute value for node `n`, or "" when
-// this node cannot be fused (Clip bounds not known on the host, ...).
-bool IsFusableActivation(const std::string& op) {
-  return op == "Relu" || op == "LeakyRelu" || op == "Sigmoid" || op == "HardSwish" || op == "Clip";
-}
-
-std::string Literal(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 bool HasAttribute(const OpRecord* r, const std::string& name) {
   if (r == nullptr) return false;
   for (const auto& a : r->attributes) {
@@ -117,7 +104,6 @@ struct Slot {
   const Initializer* init = nullptr;
   std::string init_name;
   std::optional<Error> unavailable;
-  bool pending = false;  // a MatMul held back for fusion with its one consumer
 };
 
 struct LocalRef {
@@ -146,7 +132,9 @@ struct Plan {
     std::string name;
   };
   std::vector<Output> outputs;
-  uint64_t folded = 0, on_device = 0, fusions = 0;
+  uint64_t folded = 0, on_device = 0;  // device nodes as planned, before the executor's passes
+  bool fusions_counted = false;  // set by its first run (the executor's passes fuse)
+  uint64_t fusions = 0;
 };
 
 Result<ValueInfo> InfoOf(const ::onnx::ValueInfoProto& v, const std::string& model) {
@@ -184,9 +172,6 @@ struct Session::Impl {
   std::unordered_map<std::string, Initializer> inits;
   std::unordered_map<std::string, ElemType> value_types;
   std::vector<bool> host_read;  // per input: its values are read at plan time
-  std::unordered_map<std::string, int> consumers;  // value -> node inputs reading it
-  std::unordered_map<std::string, std::string> consumer_op;  // value -> op of its last reader
-  std::set<std::string> output_names;
   std::list<std::pair<std::string, std::shared_ptr<Plan>>> cache;
   SessionStats stats;
 
@@ -228,7 +213,8 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
   } else {
     ctx = options.context;
   }
-  exec = std::make_unique<compute::Executor>(*ctx);
+  // The executor's graph passes are the fusions (MatMul + Add -> Gemm, ...).
+  exec = std::make_unique<compute::Executor>(*ctx, compute::ExecutorOptions{.run_passes = options.fuse});
   f16 = exec->caps().shader_f16;
 
   for (const auto& tp : g.initializer()) {
@@ -347,14 +333,6 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     }
   }
   for (const auto& in : inputs) host_read.push_back(needed.count(in.name) != 0);
-  for (const auto& n : nodes) {
-    for (const auto& i : n.inputs) {
-      if (i.empty()) continue;
-      ++consumers[i];
-      consumer_op[i] = n.op;
-    }
-  }
-  for (const auto& o : outputs) output_names.insert(o.name);
   return Ok{};
 }
 
@@ -409,9 +387,7 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
   };
   // The value on the device: initializers are uploaded once per session, folded values
   // once per plan.
-  std::function<void(const std::string&)> flush;
   auto device_ref = [&](Slot& s, const std::string& name) -> Result<int> {
-    if (s.pending) flush(name);
     if (s.ref >= 0) return s.ref;
     if (s.init != nullptr) {
       Initializer& init = inits[s.init_name];
@@ -432,12 +408,6 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
     return Error{ErrorCode::kInvalidArgument, model + ": value '" + name + "' is neither on the device nor known"};
   };
 
-  // MatMul nodes held back for fusion into a Gemm with the Add that reads them.
-  struct Pending {
-    LocalNode node;
-    std::vector<TensorDesc> in_descs;
-  };
-  std::unordered_map<std::string, Pending> pending;
   auto emit = [&](LocalNode ln, const std::vector<std::string>& out_names, const std::vector<TensorDesc>& outs) {
     lnodes.push_back(std::move(ln));
     const int node_index = static_cast<int>(lnodes.size()) - 1;
@@ -452,43 +422,6 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
     }
     ++plan->on_device;
   };
-  auto flush_pending = [&](const std::string& name) {
-    auto it = pending.find(name);
-    if (it == pending.end()) return;
-    Slot& s = slots[name];
-    const TensorDesc out = s.desc;
-    emit(std::move(it->second.node), {name}, {out});
-    pending.erase(it);
-  };
-  const OpRecord* gemm = table.Find("Gemm", 13);
-  flush = flush_pending;
-  constexpr double kFloatMax = 3.4028234663852886e38;
-  auto activation_of = [&](const NodeInfo& n, const std::vector<Slot*>& in_slots) -> std::string {
-    auto attr_f = [&](const char* name, double dflt) {
-      auto it = n.attrs.find(name);
-      if (it == n.attrs.end()) return dflt;
-      return it->second.index() == 1 ? std::get<double>(it->second) : static_cast<double>(std::get<int64_t>(it->second));
-    };
-    if (n.op == "Relu" || n.op == "Sigmoid" || n.op == "HardSwish") return n.attrs.empty() ? n.op : "";
-    if (n.op == "LeakyRelu") return "LeakyRelu:" + Literal(attr_f("alpha", 0.01));
-    if (n.op == "Clip") {
-      double lo = -kFloatMax, hi = kFloatMax;
-      if (n.opset < 11) {
-        lo = attr_f("min", lo);
-        hi = attr_f("max", hi);
-      } else {
-        for (size_t i = 1; i < 3; ++i) {
-          if (i >= in_slots.size() || in_slots[i] == nullptr) continue;
-          const ConstValue& k = in_slots[i]->known;
-          if (!k || k->data.size() != 1) return "";
-          (i == 1 ? lo : hi) = k->data[0];
-        }
-      }
-      return "Clip:" + Literal(std::clamp(lo, -kFloatMax, kFloatMax)) + ":" + Literal(std::clamp(hi, -kFloatMax, kFloatMax));
-    }
-    return "";
-  };
-
   for (const NodeInfo& n : nodes) {
     auto fail = [&](const Error& e) { return Error{e.code, n.Where(model) + ": " + e.message}; };
     // Inputs.
@@ -614,63 +547,7 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
       }
     }
 
-    // A device node.
-    if (n.op == "Add" && gemm != nullptr) {
-      // MatMul + Add -> Gemm when the Gemm record takes the operands as they are.
-      for (size_t j = 0; j < 2 && j < n.inputs.size(); ++j) {
-        auto p = pending.find(n.inputs[j]);
-        if (p == pending.end()) continue;
-        Slot* c = in_slots[1 - j];
-        if (c == nullptr || c->pending) break;
-        OpNode gn{"Gemm", n.name, 13, {}, {p->second.in_descs[0], p->second.in_descs[1], on.inputs[1 - j]}, {},
-                  {p->second.node.values[0], p->second.node.values[1], c->known}};
-        auto gi = table.Infer(gn);
-        if (!gi.ok() || gi->size() != 1 || (*gi)[0].shape != outs[0].shape || (*gi)[0].dtype != outs[0].dtype) break;
-        ALKNET_ASSIGN_OR_RETURN(int cref, device_ref(*c, n.inputs[1 - j]));
-        if (refs[cref].kind == LocalRef::kInput) input_used[refs[cref].index] = true;
-        LocalNode ln{"Gemm", n.name, 13, {}, {p->second.node.refs[0], p->second.node.refs[1], cref},
-                     {p->second.node.values[0], p->second.node.values[1], c->known}, 1};
-        pending.erase(p);
-        emit(std::move(ln), n.outputs, {outs[0]});
-        ++plan->fusions;
-        goto next_node;
-      }
-    }
-    if (n.op == "Relu" && n.inputs.size() == 1) {
-      // Add + Relu -> alknet.AddRelu (one pass over the sum instead of two).
-      auto p = pending.find(n.inputs[0]);
-      if (p != pending.end() && p->second.node.op == "Add") {
-        LocalNode ln = p->second.node;
-        ln.op = "alknet.AddRelu";
-        ln.opset = 1;
-        OpNode an{ln.op, ln.name, 1, {}, p->second.in_descs, {}, ln.values};
-        auto ai = table.Infer(an);
-        if (ai.ok() && ai->size() == 1 && (*ai)[0].shape == outs[0].shape && (*ai)[0].dtype == outs[0].dtype) {
-          pending.erase(p);
-          emit(std::move(ln), n.outputs, *ai);
-          ++plan->fusions;
-          goto next_node;
-        }
-      }
-    }
-    if (IsFusableActivation(n.op) && !n.inputs.empty()) {
-      // Conv + activation -> Conv with the activation in its epilogue.
-      auto p = pending.find(n.inputs[0]);
-      const std::string act = p == pending.end() ? "" : activation_of(n, in_slots);
-      if (p != pending.end() && p->second.node.op == "Conv" && !act.empty()) {
-        LocalNode ln = p->second.node;
-        ln.attrs["alknet.activation"] = act;
-        OpNode cn{"Conv", ln.name, ln.opset, ln.attrs, p->second.in_descs, {}, ln.values};
-        auto ci = table.Infer(cn);
-        if (ci.ok() && ci->size() == 1 && (*ci)[0].shape == outs[0].shape && (*ci)[0].dtype == outs[0].dtype) {
-          pending.erase(p);
-          emit(std::move(ln), n.outputs, *ci);
-          ++plan->fusions;
-          goto next_node;
-        }
-      }
-    }
-    for (const std::string& name : n.inputs) flush_pending(name);
+    // A device node (the executor's passes fuse it with its neighbours).
     {
       LocalNode ln{n.op, n.name, n.opset, n.attrs, {}, {}, static_cast<int>(outs.size())};
       for (size_t i = 0; i < in_slots.size(); ++i) {
@@ -684,43 +561,8 @@ Result<std::shared_ptr<Plan>> Session::Impl::BuildPlan(std::span<const HostInput
         if (refs[r].kind == LocalRef::kInput) input_used[refs[r].index] = true;
         ln.refs.push_back(r);
       }
-      // Nodes held back for fusion with their one reader (their output is then pending).
-      std::string reader;
-      if (n.outputs.size() == 1 && !output_names.count(n.outputs[0])) {
-        auto c = consumers.find(n.outputs[0]);
-        auto o = consumer_op.find(n.outputs[0]);
-        if (c != consumers.end() && c->second == 1 && o != consumer_op.end()) reader = o->second;
-      }
-      auto hold_back = [&](std::vector<TensorDesc> in_descs) {
-        Slot s;
-        s.defined = true;
-        s.pending = true;
-        s.desc = TensorDesc{outs[0].dtype, outs[0].shape};
-        s.type = type_of(n.outputs[0], outs[0].dtype);
-        slots[n.outputs[0]] = std::move(s);
-        pending[n.outputs[0]] = Pending{std::move(ln), std::move(in_descs)};
-      };
-      // A MatMul read only by an Add: they may become one Gemm.
-      if (options.fuse && gemm != nullptr && n.op == "MatMul" && reader == "Add" && on.inputs.size() == 2 &&
-          on.inputs[0].shape.size() == 2 && on.inputs[1].shape.size() == 2) {
-        hold_back({on.inputs[0], on.inputs[1]});
-        continue;
-      }
-      // A float Add read only by a Relu: they may become alknet.AddRelu.
-      if (options.fuse && n.op == "Add" && reader == "Relu" && on.inputs.size() == 2 &&
-          (outs[0].dtype == DType::kF32 || outs[0].dtype == DType::kF16)) {
-        hold_back(on.inputs);
-        continue;
-      }
-      // A Conv read only by an activation its record can apply itself.
-      if (options.fuse && n.op == "Conv" && HasAttribute(rec, "alknet.activation") && IsFusableActivation(reader) &&
-          !n.attrs.count("alknet.activation")) {
-        hold_back(on.inputs);
-        continue;
-      }
       emit(std::move(ln), n.outputs, outs);
     }
-  next_node:;
   }
 
   // Outputs.
@@ -875,7 +717,7 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     ++stats.plans_built;
     stats.nodes_folded = plan->folded;
     stats.nodes_on_device = plan->on_device;
-    stats.fusions = plan->fusions;
+    stats.fusions = 0;
     cache.emplace_front(key, plan);
     while (cache.size() > std::max<size_t>(1, options.plan_cache_size)) cache.pop_back();
   }
@@ -912,9 +754,17 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
   std::vector<compute::Tensor> device_out;
   if (!plan->graph.outputs.empty()) {
     if (ro.profile) exec->set_profile(&result.profile);
+    const uint64_t rewrites = exec->stats().graph_rewrites;
     auto ran = exec->Run(plan->graph, device_in);
     exec->set_profile(nullptr);
     if (!ran.ok()) return Error{ran.error().code, model + ": " + ran.error().message};
+    if (!plan->fusions_counted) {
+      // The passes fuse the same nodes on every run of a plan (same graph, same shapes).
+      plan->fusions_counted = true;
+      plan->fusions = exec->stats().graph_rewrites - rewrites;
+      stats.fusions = plan->fusions;
+      stats.nodes_on_device = plan->on_device - plan->fusions;
+    }
     device_out = std::move(ran).value();
     if (ro.time_device) {
       const auto td = std::chrono::steady_clock::now();
