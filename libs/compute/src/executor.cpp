@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "alknet/compute/op_table.h"
+#include "alknet/compute/passes.h"
 #include "alknet/compute/wgsl_generator.h"
 
 namespace alknet::compute {
@@ -590,8 +591,16 @@ Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<
     if (auto idle = ctx_.WaitIdle(); !idle.ok()) return FromWebGpu(idle.error());
     profile_->sync_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
+  // Only the top-level graph: decompositions and device plans are the records' own.
+  std::optional<Graph> rewritten;
+  if (options_.run_passes && graph.nodes.size() > 1) {
+    std::vector<TensorDesc> descs;
+    for (const Tensor& t : inputs) descs.push_back(t.desc());
+    rewritten = graph;
+    stats_.graph_rewrites += static_cast<uint64_t>(RunPasses(*rewritten, descs).rewrites);
+  }
   Pass pass{ctx_.BeginCommands("alknet-compute run")};
-  ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Record(pass, graph, inputs, {}, 0));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Record(pass, rewritten ? *rewritten : graph, inputs, {}, 0));
   ALKNET_TRY(SubmitChecked(std::move(pass.rec)));
   return outs;
 }

@@ -8,8 +8,8 @@
 //   auto out = ex.Run(g, {*a, *b});              // one command buffer, checked submission
 //   auto host = ex.Download((*out)[0]);
 //
-// Every node is checked (op table supports/infer) and its shader generated before anything is
-// recorded; all dispatches go into one command buffer; intermediate buffers return to a pool
+// The graph passes (passes.h: fusions) run on every graph first, whatever built it. Every node
+// is checked (op table supports/infer) and its shader generated before anything is recorded; all dispatches go into one command buffer; intermediate buffers return to a pool
 // after their last use and are reused by later nodes (and later runs). A run that raises any
 // WebGPU error fails with it and returns no tensors.
 #pragma once
@@ -37,6 +37,10 @@ struct ExecutorOptions {
   // Replaces the capabilities read from the device (tests use it to force small limits, e.g.
   // a grid that must spill into y). Values above the device's real limits are a caller error.
   std::optional<DeviceCaps> caps;
+  // Run the graph passes (passes.h: MatMul + Add -> Gemm, Add + Relu, Conv + activation) on
+  // every graph before recording it. Off: graphs run node for node as built (ONNX's
+  // `fuse: false`, `alknet infer --no-fuse`).
+  bool run_passes = true;
 };
 
 struct ExecutorStats {
@@ -46,6 +50,7 @@ struct ExecutorStats {
   uint64_t submits = 0;
   uint64_t programs_generated = 0;  // templates rendered
   uint64_t programs_reused = 0;     // from the program cache
+  uint64_t graph_rewrites = 0;      // made by the graph passes, summed over runs
 };
 
 // One top-level node of a profiled run (Executor::set_profile): its time from recording to

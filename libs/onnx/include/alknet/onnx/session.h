@@ -48,7 +48,8 @@ struct SessionOptions {
   // Nodes whose inputs are all known are folded on the CPU when every output has at most
   // this many elements; bigger results stay on the device.
   uint64_t fold_limit = 1u << 20;
-  // MatMul + Add -> Gemm where the Gemm record accepts the shapes.
+  // Run the executor's graph passes on the plans: MatMul + Add -> Gemm, Add + Relu ->
+  // alknet.AddRelu, Conv + activation (compute/passes.h). Off: one device node per ONNX node.
   bool fuse = true;
   // Refuse models bigger than this (the protobuf itself; external data is read separately).
   uint64_t max_model_bytes = uint64_t{2} << 30;
@@ -104,8 +105,8 @@ struct RunResult {
   double upload_ms = 0, device_ms = 0, download_ms = 0;
   double wait_ms = 0;   // the part of device_ms spent waiting after the submit
   bool plan_cached = false;
-  // With RunOptions::profile: the device nodes in plan order (ONNX node names; fused nodes
-  // carry the first one's name). Folded nodes ran at plan time and are not listed.
+  // With RunOptions::profile: the device nodes in plan order (ONNX node names; a fused Gemm
+  // or alknet.AddRelu carries the Add's name, a fused Conv the Conv's). Folded nodes ran at plan time and are not listed.
   compute::RunProfile profile;
 };
 
@@ -113,8 +114,8 @@ struct SessionStats {
   uint64_t plans_built = 0;
   uint64_t plan_cache_hits = 0;
   uint64_t nodes_folded = 0;   // in the last plan built
-  uint64_t nodes_on_device = 0;
-  uint64_t fusions = 0;
+  uint64_t nodes_on_device = 0;  // after fusion
+  uint64_t fusions = 0;          // counted when the plan first runs
   uint64_t initializers_uploaded = 0;
 };
 

@@ -1,0 +1,365 @@
+// The graph passes, each alone: the graph before and after (structure), and the rewritten
+// graph's outputs on the device against the float64 references of the graph as built (every
+// node's record `reference`, run on the CPU) and against the graph run without the passes.
+// Plus the cases each fusion must leave alone, and the executor fusing a graph built in C++.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "alknet/compute/passes.h"
+#include "test_util.h"
+
+namespace alknet::compute {
+namespace {
+
+using testing::Close;
+using testing::FromHost;
+using testing::RandomTensor;
+using testing::SharedContext;
+using testing::ToHost;
+
+// Runs `graph` in float64 with the records' references, node by node (no passes).
+std::vector<RefTensor> ReferenceOf(const Graph& graph, const std::vector<RefTensor>& inputs) {
+  std::vector<RefTensor> values(graph.num_values);
+  for (size_t i = 0; i < inputs.size(); ++i) values[i] = inputs[i];
+  for (const Graph::Node& n : graph.nodes) {
+    OpNode node{n.op, n.name, n.opset, n.attributes, {}, {}};
+    std::vector<RefTensor> ins;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const ConstValue known = i < n.input_values.size() ? n.input_values[i] : nullptr;
+      RefTensor r = n.inputs[i] >= 0 ? values[n.inputs[i]] : known ? *known : RefTensor{};
+      TensorDesc d{r.dtype, r.shape};
+      d.absent = n.inputs[i] < 0 && !known;
+      node.inputs.push_back(d);
+      node.input_values.push_back(known ? known : std::make_shared<const RefTensor>(r));
+      ins.push_back(std::move(r));
+    }
+    auto outs = ReferenceRun(node, ins);
+    EXPECT_TRUE(outs.ok()) << outs.error().ToString();
+    if (!outs.ok()) return {};
+    for (int o = 0; o < n.output_count; ++o) values[n.first_output + o] = (*outs)[o];
+  }
+  std::vector<RefTensor> result;
+  for (int v : graph.outputs) result.push_back(values[v]);
+  return result;
+}
+
+std::vector<TensorDesc> DescsOf(const std::vector<RefTensor>& inputs) {
+  std::vector<TensorDesc> d;
+  for (const RefTensor& r : inputs) d.push_back(TensorDesc{r.dtype, r.shape});
+  return d;
+}
+
+std::vector<std::string> OpsOf(const Graph& g) {
+  std::vector<std::string> ops;
+  for (const auto& n : g.nodes) ops.push_back(n.op);
+  return ops;
+}
+
+std::vector<RefTensor> Randoms(const std::vector<Shape>& shapes, uint64_t salt, DType dtype = DType::kF32) {
+  std::mt19937_64 rng(testing::Seed() + salt);
+  std::vector<RefTensor> out;
+  for (const Shape& s : shapes) out.push_back(RandomTensor(rng, dtype, s, TestHints{}));
+  return out;
+}
+
+struct DeviceRun {
+  std::vector<std::vector<double>> outputs;
+  uint64_t rewrites = 0;
+  uint64_t dispatches = 0;
+};
+
+// Runs `graph` on the device with the passes on or off (outputs poisoned first).
+DeviceRun RunOnDevice(const Graph& graph, const std::vector<RefTensor>& inputs, bool passes) {
+  Executor ex(SharedContext(), ExecutorOptions{.poison_outputs = true, .run_passes = passes});
+  std::vector<Tensor> ins;
+  for (const RefTensor& r : inputs) {
+    auto t = ex.Upload(r.dtype, r.shape, ToHost(r));
+    EXPECT_TRUE(t.ok()) << t.error().ToString();
+    if (!t.ok()) return {};
+    ins.push_back(*t);
+  }
+  auto outs = ex.Run(graph, ins);
+  EXPECT_TRUE(outs.ok()) << outs.error().ToString();
+  if (!outs.ok()) return {};
+  DeviceRun run;
+  for (const Tensor& t : *outs) {
+    auto h = ex.Download(t);
+    EXPECT_TRUE(h.ok());
+    if (h.ok()) run.outputs.push_back(FromHost(*h));
+  }
+  run.rewrites = ex.stats().graph_rewrites;
+  run.dispatches = ex.stats().dispatches;
+  return run;
+}
+
+// The passes' graph on the device matches the float64 reference of the graph as built, and
+// so does the graph run without the passes.
+void ExpectSameResults(const Graph& built, const std::vector<RefTensor>& inputs, double tol, uint64_t rewrites) {
+  const std::vector<RefTensor> want = ReferenceOf(built, inputs);
+  const DeviceRun fused = RunOnDevice(built, inputs, true);
+  const DeviceRun plain = RunOnDevice(built, inputs, false);
+  ASSERT_EQ(fused.outputs.size(), want.size());
+  ASSERT_EQ(plain.outputs.size(), want.size());
+  EXPECT_EQ(fused.rewrites, rewrites);
+  EXPECT_EQ(plain.rewrites, 0u);
+  for (size_t o = 0; o < want.size(); ++o) {
+    EXPECT_TRUE(Close(fused.outputs[o], want[o].data, tol, tol, "fused output " + std::to_string(o)));
+    EXPECT_TRUE(Close(plain.outputs[o], want[o].data, tol, tol, "unfused output " + std::to_string(o)));
+  }
+}
+
+// --- MatMul + Add -> Gemm -----------------------------------------------------------------
+
+TEST(MatMulAddToGemm, FusesTheMatMulIntoOneGemmNamedAsTheAdd) {
+  for (bool bias_first : {false, true}) {
+    Graph g(3);  // x [5,7], w [7,3], b [3]
+    const int mm = g.Add("MatMul", {0, 1});
+    g.nodes.back().name = "mm";
+    const int y = bias_first ? g.Add("Add", {2, mm}) : g.Add("Add", {mm, 2});
+    g.nodes.back().name = "bias";
+    g.outputs = {y};
+    const Graph built = g;
+    const auto inputs = Randoms({{5, 7}, {7, 3}, {3}}, 1);
+    PassReport r = RunPasses(g, DescsOf(inputs));
+    EXPECT_EQ(r.rewrites, 1);
+    ASSERT_EQ(OpsOf(g), std::vector<std::string>{"Gemm"});
+    const Graph::Node& gemm = g.nodes[0];
+    EXPECT_EQ(gemm.name, "bias");
+    EXPECT_EQ(gemm.opset, 13);
+    EXPECT_TRUE(gemm.attributes.empty());
+    EXPECT_EQ(gemm.inputs, (std::vector<int>{0, 1, 2}));
+    EXPECT_EQ(gemm.first_output, y);
+    EXPECT_EQ(g.outputs, std::vector<int>{y});
+    ExpectSameResults(built, inputs, 1e-4, 1);
+  }
+}
+
+TEST(MatMulAddToGemm, LeavesMatMulsWithOtherReadersOrOtherShapes) {
+  const auto descs = [](const std::vector<Shape>& shapes) {
+    std::vector<TensorDesc> d;
+    for (const Shape& s : shapes) d.push_back(TensorDesc{DType::kF32, s});
+    return d;
+  };
+  {  // the product is also a graph output
+    Graph g(3);
+    const int mm = g.Add("MatMul", {0, 1});
+    g.outputs = {g.Add("Add", {mm, 2}), mm};
+    EXPECT_EQ(RunPasses(g, descs({{2, 4}, {4, 3}, {3}})).rewrites, 0);
+    EXPECT_EQ(OpsOf(g), (std::vector<std::string>{"MatMul", "Add"}));
+  }
+  {  // the product has a second reader
+    Graph g(3);
+    const int mm = g.Add("MatMul", {0, 1});
+    const int y = g.Add("Add", {mm, 2});
+    g.outputs = {g.Add("Mul", {y, mm})};
+    EXPECT_EQ(RunPasses(g, descs({{2, 4}, {4, 3}, {3}})).rewrites, 0);
+  }
+  {  // the Add reads the product twice
+    Graph g(2);
+    const int mm = g.Add("MatMul", {0, 1});
+    g.outputs = {g.Add("Add", {mm, mm})};
+    EXPECT_EQ(RunPasses(g, descs({{2, 4}, {4, 3}})).rewrites, 0);
+  }
+  {  // batched (3-D) MatMul: Gemm is 2-D only
+    Graph g(3);
+    const int mm = g.Add("MatMul", {0, 1});
+    g.outputs = {g.Add("Add", {mm, 2})};
+    EXPECT_EQ(RunPasses(g, descs({{2, 2, 4}, {4, 3}, {3}})).rewrites, 0);
+  }
+  {  // the bias broadcasts the sum beyond [M, N]: Gemm would not give the Add's shape
+    Graph g(3);
+    const int mm = g.Add("MatMul", {0, 1});
+    g.outputs = {g.Add("Add", {mm, 2})};
+    EXPECT_EQ(RunPasses(g, descs({{2, 4}, {4, 3}, {5, 2, 3}})).rewrites, 0);
+  }
+  {  // both operands are MatMuls read only by the Add: neither becomes the Gemm
+    Graph g(4);
+    const int a = g.Add("MatMul", {0, 1});
+    const int b = g.Add("MatMul", {2, 3});
+    g.outputs = {g.Add("Add", {a, b})};
+    EXPECT_EQ(RunPasses(g, descs({{2, 4}, {4, 3}, {2, 5}, {5, 3}})).rewrites, 0);
+    EXPECT_EQ(OpsOf(g), (std::vector<std::string>{"MatMul", "MatMul", "Add"}));
+  }
+}
+
+// --- Add + Relu -> alknet.AddRelu -----------------------------------------------------------
+
+TEST(AddReluFusion, FusesAFloatAddReadOnlyByARelu) {
+  Graph g(2);  // a residual join with broadcasting
+  const int s = g.Add("Add", {0, 1});
+  g.nodes.back().name = "join";
+  const int y = g.Add("Relu", {s});
+  g.nodes.back().name = "relu";
+  g.outputs = {y};
+  const Graph built = g;
+  const auto inputs = Randoms({{3, 1, 5}, {4, 1}}, 2);
+  EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 1);
+  ASSERT_EQ(OpsOf(g), std::vector<std::string>{"alknet.AddRelu"});
+  EXPECT_EQ(g.nodes[0].name, "join");
+  EXPECT_EQ(g.nodes[0].opset, 1);
+  EXPECT_EQ(g.nodes[0].inputs, (std::vector<int>{0, 1}));
+  EXPECT_EQ(g.nodes[0].first_output, y);
+  ExpectSameResults(built, inputs, 1e-6, 1);
+}
+
+TEST(AddReluFusion, LeavesIntegerSumsAndSumsReadElsewhere) {
+  {
+    Graph g(2);
+    g.outputs = {g.Add("Relu", {g.Add("Add", {0, 1})})};
+    const std::vector<TensorDesc> ints = {TensorDesc{DType::kI32, {4}}, TensorDesc{DType::kI32, {4}}};
+    EXPECT_EQ(RunPasses(g, ints).rewrites, 0);
+    EXPECT_EQ(OpsOf(g), (std::vector<std::string>{"Add", "Relu"}));
+  }
+  {
+    Graph g(2);
+    const int s = g.Add("Add", {0, 1});
+    g.outputs = {g.Add("Relu", {s}), s};
+    const std::vector<TensorDesc> f = {TensorDesc{DType::kF32, {4}}, TensorDesc{DType::kF32, {4}}};
+    EXPECT_EQ(RunPasses(g, f).rewrites, 0);
+  }
+}
+
+// --- Conv + activation ----------------------------------------------------------------------
+
+TEST(ConvActivationFusion, PutsEachActivationInTheConvEpilogue) {
+  struct Case {
+    std::string op;
+    Attributes attrs;
+    int opset;
+    std::vector<ConstValue> bounds;  // Clip (opset 11+) min, max; nullptr: absent
+    std::string want;
+  };
+  const auto scalar = [](double v) { return std::make_shared<const RefTensor>(RefTensor{DType::kF32, {}, {v}}); };
+  const std::vector<Case> cases = {
+      {"Relu", {}, 14, {}, "Relu"},
+      {"Sigmoid", {}, 13, {}, "Sigmoid"},
+      {"HardSwish", {}, 14, {}, "HardSwish"},
+      {"LeakyRelu", {{"alpha", AttrValue(0.25)}}, 16, {}, "LeakyRelu:0.25"},
+      {"LeakyRelu", {}, 16, {}, "LeakyRelu:0.01"},
+      {"Clip", {}, 13, {scalar(-0.5), scalar(0.75)}, "Clip:-0.5:0.75"},
+      {"Clip", {}, 13, {nullptr, scalar(1)}, "Clip:-3.4028234663852886e+38:1"},
+      {"Clip", {{"min", AttrValue(0.0)}, {"max", AttrValue(6.0)}}, 6, {}, "Clip:0:6"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.want);
+    Graph g(3);  // x [1,3,6,5], w [4,3,3,3], b [4]
+    const int conv = g.Add("Conv", {0, 1, 2}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, 11);
+    g.nodes.back().name = "conv";
+    std::vector<int> ins = {conv};
+    ins.resize(1 + c.bounds.size(), Graph::kAbsent);
+    const int y = g.Add(c.op, ins, c.attrs, c.opset);
+    if (!c.bounds.empty()) {
+      g.nodes.back().input_values = {nullptr};
+      for (const ConstValue& b : c.bounds) g.nodes.back().input_values.push_back(b);
+    }
+    g.outputs = {y};
+    const Graph built = g;
+    const auto inputs = Randoms({{1, 3, 6, 5}, {4, 3, 3, 3}, {4}}, 3);
+    EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 1);
+    ASSERT_EQ(OpsOf(g), std::vector<std::string>{"Conv"});
+    EXPECT_EQ(g.nodes[0].name, "conv");
+    EXPECT_EQ(g.nodes[0].opset, 11);
+    EXPECT_EQ(g.nodes[0].first_output, y);
+    EXPECT_EQ(g.nodes[0].inputs, (std::vector<int>{0, 1, 2}));
+    ASSERT_TRUE(g.nodes[0].attributes.count("alknet.activation"));
+    EXPECT_EQ(std::get<std::string>(g.nodes[0].attributes.at("alknet.activation")), c.want);
+    EXPECT_TRUE(g.nodes[0].attributes.count("pads"));
+    ExpectSameResults(built, inputs, 1e-4, 1);
+  }
+}
+
+TEST(ConvActivationFusion, LeavesClipsWithBoundsKnownOnlyOnTheDevice) {
+  Graph g(4);  // x, w, min as a device tensor, max
+  const int conv = g.Add("Conv", {0, 1});
+  g.outputs = {g.Add("Clip", {conv, 2, 3}, {}, 13)};
+  const Graph built = g;
+  auto inputs = Randoms({{1, 2, 5, 5}, {3, 2, 3, 3}, {}, {}}, 4);
+  inputs[2].data = {-0.5};
+  inputs[3].data = {0.5};
+  EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 0);
+  EXPECT_EQ(OpsOf(g), (std::vector<std::string>{"Conv", "Clip"}));
+  ExpectSameResults(built, inputs, 1e-4, 0);
+}
+
+TEST(ConvActivationFusion, LeavesConvsThatAlreadyHaveAnActivationOrOtherReaders) {
+  const std::vector<TensorDesc> d = {TensorDesc{DType::kF32, {1, 2, 5, 5}}, TensorDesc{DType::kF32, {3, 2, 3, 3}}};
+  {
+    Graph g(2);
+    const int conv = g.Add("Conv", {0, 1}, {{"alknet.activation", AttrValue(std::string("Relu"))}});
+    g.outputs = {g.Add("Sigmoid", {conv})};
+    EXPECT_EQ(RunPasses(g, d).rewrites, 0);
+  }
+  {
+    Graph g(2);
+    const int conv = g.Add("Conv", {0, 1});
+    const int r = g.Add("Relu", {conv});
+    g.outputs = {g.Add("Add", {r, conv})};
+    EXPECT_EQ(RunPasses(g, d).rewrites, 0);
+  }
+}
+
+// --- the passes together, run by the executor ------------------------------------------------
+
+// A graph built in C++ (no ONNX anywhere): the executor fuses it on its own, the results match
+// the float64 references, and ExecutorOptions::run_passes = false runs it node for node.
+TEST(ExecutorPasses, AGraphBuiltInCppGetsFused) {
+  Graph g(5);  // x [2,3,8,8], w [4,3,3,3], w2 [36,6], bias [6], r [2,6]
+  const int conv = g.Add("Conv", {0, 1}, {{"strides", std::vector<int64_t>{2, 2}}});
+  const int act = g.Add("Relu", {conv});                           // -> Conv + Relu
+  const int flat = g.Add("Reshape", {act, Graph::kAbsent});        // a view: [2, 36]
+  g.nodes.back().input_values = {nullptr,
+                                 std::make_shared<const RefTensor>(RefTensor{DType::kI32, {2}, {2, -1}})};
+  const int mm = g.Add("MatMul", {flat, 2});
+  const int lin = g.Add("Add", {mm, 3});                           // -> Gemm
+  const int join = g.Add("Add", {lin, 4});
+  g.outputs = {g.Add("Relu", {join})};                             // -> alknet.AddRelu
+  const Graph built = g;
+  const auto inputs = Randoms({{2, 3, 8, 8}, {4, 3, 3, 3}, {36, 6}, {6}, {2, 6}}, 5);
+
+  PassReport r = RunPasses(g, DescsOf(inputs));
+  EXPECT_EQ(r.rewrites, 3);
+  ASSERT_EQ(r.per_pass.size(), 3u);
+  for (const auto& [name, n] : r.per_pass) EXPECT_EQ(n, 1) << name;
+  EXPECT_EQ(OpsOf(g), (std::vector<std::string>{"Conv", "Reshape", "Gemm", "alknet.AddRelu"}));
+  ExpectSameResults(built, inputs, 1e-4, 3);
+
+  // Fused: three dispatches fewer (each poisoned output costs one more).
+  const DeviceRun fused = RunOnDevice(built, inputs, true);
+  const DeviceRun plain = RunOnDevice(built, inputs, false);
+  EXPECT_EQ(plain.dispatches - fused.dispatches, 6u);
+}
+
+// An Add read by a Relu whose other operand is a MatMul: Gemm comes first, so the Add is a
+// Gemm and the Relu stays on its own.
+TEST(ExecutorPasses, GemmTakesTheAddBeforeAddRelu) {
+  Graph g(3);
+  const int mm = g.Add("MatMul", {0, 1});
+  g.outputs = {g.Add("Relu", {g.Add("Add", {mm, 2})})};
+  const Graph built = g;
+  const auto inputs = Randoms({{3, 5}, {5, 2}, {3, 2}}, 6);
+  EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 1);
+  EXPECT_EQ(OpsOf(g), (std::vector<std::string>{"Gemm", "Relu"}));
+  ExpectSameResults(built, inputs, 1e-4, 1);
+}
+
+// Malformed graphs are the executor's to refuse: the passes neither crash nor rewrite them.
+TEST(ExecutorPasses, MalformedGraphsAreLeftForTheExecutorToRefuse) {
+  Graph g(2);
+  const int mm = g.Add("MatMul", {0, 7});  // value 7 does not exist
+  g.outputs = {g.Add("Add", {mm, 1}), 42};
+  const std::vector<TensorDesc> d = {TensorDesc{DType::kF32, {2, 2}}, TensorDesc{DType::kF32, {2}}};
+  EXPECT_EQ(RunPasses(g, d).rewrites, 0);
+  EXPECT_EQ(RunPasses(g, {}).rewrites, 0);  // fewer input descs than inputs
+
+  Executor ex(SharedContext());
+  auto a = ex.Upload(DType::kF32, {2, 2}, ToHost(RefTensor{DType::kF32, {2, 2}, {1, 2, 3, 4}}));
+  auto b = ex.Upload(DType::kF32, {2}, ToHost(RefTensor{DType::kF32, {2}, {1, 2}}));
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto out = ex.Run(g, {*a, *b});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message.find("not defined before it"), std::string::npos) << out.error().message;
+}
+
+}  // namespace
+}  // namespace alknet::compute

@@ -1,0 +1,260 @@
+// Loading a model: the protobuf (proto.cpp: size caps, external data confined to the model's
+// folder), ONNX shape inference for the declared types, attributes converted, every node
+// checked against the op table, and which inputs a plan reads on the host.
+#include <onnx/shape_inference/implementation.h>
+
+#include <set>
+
+#include "proto.h"
+#include "session_impl.h"
+
+namespace alknet::onnx {
+
+namespace fs = std::filesystem;
+using namespace detail;
+
+namespace {
+
+// Ops whose `to` / `dtype` attribute names a TensorProto.DataType: rewritten to the device
+// type the record will produce (INT64 -> INT32, DOUBLE -> FLOAT, ...).
+bool HasDtypeAttribute(const std::string& op, const std::string& attr) {
+  static const std::set<std::string> ops = {"Cast", "EyeLike", "RandomNormal", "RandomUniform", "RandomNormalLike",
+                                            "RandomUniformLike", "Multinomial", "Bernoulli"};
+  return (attr == "to" || attr == "dtype") && ops.count(op) != 0;
+}
+
+int OnnxNumberOf(DType d) {
+  switch (d) {
+    case DType::kF32: return 1;
+    case DType::kF16: return 10;
+    case DType::kI32: return 6;
+    case DType::kU32: return 12;
+    case DType::kBool: return 9;
+    default: return 0;
+  }
+}
+
+bool HasAttribute(const OpRecord* r, const std::string& name) {
+  if (r == nullptr) return false;
+  for (const auto& a : r->attributes) {
+    if (a.name == name) return true;
+  }
+  return false;
+}
+
+Result<ValueInfo> InfoOf(const ::onnx::ValueInfoProto& v, const std::string& model) {
+  ValueInfo info;
+  info.name = v.name();
+  if (!v.type().has_tensor_type()) {
+    return Error{ErrorCode::kUnsupported, model + ": value '" + v.name() +
+                                              "' is not a tensor (sequences, maps and optionals are not supported)"};
+  }
+  const auto& tt = v.type().tensor_type();
+  info.type = static_cast<ElemType>(tt.elem_type());
+  if (tt.has_shape()) {
+    info.has_shape = true;
+    for (const auto& d : tt.shape().dim()) {
+      info.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+      info.dim_names.push_back(d.has_dim_param() ? d.dim_param() : "");
+    }
+  }
+  return info;
+}
+
+}  // namespace
+
+Status Session::Impl::Load(std::span<const std::byte> bytes) {
+  ALKNET_ASSIGN_OR_RETURN(auto proto, detail::ParseModel(bytes, model));
+  ::onnx::ModelProto& m = *proto;
+  for (const auto& o : m.opset_import()) {
+    opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = static_cast<int>(o.version());
+  }
+  if (!opsets.count("")) {
+    // IR version 2 models may omit the import; ONNX then means opset 1.
+    if (m.opset_import_size() == 0) {
+      opsets[""] = 1;
+    }
+  }
+  // Declared types for every intermediate value (the records' infer stays authoritative for
+  // shapes; ONNX's inference gives the ONNX element types outputs convert back to).
+  try {
+    ::onnx::shape_inference::InferShapes(m);
+  } catch (const std::exception&) {
+    // Models ONNX cannot infer still run: our own propagation is what plans rely on.
+  }
+  const ::onnx::GraphProto& g = m.graph();
+  if (g.sparse_initializer_size() > 0) {
+    return Error{ErrorCode::kUnsupported, model + ": sparse initializers are not supported"};
+  }
+
+  // The device first: FLOAT16 support and attribute conversion depend on it.
+  if (options.context == nullptr) {
+    auto created = webgpu::Context::Create();
+    if (!created.ok()) return compute::FromWebGpu(created.error());
+    owned_context = std::move(created).value();
+    ctx = owned_context.get();
+  } else {
+    ctx = options.context;
+  }
+  // The executor's graph passes are the fusions (MatMul + Add -> Gemm, ...).
+  exec = std::make_unique<compute::Executor>(*ctx, compute::ExecutorOptions{.run_passes = options.fuse});
+  f16 = exec->caps().shader_f16;
+
+  for (const auto& tp : g.initializer()) {
+    const std::string what = model + ": initializer '" + tp.name() + "'";
+    ALKNET_ASSIGN_OR_RETURN(Tensor t, detail::DecodeTensor(tp, base_dir, what, options.check_read));
+    ALKNET_TRY(DeviceTypeOf(t.type, f16, what));
+    Initializer init;
+    if (t.elements() <= options.fold_limit) {
+      ALKNET_ASSIGN_OR_RETURN(RefTensor r, ToRef(t, f16));
+      init.known = std::make_shared<const RefTensor>(std::move(r));
+    }
+    value_types[tp.name()] = t.type;
+    init.host = std::move(t);
+    inits[tp.name()] = std::move(init);
+  }
+  for (const auto& v : g.input()) {
+    if (inits.count(v.name())) continue;  // IR < 4: an initializer listed as an input has a default
+    ALKNET_ASSIGN_OR_RETURN(ValueInfo info, InfoOf(v, model));
+    ALKNET_TRY(DeviceTypeOf(info.type, f16, model + ": input '" + info.name + "'"));
+    value_types[info.name] = info.type;
+    inputs.push_back(std::move(info));
+  }
+  for (const auto& v : g.output()) {
+    ALKNET_ASSIGN_OR_RETURN(ValueInfo info, InfoOf(v, model));
+    ALKNET_TRY(DeviceTypeOf(info.type, f16, model + ": output '" + info.name + "'"));
+    value_types[info.name] = info.type;
+    outputs.push_back(std::move(info));
+  }
+  for (const auto& v : g.value_info()) {
+    if (v.type().has_tensor_type() && !value_types.count(v.name())) {
+      value_types[v.name()] = static_cast<ElemType>(v.type().tensor_type().elem_type());
+    }
+  }
+
+  const OpTable& table = OpTable::Default();
+  for (int k = 0; k < g.node_size(); ++k) {
+    const ::onnx::NodeProto& np = g.node(k);
+    NodeInfo n;
+    n.op = np.op_type();
+    n.name = np.name();
+    n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+    n.index = k;
+    n.inputs.assign(np.input().begin(), np.input().end());
+    // Trailing empty names are the same as leaving the optional inputs out (IR spec); records
+    // then see the shorter input list.
+    while (!n.inputs.empty() && n.inputs.back().empty()) n.inputs.pop_back();
+    n.outputs.assign(np.output().begin(), np.output().end());
+    auto opset = opsets.find(n.domain);
+    if (n.domain != "") {
+      return Error{ErrorCode::kUnsupported, n.Where(model) + ": domain '" + n.domain +
+                                                "' is not supported (alknet implements the default ai.onnx domain)"};
+    }
+    n.opset = opset == opsets.end() ? 0 : opset->second;
+    if (n.opset == 0) {
+      return Error{ErrorCode::kInvalidArgument, n.Where(model) + ": the model imports no opset for the ai.onnx domain"};
+    }
+    for (const auto& a : np.attribute()) {
+      const std::string what = n.Where(model) + ": attribute '" + a.name() + "'";
+      ALKNET_ASSIGN_OR_RETURN(compute::AttrValue v, detail::ConvertAttribute(a, base_dir, f16, what, options.check_read));
+      if (HasDtypeAttribute(n.op, a.name()) && v.index() == 0) {
+        const auto onnx_type = static_cast<ElemType>(std::get<int64_t>(v));
+        ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(onnx_type, f16, what));
+        v = static_cast<int64_t>(OnnxNumberOf(d));
+      }
+      n.attrs[a.name()] = std::move(v);
+    }
+    if (!IsImporterOp(n.op)) {
+      n.record = table.Find(n.op, n.opset);
+      if (n.record == nullptr) {
+        const OpRecord* any = table.Find(n.op);
+        if (any != nullptr) {
+          return Error{ErrorCode::kUnknownOp, n.Where(model) + ": the op table supports " + n.op + " for opsets " +
+                                                  std::to_string(any->opset_min) + ".." +
+                                                  std::to_string(any->opset_max) + " only"};
+        }
+        return Error{ErrorCode::kUnknownOp, n.Where(model) + ": unsupported op " + n.op +
+                                                " (no record in the op table; docs/ops.md lists the supported ops)"};
+      }
+      // Records that split into "as many outputs as the node lists" (Split before opset 18)
+      // learn the count from `num_outputs`: OpNode carries no output list through the executor.
+      if (HasAttribute(n.record, "num_outputs") && !n.attrs.count("num_outputs") && !n.attrs.count("split") &&
+          (n.inputs.size() < 2 || n.inputs[1].empty())) {
+        n.attrs["num_outputs"] = static_cast<int64_t>(n.outputs.size());
+      }
+      OpNode probe{n.op, n.name, n.opset, n.attrs, {}, {}, {}};
+      auto resolved = table.ResolveAttributes(*n.record, probe);
+      if (!resolved.ok()) {
+        return Error{resolved.error().code, n.Where(model) + ": " + resolved.error().message};
+      }
+    } else if (n.op == "Constant") {
+      for (const char* unsupported : {"sparse_value", "value_string", "value_strings"}) {
+        if (n.attrs.count(unsupported)) {
+          return Error{ErrorCode::kUnsupported, n.Where(model) + ": Constant with " + unsupported + " is not supported"};
+        }
+      }
+    }
+    nodes.push_back(std::move(n));
+  }
+
+  // Inputs whose values must be known at plan time: those reaching a host input (Reshape's
+  // shape, ...) through nodes that can be folded. Shape and Size only need the shape.
+  std::set<std::string> needed;
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    if (it->record != nullptr) {
+      for (uint32_t h : it->record->host_inputs) {
+        if (h < it->inputs.size() && !it->inputs[h].empty()) needed.insert(it->inputs[h]);
+      }
+    }
+    if (it->op == "Shape" || it->op == "Size") continue;
+    bool out_needed = false;
+    for (const auto& o : it->outputs) out_needed = out_needed || needed.count(o) != 0;
+    if (out_needed) {
+      for (const auto& i : it->inputs) {
+        if (!i.empty()) needed.insert(i);
+      }
+    }
+  }
+  for (const auto& in : inputs) host_read.push_back(needed.count(in.name) != 0);
+  return Ok{};
+}
+
+Result<Session> Session::Load(const fs::path& path, const SessionOptions& options) {
+  if (options.check_read) ALKNET_TRY(options.check_read(path));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, options.max_model_bytes));
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->model = path.string();
+  impl->base_dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  ALKNET_TRY(impl->Load(bytes));
+  return Session(std::move(impl));
+}
+
+Result<Session> Session::LoadFromBytes(std::span<const std::byte> bytes, const fs::path& base_dir,
+                                       const SessionOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->model = "<memory>";
+  impl->base_dir = base_dir;
+  ALKNET_TRY(impl->Load(bytes));
+  return Session(std::move(impl));
+}
+
+Result<std::vector<std::string>> ReadOpTypes(const fs::path& path) {
+  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, uint64_t{2} << 30));
+  ALKNET_ASSIGN_OR_RETURN(auto m, detail::ParseModel(bytes, path.string()));
+  std::vector<std::string> ops;
+  for (const auto& n : m->graph().node()) ops.push_back(n.op_type());
+  return ops;
+}
+
+Result<Tensor> ReadTensorFile(const fs::path& path) {
+  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, uint64_t{2} << 30));
+  ::onnx::TensorProto tp;
+  if (!tp.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Error{ErrorCode::kInvalidArgument, path.string() + ": not a TensorProto (protobuf parsing failed)"};
+  }
+  return detail::DecodeTensor(tp, path.parent_path(), path.string());
+}
+
+}  // namespace alknet::onnx
