@@ -593,7 +593,7 @@ Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<
   }
   // Only the top-level graph: decompositions and device plans are the records' own.
   std::optional<Graph> rewritten;
-  if (options_.run_passes && graph.nodes.size() > 1) {
+  if (options_.run_passes && !graph.passes_applied && graph.nodes.size() > 1) {
     std::vector<TensorDesc> descs;
     for (const Tensor& t : inputs) descs.push_back(t.desc());
     rewritten = graph;

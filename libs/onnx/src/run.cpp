@@ -2,6 +2,7 @@
 // built), inputs uploaded, one Executor::Run, outputs downloaded in the declared ONNX types.
 #include <algorithm>
 
+#include "alknet/compute/passes.h"
 #include "session_impl.h"
 
 namespace alknet::onnx {
@@ -107,9 +108,26 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     ALKNET_ASSIGN_OR_RETURN(plan, BuildPlan(ordered));
     result.plan_ms = MsSince(tp);
     ++stats.plans_built;
+    // The executor's passes (the fusions) run once per plan, here, not on every run: a plan's
+    // graph and shapes never change. The graph is then marked so the executor skips them.
+    if (options.fuse && plan->graph.nodes.size() > 1) {
+      std::vector<compute::TensorDesc> descs;
+      for (int i : plan->user_inputs) {
+        const HostInput& in = *ordered[i];
+        if (in.device.valid()) {
+          descs.push_back(in.device.desc());
+          continue;
+        }
+        ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
+        descs.push_back(compute::TensorDesc{.dtype = d, .shape = in.shape});
+      }
+      for (const auto& c : plan->constants) descs.push_back(c.desc());
+      plan->fusions = compute::RunPasses(plan->graph, descs).rewrites;
+    }
+    plan->graph.passes_applied = true;
     stats.nodes_folded = plan->folded;
-    stats.nodes_on_device = plan->on_device;
-    stats.fusions = 0;
+    stats.nodes_on_device = plan->on_device - plan->fusions;
+    stats.fusions = plan->fusions;
     cache.emplace_front(key, plan);
     while (cache.size() > std::max<size_t>(1, options.plan_cache_size)) cache.pop_back();
   }
@@ -146,17 +164,9 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
   std::vector<compute::Tensor> device_out;
   if (!plan->graph.outputs.empty()) {
     if (ro.profile) exec->set_profile(&result.profile);
-    const uint64_t rewrites = exec->stats().graph_rewrites;
     auto ran = exec->Run(plan->graph, device_in);
     exec->set_profile(nullptr);
     if (!ran.ok()) return Error{ran.error().code, model + ": " + ran.error().message};
-    if (!plan->fusions_counted) {
-      // The passes fuse the same nodes on every run of a plan (same graph, same shapes).
-      plan->fusions_counted = true;
-      plan->fusions = exec->stats().graph_rewrites - rewrites;
-      stats.fusions = plan->fusions;
-      stats.nodes_on_device = plan->on_device - plan->fusions;
-    }
     device_out = std::move(ran).value();
     if (ro.time_device) {
       const auto td = std::chrono::steady_clock::now();

@@ -70,7 +70,6 @@ struct Plan {
   };
   std::vector<Output> outputs;
   uint64_t folded = 0, on_device = 0;  // device nodes as planned, before the executor's passes
-  bool fusions_counted = false;        // set by its first run (the executor's passes fuse)
   uint64_t fusions = 0;
 };
 

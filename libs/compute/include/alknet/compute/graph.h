@@ -41,6 +41,9 @@ struct Graph {
   int num_values = 0;
   std::vector<Node> nodes;
   std::vector<int> outputs;
+  // RunPasses has already rewritten this graph (an ONNX plan does so once, when it is built):
+  // the executor does not run the passes on it again.
+  bool passes_applied = false;
 };
 
 }  // namespace alknet::compute
