@@ -167,12 +167,13 @@ TEST_P(Layouts, EveryDTypeRoundTripsThroughMemory) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AfterBeforeBigAlignTrailer, Layouts, ::testing::Values(0, 1, 2, 3),
-                         [](const ::testing::TestParamInfo<int>& p) {
-                           constexpr const char* kNames[] = {"IndexAfterData", "IndexBeforeData",
-                                                             "BigAlignment", "Trailer"};
-                           return std::string(kNames[p.param]);
-                         });
+// Stable test names (ctest selects them with -R): the layout each parameter stands for.
+std::string LayoutName(const ::testing::TestParamInfo<int>& p) {
+  constexpr const char* kNames[] = {"IndexAfterData", "IndexBeforeData", "BigAlignment", "Trailer"};
+  return kNames[p.param];
+}
+
+INSTANTIATE_TEST_SUITE_P(AfterBeforeBigAlignTrailer, Layouts, ::testing::Values(0, 1, 2, 3), LayoutName);
 
 TEST(Writer, PipeGetsTheTrailerLayout) {
   int fds[2];
