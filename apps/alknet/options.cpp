@@ -34,7 +34,7 @@ std::string Decimal(double v) {
 }  // namespace
 
 OptionResult<std::uint64_t> ParseUnsignedOption(std::string_view option, std::string_view text,
-                                                 std::uint64_t min, std::uint64_t max) {
+                                                std::uint64_t min, std::uint64_t max) {
   if (!text.empty() && text[0] == '-') {
     return Bad(option, text, "is negative; it needs a number " + Range(min, max));
   }

@@ -63,7 +63,8 @@ TEST(ParseUnsignedOption, KeepsTheOptionRange) {
   }
   const auto r = ParseUnsignedOption("--max-concurrent", "0", 1, 100000);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "--max-concurrent: '0' is out of range; it needs a number from 1 to 100000");
+  EXPECT_EQ(r.error().message,
+            "--max-concurrent: '0' is out of range; it needs a number from 1 to 100000");
 }
 
 TEST(ParseIntegerOption, RoundTripsAndSigns) {
