@@ -15,6 +15,7 @@
 #include "alknet/tensor/writer.h"
 #include "command.h"
 #include "registry_setup.h"
+#include "options.h"
 
 namespace alknet::cli {
 namespace {
@@ -249,11 +250,11 @@ int RunCall(std::span<const std::string_view> args) {
       if (!value(text) || (text != "mtf" && text != "npy")) return Usage("--format is mtf or npy");
       npy = text == "npy";
     } else if (a == "--timeout") {
-      if (!value(text) || text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
-          text.size() > 12) {
-        return Usage("--timeout needs milliseconds");
-      }
-      timeout_ms = std::stoull(text);
+      if (!value(text)) return Usage("--timeout needs milliseconds");
+      // At most ~31 years: the deadline is added to a steady_clock time point.
+      auto v = alknet::cli::ParseUnsignedOption("--timeout", text, 0, 999'999'999'999);
+      if (!v) return Usage(v.error().message);
+      timeout_ms = *v;
     } else if (a.size() > 2 && a.substr(0, 2) == "--") {
       return Usage("unknown option '" + std::string(a) + "'");
     } else {

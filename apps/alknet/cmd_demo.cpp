@@ -9,6 +9,7 @@
 #include "alknet/base/json.h"
 #include "alknet/webgpu/context.h"
 #include "command.h"
+#include "options.h"
 
 namespace {
 
@@ -42,11 +43,12 @@ int RunDemo(std::span<const std::string_view> args) {
     } else if (args[i] == "--json") {
       json = true;
     } else if (args[i] == "--elements" && i + 1 < args.size()) {
-      n = std::strtoull(std::string(args[++i]).c_str(), nullptr, 10);
-      if (n == 0) {
-        std::fprintf(stderr, "alknet demo: --elements must be a positive integer\n");
+      auto v = alknet::cli::ParseUnsignedOption("--elements", args[++i], 1);
+      if (!v) {
+        std::fprintf(stderr, "alknet demo: %s\n", v.error().message.c_str());
         return alknet::cli::kExitUsage;
       }
+      n = *v;
     } else {
       std::fprintf(stderr, "alknet demo: unknown option '%s'\n\n%s", std::string(args[i]).c_str(), kHelp);
       return alknet::cli::kExitUsage;

@@ -18,6 +18,7 @@
 #include "alknet/tensor/writer.h"
 #include "alknet/webgpu/context.h"
 #include "command.h"
+#include "options.h"
 
 namespace alknet::cli {
 namespace {
@@ -275,9 +276,9 @@ int RunInfer(std::span<const std::string_view> args) {
       if (a == "--output") {
         output = v;
       } else if (a == "--repeat") {
-        char* end = nullptr;
-        repeat = std::strtol(v.c_str(), &end, 10);
-        if (*end != '\0' || repeat < 0) return usage("--repeat needs a non-negative integer");
+        auto n = alknet::cli::ParseIntegerOption("--repeat", v, 0, 1'000'000'000);
+        if (!n) return usage(n.error().message);
+        repeat = static_cast<long>(*n);
       } else {
         const auto eq = v.find('=');
         if (eq == std::string::npos || eq == 0) return usage("--input takes NAME=VALUE, got '" + v + "'");

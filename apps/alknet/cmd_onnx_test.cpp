@@ -31,6 +31,7 @@
 #include "alknet/onnx/session.h"
 #include "alknet/webgpu/context.h"
 #include "command.h"
+#include "options.h"
 
 namespace alknet::cli {
 namespace {
@@ -574,8 +575,10 @@ int RunOnnxTest(std::span<const std::string_view> args) {
       }
     } else if (a == "--timeout") {
       auto v = value();
-      if (!v || std::atof(v->c_str()) <= 0) return usage("--timeout needs a positive number of seconds");
-      timeout = std::atof(v->c_str());
+      if (!v) return usage("--timeout needs a positive number of seconds");
+      auto t = alknet::cli::ParseDecimalOption("--timeout", *v, 0, 86400);
+      if (!t) return usage(t.error().message);
+      timeout = *t;
     } else if (a == "--write-doc") {
       auto v = value();
       if (!v) return usage("--write-doc needs a FILE");

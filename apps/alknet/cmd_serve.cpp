@@ -1,12 +1,14 @@
 // alknet serve: exposes the call registry over gRPC (docs/remote.md).
 #include <csignal>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <thread>
 
 #include "alknet/call/builtins.h"
 #include "alknet/call-grpc/remote.h"
 #include "command.h"
+#include "options.h"
 #include "registry_setup.h"
 
 namespace alknet::cli {
@@ -34,17 +36,6 @@ int Usage(const std::string& why) {
   return kExitUsage;
 }
 
-bool ParseCount(std::string_view text, std::uint64_t& out) {
-  if (text.empty() || text.size() > 19) return false;
-  std::uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  out = v;
-  return true;
-}
-
 int RunServe(std::span<const std::string_view> args) {
   if (WantsHelp(args)) {
     std::fputs(kUsage, stdout);
@@ -60,9 +51,21 @@ int RunServe(std::span<const std::string_view> args) {
       out = std::string(args[++i]);
       return true;
     };
-    auto count = [&](std::uint64_t& out) {
+    // The value of a numeric option in [min, max], or the usage error that names it.
+    std::string count_error;
+    auto count = [&](std::uint64_t& out, std::uint64_t min, std::uint64_t max) {
       std::string text;
-      return value(text) && ParseCount(text, out);
+      if (!value(text)) {
+        count_error = std::string(a) + " needs a number";
+        return false;
+      }
+      auto v = ParseUnsignedOption(a, text, min, max);
+      if (!v) {
+        count_error = v.error().message;
+        return false;
+      }
+      out = *v;
+      return true;
     };
     std::uint64_t n = 0;
     if (a == "--json") {
@@ -76,18 +79,17 @@ int RunServe(std::span<const std::string_view> args) {
     } else if (a == "--tls-key") {
       if (!value(key_file)) return Usage("--tls-key needs a file");
     } else if (a == "--max-message-bytes") {
-      if (!count(n) || n < 1024 || n > (1u << 30)) {
-        return Usage("--max-message-bytes needs a number from 1024 to 1073741824");
-      }
+      if (!count(n, 1024, 1u << 30)) return Usage(count_error);
       options.limits.max_message_bytes = n;
     } else if (a == "--max-tensor-bytes") {
-      if (!count(n)) return Usage("--max-tensor-bytes needs a number");
+      if (!count(n, 0, std::numeric_limits<std::uint64_t>::max())) return Usage(count_error);
       options.limits.max_tensor_bytes = n;
     } else if (a == "--max-concurrent") {
-      if (!count(n) || n < 1 || n > 100000) return Usage("--max-concurrent needs 1..100000");
+      if (!count(n, 1, 100000)) return Usage(count_error);
       options.limits.max_concurrent_calls = static_cast<int>(n);
     } else if (a == "--max-call-time") {
-      if (!count(n) || n < 1) return Usage("--max-call-time needs milliseconds >= 1");
+      // Milliseconds, at most ~31 years (a steady_clock deadline must not overflow).
+      if (!count(n, 1, 999'999'999'999)) return Usage(count_error);
       options.limits.max_call_time = std::chrono::milliseconds(n);
     } else {
       return Usage("unknown option '" + std::string(a) + "'");

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 #include "alknet/tensor/convert/safetensors.h"
 #include "alknet/tensor/tensor.h"
 #include "command.h"
+#include "options.h"
 
 namespace alknet::cli {
 namespace {
@@ -203,7 +205,11 @@ int Convert(std::span<const std::string_view> args) {
   at::WriteOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--alignment" && i + 1 < args.size()) {
-      o.alignment = static_cast<uint32_t>(std::strtoul(std::string(args[++i]).c_str(), nullptr, 10));
+      // The writer checks the rest (a power of two in [64, 2^20]) and names the rule.
+      auto v = alknet::cli::ParseUnsignedOption("--alignment", args[++i], 0,
+                                                std::numeric_limits<uint32_t>::max());
+      if (!v) return Usage(("convert: " + v.error().message).c_str());
+      o.alignment = static_cast<uint32_t>(*v);
     } else if (args[i] == "--index-first") {
       o.placement = at::IndexPlacement::kBeforeData;
     } else if (!args[i].empty() && args[i][0] == '-') {

@@ -2,7 +2,7 @@
 
 #include "alknet/call/builtins.h"
 #include "alknet/call-grpc/remote.h"
-#include "alknet/compute/calls.h"
+#include "alknet/compute-calls/calls.h"
 
 namespace alknet::cli {
 

@@ -1,4 +1,4 @@
-#include "alknet/compute/calls.h"
+#include "alknet/compute-calls/calls.h"
 
 #include <mutex>
 #include <cctype>

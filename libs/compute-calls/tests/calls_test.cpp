@@ -6,7 +6,7 @@
 
 #include "alknet/call/builtins.h"
 #include "alknet/call-grpc/remote.h"
-#include "alknet/compute/calls.h"
+#include "alknet/compute-calls/calls.h"
 #include "test_util.h"
 
 namespace alknet::compute {
