@@ -64,7 +64,7 @@ declare module "alknet:compute" {
     planCacheSize?: number;
     /** Nodes with known inputs are folded on the CPU up to this many output elements (default 2^20). */
     foldLimit?: number;
-    /** MatMul + Add -> Gemm and Conv + activation fusions (default true). */
+    /** The graph passes (MatMul + Add -> Gemm, Add + Relu, Conv + activation), run once per plan (default true). */
     fuse?: boolean;
   }
 
