@@ -1,5 +1,7 @@
 #include "alknet/compute/op_table.h"
 
+#include <algorithm>
+
 #include "ops/families.h"
 
 namespace alknet::compute {
@@ -26,7 +28,7 @@ const OpTable& OpTable::Default() {
     ops::AddEinsumOps(t);
     ops::AddRecurrentOps(t);
     ops::AddLossOps(t);
-    ops::AddMiscOps(t);
+    ops::AddSignalOps(t);
     ops::AddQuantizeOps(t);
     ops::AddTrainingOps(t);
     ops::AddLegacyOps(t);
@@ -62,6 +64,32 @@ const char* KindName(const AttrValue& v) {
     default: return "tensor";
   }
 }
+std::string DTypeList(const DTypeSet& set) {
+  std::string s;
+  for (DType d : set) s += (s.empty() ? "" : ", ") + std::string(DTypeName(d));
+  return s;
+}
+
+// The record's InputContract, for every present input.
+Status CheckContract(const OpRecord& record, const OpNode& node) {
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const TensorDesc& in = node.inputs[i];
+    if (in.absent) continue;
+    const DTypeSet* ok = record.contract.accepted(i);
+    if (ok != nullptr && std::find(ok->begin(), ok->end(), in.dtype) == ok->end()) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) + " has dtype " +
+                                                DTypeName(in.dtype) + "; " + record.name + " accepts " +
+                                                DTypeList(*ok)};
+    }
+    if (record.contract.contiguous && !record.is_host_input(i) && !in.contiguous()) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) +
+                                                " is a strided view; " + record.name +
+                                                " reads contiguous operands (the executor copies views first)"};
+    }
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Result<Attributes> OpTable::ResolveAttributes(const OpRecord& record, const OpNode& node) const {
@@ -142,6 +170,7 @@ Result<std::vector<TensorDesc>> OpTable::Infer(const OpNode& node) const {
       return Error{ErrorCode::kShape, node.Describe() + ": input " + std::to_string(i) + " is required"};
     }
   }
+  ALKNET_TRY(CheckContract(*record, node));
   ALKNET_ASSIGN_OR_RETURN(Attributes attrs, ResolveAttributes(*record, node));
   return record->infer(node, attrs);
 }

@@ -76,6 +76,16 @@ std::vector<Golden> GoldenNodes() {
       {"gemm_transb_bias", {"Gemm", "", 13, {{"transB", int64_t{1}}, {"alpha", 0.5}}, {T(f32, {7, 13}), T(f32, {5, 13}), T(f32, {5})}, {}}},
       {"softmax_axis0", {"Softmax", "", 13, {{"axis", int64_t{0}}}, {T(f32, {3, 4, 5})}, {}}},
       {"logsoftmax_opset11_flatten", {"LogSoftmax", "", 11, {}, {T(f32, {3, 4, 5})}, {}}},
+      // The activation partials (shaders/common/activation/) in a fused epilogue and a cell.
+      {"conv_fused_sigmoid", {"Conv", "", 11, {{"alknet.activation", std::string("Sigmoid")}},
+                              {T(f32, {1, 3, 8, 8}), T(f32, {4, 3, 3, 3})}, {}}},
+      {"conv_transpose_fused_leakyrelu", {"ConvTranspose", "", 11, {{"alknet.activation", std::string("LeakyRelu:0.1")}},
+                                          {T(f32, {1, 2, 5, 5}), T(f32, {2, 3, 3, 3})}, {}}},
+      {"rnn_sequence_softplus_bidirectional",
+       {"alknet.RnnSequence", "", 17,
+        {{"cell", std::string("RNN")}, {"direction", std::string("bidirectional")},
+         {"activations", std::string("Softplus, Sigmoid")}},
+        {T(f32, {3, 2, 4}), T(f32, {2, 5, 4}), T(f32, {2, 5, 5})}, {}}},
   };
 }
 
@@ -157,14 +167,25 @@ TEST(Golden, OpsDocMatchesTheTable) {
       "is checked against its float64 CPU reference on random data with the tolerance shown\n"
       "(|gpu - ref| <= abs + rel * |ref|; f16 runs with at least 4e-3 for both). As registry\n"
       "calls the ops are `compute.<snake_case name>` (see `alknet/compute/calls.h`).\n\n"
-      "| op | opset | kernel | inputs | attributes (default) | dtypes tested | tolerance abs / rel | what |\n"
-      "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+      "The contract column is `OpRecord::contract`: the dtypes each input accepts (one list for\n"
+      "all inputs, or per input separated by `;`, the last covering the rest) and whether the\n"
+      "kernel needs contiguous inputs; `-` leaves the dtype rule to the record's `infer`.\n\n"
+      "| op | opset | kernel | inputs | contract | attributes (default) | dtypes tested | tolerance abs / rel | what |\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const OpRecord& r : OpTable::Default().records()) {
     std::string attrs;
     for (const AttributeSpec& a : r.attributes) {
       attrs += (attrs.empty() ? "" : ", ") + a.name + " (" +
                (a.default_value ? AttrToString(*a.default_value) : a.optional ? "unset" : "required") + ")";
     }
+    std::string contract;
+    for (const DTypeSet& set : r.contract.dtypes) {
+      std::string one;
+      for (DType d : set) one += (one.empty() ? "" : ", ") + std::string(DTypeName(d));
+      contract += (contract.empty() ? "" : "; ") + one;
+    }
+    if (contract.empty()) contract = "-";
+    if (r.contract.contiguous) contract += ", contiguous";
     std::string dtypes;
     for (DType d : r.test_dtypes) dtypes += (dtypes.empty() ? "" : ", ") + std::string(DTypeName(d));
     char tol[64];
@@ -175,7 +196,7 @@ TEST(Golden, OpsDocMatchesTheTable) {
     const std::string how = r.view        ? std::string("view (no shader)")
                             : r.decompose ? std::string("composite")
                                           : "`shaders/" + r.shader + ".wgsl.hbs`";
-    md += "| " + r.name + " | " + opset + " | " + how + " | " + inputs + " | " +
+    md += "| " + r.name + " | " + opset + " | " + how + " | " + inputs + " | " + contract + " | " +
           (attrs.empty() ? "-" : attrs) + " | " + dtypes + " | " + tol + " | " + r.summary + " |\n";
   }
   const fs::path file = SourceDir() / "docs" / "ops.md";
@@ -332,13 +353,49 @@ TEST(Errors, UnsupportedDtypesSayWhatIsSupported) {
   e = GenerateError({"Add", "", 14, {}, {T(DType::kF64, {4}), T(DType::kF64, {4})}, {}});
   EXPECT_NE(e.message.find("has dtype f64"), std::string::npos) << e.message;
   e = GenerateError({"MatMul", "", 13, {}, {T(DType::kI32, {2, 2}), T(DType::kI32, {2, 2})}, {}});
-  EXPECT_NE(e.message.find("MatMul is implemented for f32 only"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("input 0 has dtype i32; MatMul accepts f32"), std::string::npos) << e.message;
   DeviceCaps no_f16;
   no_f16.shader_f16 = false;
   e = GenerateError({"Relu", "", 14, {}, {T(DType::kF16, {4})}, {}}, no_f16);
   EXPECT_NE(e.message.find("needs the WebGPU feature shader-f16"), std::string::npos) << e.message;
   e = GenerateError({"Where", "", 16, {}, {T(DType::kF32, {4}), T(DType::kF32, {4}), T(DType::kF32, {4})}, {}});
   EXPECT_NE(e.message.find("condition must be bool"), std::string::npos) << e.message;
+}
+
+// OpRecord::contract is checked by OpTable::Infer for every record that declares one: the
+// message names the op, the input, the dtype given and the dtypes accepted, or the view.
+TEST(Errors, InputContractNamesInputDtypeAndAccepted) {
+  Error e = GenerateError({"Conv", "c", 17, {}, {T(DType::kF32, {1, 3, 8, 8}), T(DType::kF16, {4, 3, 3, 3})}, {}});
+  EXPECT_EQ(e.code, ErrorCode::kUnsupported);
+  EXPECT_NE(e.message.find("Conv 'c'"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("input 1 has dtype f16; Conv accepts f32"), std::string::npos) << e.message;
+  e = GenerateError({"Det", "d", 11, {}, {T(DType::kI32, {3, 3})}, {}});
+  EXPECT_NE(e.message.find("input 0 has dtype i32; Det accepts f32"), std::string::npos) << e.message;
+  // An absent optional input is not checked; a present one is (the last entry covers it).
+  TensorDesc absent;
+  absent.absent = true;
+  e = GenerateError({"BatchNormalization", "b", 15, {},
+                     {T(DType::kF32, {2, 3, 4}), T(DType::kF32, {3}), T(DType::kF32, {3}), T(DType::kF32, {3}), T(DType::kI32, {3})}, {}});
+  EXPECT_NE(e.message.find("input 4 has dtype i32; BatchNormalization accepts f32"), std::string::npos) << e.message;
+  TensorDesc view = T(DType::kF32, {3, 4, 5});
+  view.strides = {1, 3, 12};  // a permuted [5, 4, 3]
+  e = GenerateError({"Softmax", "s", 13, {}, {view}, {}});
+  EXPECT_NE(e.message.find("input 0 is a strided view; Softmax reads contiguous operands"), std::string::npos) << e.message;
+  e = GenerateError({"MatMul", "m", 13, {}, {T(DType::kF32, {4, 5}), view}, {}});
+  EXPECT_NE(e.message.find("input 1 is a strided view"), std::string::npos) << e.message;
+}
+
+// A contract is data the table can be checked for: a contiguous kernel cannot accept views,
+// and a contract names no more inputs than the op takes.
+TEST(Contracts, EveryRecordIsConsistent) {
+  size_t declared = 0;
+  for (const OpRecord& r : OpTable::Default().records()) {
+    EXPECT_FALSE(r.contract.contiguous && r.accepts_views) << r.name << " needs contiguous inputs and accepts views";
+    EXPECT_LE(r.contract.dtypes.size(), r.max_inputs) << r.name;
+    for (const DTypeSet& set : r.contract.dtypes) EXPECT_FALSE(set.empty()) << r.name << " accepts no dtype at all";
+    if (!r.contract.dtypes.empty()) ++declared;
+  }
+  EXPECT_GT(declared, 0u);
 }
 
 TEST(Errors, ShapesThatDoNotFit) {

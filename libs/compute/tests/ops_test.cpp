@@ -222,7 +222,7 @@ TEST_P(OpTest, MatchesFloat64Reference) {
   // Both MatMul, Conv and reduction kernels run everywhere: staged through workgroup memory
   // (what GPUs get) and straight from storage (what CPU adapters get).
   std::vector<DeviceCaps> variants{CapsOf(ctx)};
-  if (p.record->family == "linalg" || p.record->shader == "conv/conv" || p.record->shader == "reduce/reduce" ||
+  if (p.record->shader == "linalg/matmul" || p.record->shader == "conv/conv" || p.record->shader == "reduce/reduce" ||
       p.record->shader == "reduce/argmax") {
     variants = {CapsOf(ctx), CapsOf(ctx)};
     variants[0].shared_memory_tiles = true;

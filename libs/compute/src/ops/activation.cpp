@@ -72,7 +72,9 @@ void AddActivationOps(OpTable& table) {
                 [](std::span<const double> x, const Attributes&) { return 1.0 / (1.0 + std::exp(-x[0])); },
                 {}, {-8, 8, 2e-6, 1e-5}));
   table.Add(Act("Softplus", "softplus", 1, kFloat,
-                [](std::span<const double> x, const Attributes&) { return std::log1p(std::exp(x[0])); },
+                [](std::span<const double> x, const Attributes&) {
+                  return std::max(x[0], 0.0) + std::log1p(std::exp(-std::fabs(x[0])));
+                },
                 {}, {-8, 8, 2e-6, 1e-5}));
   table.Add(Act("Softsign", "softsign", 1, kFloat,
                 [](std::span<const double> x, const Attributes&) { return x[0] / (1.0 + std::fabs(x[0])); }));

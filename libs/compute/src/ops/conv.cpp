@@ -102,23 +102,6 @@ void AddActivationContext(const Activation& a, hbs::Object& o) {
   o.set("act_hi", FloatLiteral(a.b));
 }
 
-Result<std::vector<TensorDesc>> RequireF32(const OpNode& node) {
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (node.inputs[i].absent) continue;
-    if (node.inputs[i].dtype != DType::kF32) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) + " is " +
-                                                DTypeName(node.inputs[i].dtype) + "; " + node.op_type +
-                                                " is implemented for f32 only"};
-    }
-    if (!node.inputs[i].contiguous()) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) +
-                                                " is a strided view; " + node.op_type +
-                                                " reads contiguous operands (the executor copies views first)"};
-    }
-  }
-  return std::vector<TensorDesc>{};
-}
-
 // ---------------------------------------------------------------------------------------
 // Conv
 
@@ -327,12 +310,12 @@ OpRecord ConvRecord() {
   r.opset_min = 1;
   r.family = "conv";
   r.shader = "conv/conv";
+  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   r.summary = "N-d convolution (1-D to 3-D): groups, dilations, strides, pads, auto_pad, optional bias";
   r.min_inputs = 2;
   r.max_inputs = 3;
   r.attributes = ConvAttributes();
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    ALKNET_TRY(RequireF32(node));
     ALKNET_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, ConvOutShape(d)}};
   };
@@ -512,6 +495,7 @@ OpRecord ConvTransposeRecord() {
   r.opset_min = 1;
   r.family = "conv";
   r.shader = "conv/conv_transpose";
+  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   r.summary = "transposed N-d convolution (1-D to 3-D): groups, dilations, strides, pads, output_padding, output_shape";
   r.min_inputs = 2;
   r.max_inputs = 3;
@@ -519,7 +503,6 @@ OpRecord ConvTransposeRecord() {
   r.attributes.push_back({"output_padding", AttrValue(std::vector<int64_t>{}), false, {}});
   r.attributes.push_back({"output_shape", AttrValue(std::vector<int64_t>{}), false, {}});
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    ALKNET_TRY(RequireF32(node));
     ALKNET_ASSIGN_OR_RETURN(ConvTDims d, ConvTShapes(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, ConvTOutShape(d)}};
   };
@@ -611,6 +594,7 @@ OpRecord ConvPartialRecord() {
   r.name = "alknet.ConvPartial";
   r.family = "internal";
   r.shader = "conv/conv";
+  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   r.summary = "split-K partial sums of Conv over K slices (Conv's specialization for GPUs)";
   r.min_inputs = 2;
   r.max_inputs = 2;
@@ -627,7 +611,6 @@ OpRecord ConvPartialRecord() {
     return at;
   };
   r.infer = [split_of](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    ALKNET_TRY(RequireF32(node));
     ALKNET_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
     if (IsDepthwise(d)) {
       return Error{ErrorCode::kUnsupported, node.Describe() + ": depthwise convolutions are not split along K"};
@@ -672,12 +655,12 @@ OpRecord SplitKSumRecord() {
   r.name = "alknet.SplitKSum";
   r.family = "internal";
   r.shader = "conv/splitk_sum";
+  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   r.summary = "sums split-K partials, adds the bias and applies the fused activation";
   r.min_inputs = 1;
   r.max_inputs = 2;
   r.attributes = {{"alknet.activation", AttrValue(std::string()), false, &ValidateActivation}};
   r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
-    ALKNET_TRY(RequireF32(node));
     const Shape& in = node.inputs[0].shape;
     if (in.size() < 3) {
       return Error{ErrorCode::kShape, node.Describe() + ": partials must be [S, N, M, ...]"};

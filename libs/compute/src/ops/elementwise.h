@@ -13,7 +13,6 @@
 
 namespace alknet::compute::ops {
 
-using DTypeSet = std::vector<DType>;
 inline const DTypeSet kFloat = {DType::kF32, DType::kF16};
 inline const DTypeSet kSignedNum = {DType::kF32, DType::kF16, DType::kI32};
 inline const DTypeSet kNumeric = {DType::kF32, DType::kF16, DType::kI32, DType::kU32};

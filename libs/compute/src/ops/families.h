@@ -7,15 +7,15 @@
 
 namespace alknet::compute::ops {
 
-void AddUnaryOps(OpTable& table);       // ops/unary.cpp
+void AddUnaryOps(OpTable& table);       // ops/unary.cpp (with IsInf, IsNaN)
 void AddActivationOps(OpTable& table);  // ops/activation.cpp
 void AddBinaryOps(OpTable& table);      // ops/binary.cpp
-void AddSelectOps(OpTable& table);      // ops/select.cpp: Where, Clip, Cast
-void AddLinalgOps(OpTable& table);      // ops/matmul.cpp: MatMul, Gemm
+void AddSelectOps(OpTable& table);      // ops/select.cpp: Where, Clip, Cast, CastLike
+void AddLinalgOps(OpTable& table);      // ops/linalg.cpp: MatMul, Gemm, Trilu, EyeLike, Det
 void AddSoftmaxOps(OpTable& table);     // ops/softmax.cpp
 void AddMovementOps(OpTable& table);    // ops/movement.cpp: Reshape, Transpose, Slice, Concat, Pad, ...
-void AddGatherOps(OpTable& table);      // ops/gather.cpp: Gather, GatherElements, ScatterElements, OneHot
-void AddResizeOps(OpTable& table);      // ops/resize.cpp: Resize, Upsample
+void AddGatherOps(OpTable& table);      // ops/gather.cpp: Gather*, Scatter*, OneHot, ReverseSequence, Compress
+void AddResizeOps(OpTable& table);      // ops/resize.cpp: Resize, Upsample, GridSample
 void AddShapeOps(OpTable& table);       // ops/shape.cpp: Shape, Size, Constant, ConstantOfShape, Range
 void AddVariadicOps(OpTable& table);    // ops/variadic.cpp: Sum, Mean
 void AddConvOps(OpTable& table);        // ops/conv.cpp: Conv, ConvTranspose
@@ -26,7 +26,7 @@ void AddArgTopKOps(OpTable& table);     // ops/argtopk.cpp: ArgMax, ArgMin, Hard
 void AddEinsumOps(OpTable& table);      // ops/einsum.cpp
 void AddRecurrentOps(OpTable& table);   // ops/recurrent.cpp: RNN, GRU, LSTM
 void AddLossOps(OpTable& table);        // ops/loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
-void AddMiscOps(OpTable& table);        // ops/misc.cpp: Trilu, IsInf, IsNaN, GatherND, ScatterND, ...
+void AddSignalOps(OpTable& table);      // ops/signal.cpp: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT
 void AddQuantizeOps(OpTable& table);    // ops/quantize.cpp: QuantizeLinear, DequantizeLinear
 void AddTrainingOps(OpTable& table);    // ops/training.cpp: Adagrad, Momentum, Adam
 void AddLegacyOps(OpTable& table);      // ops/legacy.cpp: opsets 1..10 of Add, Gemm, PRelu, Max, ... as compositions

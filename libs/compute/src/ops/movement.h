@@ -1,7 +1,8 @@
 // Helpers shared by the data-movement families (ops/movement.cpp, gather.cpp, resize.cpp,
-// shape.cpp): axis normalisation, host-input decoding, constants for decompositions, the
-// common kernel context (one invocation per output element, grid-stride on CPU adapters)
-// and the reference of a strided view.
+// shape.cpp) and the other kernels that index tensors (linalg.cpp, signal.cpp): axis
+// normalisation, host-input decoding, constants for decompositions, the common kernel context
+// (one invocation per output element, grid-stride on CPU adapters) and the reference of a
+// strided view.
 #pragma once
 
 #include <string>
@@ -21,6 +22,21 @@ Result<int64_t> NormalizeAxis(const OpNode& node, int64_t axis, size_t rank, con
 Result<std::vector<int64_t>> HostInts(const OpNode& node, size_t input, const std::string& what);
 // A host input's values as given (scalars and 1-D lists of float or int).
 std::vector<double> HostValues(const OpNode& node, size_t input);
+
+// A composite whose one output is a constant computed on the host (EyeLike, the window
+// functions): an Identity of an uploaded value.
+Graph ConstantGraph(int num_inputs, RefTensor value);
+
+// One invocation per item, in workgroups of the device's linear size.
+inline DispatchPlan LinearOver(uint64_t n) {
+  DispatchPlan p;
+  p.invocations = n;
+  return p;
+}
+
+// Divisors in kernel index math: a zero extent means no invocation runs, but WGSL rejects a
+// constant division by zero, so the template gets 1.
+inline uint64_t NonZero(uint64_t v) { return v == 0 ? 1 : v; }
 
 // A constant for Graph::Node::input_values.
 ConstValue MakeConst(DType dtype, Shape shape, std::vector<double> data);

@@ -103,6 +103,14 @@ double WrapInt(double v, DType dtype) {
   return v;
 }
 
+Graph ConstantGraph(int num_inputs, RefTensor value) {
+  Graph g(num_inputs);
+  const int v = g.Add("Identity", {Graph::kAbsent});
+  g.nodes.back().input_values = {std::make_shared<const RefTensor>(std::move(value))};
+  g.outputs = {v};
+  return g;
+}
+
 Status CheckIndexable(const OpNode& node, uint64_t elements) {
   if (elements < (uint64_t{1} << 31)) return Ok{};
   return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(elements) +

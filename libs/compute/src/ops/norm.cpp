@@ -16,23 +16,6 @@ namespace alknet::compute::ops {
 
 namespace {
 
-Status RequireF32All(const OpNode& node) {
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (node.inputs[i].absent) continue;
-    if (node.inputs[i].dtype != DType::kF32) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) + " is " +
-                                                DTypeName(node.inputs[i].dtype) + "; " + node.op_type +
-                                                " is implemented for f32 only"};
-    }
-    if (!node.inputs[i].contiguous()) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) +
-                                                " is a strided view; " + node.op_type +
-                                                " reads contiguous operands (the executor copies views first)"};
-    }
-  }
-  return Ok{};
-}
-
 double F(const Attributes& at, const char* name) { return std::get<double>(at.at(name)); }
 int64_t I(const Attributes& at, const char* name) { return std::get<int64_t>(at.at(name)); }
 
@@ -74,6 +57,7 @@ OpRecord BatchNormRecord(int opset_min, int opset_max) {
   r.opset_max = opset_max;
   r.family = "norm";
   r.shader = "norm/batchnorm";
+  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   r.summary = opset_min >= 14 ? "per-channel normalisation with given statistics, or (training_mode) batch statistics "
                                 "and updated running ones"
                               : "per-channel normalisation with given statistics (inference)";
@@ -93,7 +77,6 @@ OpRecord BatchNormRecord(int opset_min, int opset_max) {
                             }});
   }
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    ALKNET_TRY(RequireF32All(node));
     ALKNET_ASSIGN_OR_RETURN(BnDims d, BnShapes(node));
     std::vector<TensorDesc> out{TensorDesc{DType::kF32, node.inputs[0].shape}};
     if (Training(node, at)) {
@@ -237,7 +220,6 @@ Result<std::set<size_t>> ReducedAxes(MomentsKind kind, const OpNode& node, const
 }
 
 Result<MomentsPlan> MomentsShapes(MomentsKind kind, const OpNode& node, const Attributes& at) {
-  ALKNET_TRY(RequireF32All(node));
   const Shape& x = node.inputs[0].shape;
   if (x.empty()) return Error{ErrorCode::kShape, node.Describe() + ": input must have rank >= 1"};
   ALKNET_ASSIGN_OR_RETURN(std::set<size_t> axes, ReducedAxes(kind, node, at));
@@ -282,6 +264,7 @@ OpRecord MomentsRecord(MomentsKind kind) {
   OpRecord r;
   r.family = "norm";
   r.shader = "norm/moments";
+  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   switch (kind) {
     case MomentsKind::kInstance:
       r.name = "InstanceNormalization";
@@ -442,6 +425,7 @@ OpRecord LrnRecord() {
   r.opset_min = 1;
   r.family = "norm";
   r.shader = "norm/lrn";
+  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   r.summary = "local response normalisation across channels";
   r.attributes = {{"alpha", AttrValue(1e-4), false, &FiniteFloat},
                   {"beta", AttrValue(0.75), false, &FiniteFloat},
@@ -451,7 +435,6 @@ OpRecord LrnRecord() {
                      return s != nullptr && *s >= 1 ? std::string() : std::string("must be an int >= 1");
                    }}};
   auto dims = [](const OpNode& node) -> Result<std::array<uint64_t, 2>> {
-    ALKNET_TRY(RequireF32All(node));
     const Shape& x = node.inputs[0].shape;
     if (x.size() < 2) return Error{ErrorCode::kShape, node.Describe() + ": X " + ShapeToString(x) + " must be [N, C, ...]"};
     uint64_t inner = 1;

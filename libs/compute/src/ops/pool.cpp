@@ -12,19 +12,6 @@ namespace {
 
 enum class PoolKind { kMax, kAverage };
 
-Result<std::vector<TensorDesc>> RequireF32Input(const OpNode& node) {
-  const TensorDesc& x = node.inputs[0];
-  if (x.dtype != DType::kF32) {
-    return Error{ErrorCode::kUnsupported, node.Describe() + ": input is " + DTypeName(x.dtype) + "; " + node.op_type +
-                                              " is implemented for f32 only"};
-  }
-  if (!x.contiguous()) {
-    return Error{ErrorCode::kUnsupported, node.Describe() + ": input is a strided view; " + node.op_type +
-                                              " reads contiguous input (the executor copies views first)"};
-  }
-  return std::vector<TensorDesc>{};
-}
-
 bool Flag(const Attributes& at, const char* name) {
   auto it = at.find(name);
   return it != at.end() && std::get<int64_t>(it->second) != 0;
@@ -81,6 +68,7 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
   r.opset_max = opset_max;
   r.family = "pool";
   r.shader = "pool/pool";
+  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   const bool max = kind == PoolKind::kMax;
   r.summary = std::string(max ? "maximum" : "average") + (global ? " over all spatial positions" : " over sliding windows") +
               (indices ? " (optional Indices output: flat i32, requested with alknet.outputs = 2)" : "");
@@ -106,7 +94,6 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
     }
   }
   r.infer = [global, indices](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    ALKNET_TRY(RequireF32Input(node));
     ALKNET_ASSIGN_OR_RETURN(Window w, PoolWindow(node, at, global));
     const Shape out = PoolOutShape(node.inputs[0].shape, w);
     std::vector<TensorDesc> o{TensorDesc{DType::kF32, out}};

@@ -71,7 +71,8 @@ double ApplyActivation(const Activation& a, double x) {
   if (k == "HardSigmoid") return std::clamp(a.alpha * x + a.beta, 0.0, 1.0);
   if (k == "Elu") return x >= 0 ? x : a.alpha * (std::exp(x) - 1.0);
   if (k == "Softsign") return x / (1.0 + std::fabs(x));
-  return std::log1p(std::exp(x));  // Softplus
+  // Softplus, in a form whose exp cannot overflow (as the shader's).
+  return std::max(x, 0.0) + std::log1p(std::exp(-std::fabs(x)));
 }
 
 struct Dims {
@@ -278,22 +279,30 @@ std::vector<RefTensor> Reference(const OpNode& node, const Attributes& at, const
 
 // ---- the record -----------------------------------------------------------------------------
 
+// The template's flag of each ONNX activation name (kKnownActivations).
+const std::vector<std::pair<std::string, const char*>> kActivationFlags = {
+    {"Relu", "relu"},       {"Tanh", "tanh"},
+    {"Sigmoid", "sigmoid"}, {"Affine", "affine"},
+    {"LeakyRelu", "leaky"}, {"ThresholdedRelu", "thresholded"},
+    {"ScaledTanh", "scaled_tanh"}, {"HardSigmoid", "hard_sigmoid"},
+    {"Elu", "elu"},         {"Softsign", "softsign"},
+    {"Softplus", "softplus"}};
+
 hbs::Value ActivationContext(const Activation& a, uint64_t slot) {
-  return hbs::Value::object({{"slot", slot},
-                             {"kind", a.kind},
-                             {"relu", a.kind == "Relu"},
-                             {"tanh", a.kind == "Tanh"},
-                             {"sigmoid", a.kind == "Sigmoid"},
-                             {"affine", a.kind == "Affine"},
-                             {"leaky", a.kind == "LeakyRelu"},
-                             {"thresholded", a.kind == "ThresholdedRelu"},
-                             {"scaled_tanh", a.kind == "ScaledTanh"},
-                             {"hard_sigmoid", a.kind == "HardSigmoid"},
-                             {"elu", a.kind == "Elu"},
-                             {"softsign", a.kind == "Softsign"},
-                             {"softplus", a.kind == "Softplus"},
-                             {"alpha", FloatLiteral(a.alpha)},
-                             {"beta", FloatLiteral(a.beta)}});
+  hbs::Object o{{"slot", slot}, {"kind", a.kind}, {"alpha", FloatLiteral(a.alpha)}, {"beta", FloatLiteral(a.beta)}};
+  for (const auto& [name, flag] : kActivationFlags) o.set(flag, a.kind == name);
+  return hbs::Value(std::move(o));
+}
+
+// Which activation functions the kernel defines: each used one once (common/activation/*).
+hbs::Value UsedActivations(const std::vector<Activation>& acts) {
+  hbs::Object o;
+  for (const auto& [name, flag] : kActivationFlags) {
+    bool used = false;
+    for (const Activation& a : acts) used = used || a.kind == name;
+    o.set(flag, used);
+  }
+  return hbs::Value(std::move(o));
 }
 
 constexpr const char* kPack = "alknet.RnnPack";
@@ -473,7 +482,8 @@ OpRecord SequenceRecord() {
                                {"has_c0", cell == Cell::kLstm && v.has_input(6)},
                                {"has_p", cell == Cell::kLstm && v.has_input(7)},
                                {"off_b", off[3]}, {"off_h0", off[5]}, {"off_c0", off[6]}, {"off_p", off[7]},
-                               {"activations", hbs::Value(std::move(acts))}});
+                               {"activations", hbs::Value(std::move(acts))},
+                               {"uses", UsedActivations(d.acts)}});
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
     OpNode v = *Unpacked(node, at);
@@ -563,6 +573,17 @@ OpRecord RecurrentRecord(Cell cell, int opset_min, int opset_max, bool layout_at
                               {"activation_beta", AttrValue(F{1.5})}},
                             {{4, lens({4, 2, 3})}},
                             "bidirectional, seq lens, activations"});
+    // Pre-activations up to ~160: e^x is inf in f32 from 88.7 on, so softplus must not form it
+    // (log(1 + e^x) gives inf where the float64 reference gives x). Batch row 1 is the
+    // negative side, where softplus underflows towards 0.
+    const RefTensor x{DType::kF32, {2, 2, 3}, {40, 50, 60, -40, -50, -60, 30, 45, 20, -30, -10, -20}};
+    const RefTensor w{DType::kF32, {1, 4, 3}, {1, 1, 1, 0.5, 1, 0.25, 1, 0.5, 0.5, 0.75, 0.75, 1}};
+    const RefTensor rr{DType::kF32, {1, 4, 4}, {0.01, -0.02, 0.015, 0.005, 0.02, 0.01, -0.01, 0.0, -0.005, 0.01, 0.02, 0.01,
+                                                0.0, 0.015, -0.01, 0.02}};
+    r.test_cases.push_back({{x.shape, w.shape, rr.shape},
+                            A{{"activations", AttrValue(std::string("Softplus"))}},
+                            {{0, x}, {1, w}, {2, rr}},
+                            "softplus where e^x overflows f32"});
   } else if (cell == Cell::kGru) {
     r.test_cases.push_back({{Shape{4, 3, 5}, w2, r2, Shape{2, G * 12}, Shape{3}, Shape{2, 3, 6}},
                             A{{"direction", AttrValue(std::string("bidirectional"))},

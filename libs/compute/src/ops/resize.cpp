@@ -2,8 +2,9 @@
 // nearest_mode), linear and cubic interpolation, one dimension at a time. The host computes,
 // per dimension and output coordinate, which input coordinates contribute with what weight
 // (the ONNX coordinate transform and rounding, in float64); the kernel
-// (shaders/movement/resize) sums over those taps. So rounding ties (round_prefer_floor at
-// x.5) are decided once, identically for the device and the reference.
+// (shaders/resize/resize) sums over those taps. So rounding ties (round_prefer_floor at
+// x.5) are decided once, identically for the device and the reference. GridSample samples at
+// arbitrary normalised points (shaders/resize/gridsample).
 #include <algorithm>
 #include <cmath>
 
@@ -299,7 +300,7 @@ OpRecord ResizeRecord(const char* name, int opset_min, int opset_max) {
   r.name = name;
   r.opset_min = opset_min;
   r.opset_max = opset_max;
-  r.family = "movement";
+  r.family = "resize";
   r.summary = upsample || opset_min < 11 ? "nearest / linear resampling by scales (asymmetric coordinates)"
                                            : "nearest / linear / cubic resampling to scales or sizes";
   auto one_of = [](std::vector<std::string> ok) {
@@ -421,7 +422,7 @@ OpRecord ResizeTapsRecord() {
   OpRecord r;
   r.name = "alknet.ResizeTaps";
   r.family = "internal";
-  r.shader = "movement/resize";
+  r.shader = "resize/resize";
   r.summary = "weighted sums over per-dimension taps (Resize, Upsample)";
   r.min_inputs = r.max_inputs = 3;
   r.attributes = {{"shape", std::nullopt, false, {}},
@@ -505,6 +506,175 @@ OpRecord ResizeTapsRecord() {
   return r;
 }
 
+// ---- GridSample (opset 16, 4-D) -----------------------------------------------------------------
+// PyTorch's grid_sampler_2d, which the ONNX tests were generated from: grid (x, y) in [-1, 1]
+// maps to input columns and rows (align_corners: -1 and 1 are the corner pixels' centres,
+// else their outer edges); padding applies to the sample coordinate (bilinear, nearest) or to
+// each of the 4x4 taps (bicubic, A = -0.75); zeros padding reads 0 outside.
+
+struct GridSampleMode {
+  int mode = 0;     // 0 bilinear, 1 nearest, 2 bicubic
+  int padding = 0;  // 0 zeros, 1 border, 2 reflection
+  bool align = false;
+};
+
+GridSampleMode GridMode(const Attributes& at) {
+  GridSampleMode m;
+  const std::string& mode = std::get<std::string>(at.at("mode"));
+  const std::string& pad = std::get<std::string>(at.at("padding_mode"));
+  m.mode = mode == "nearest" ? 1 : mode == "bicubic" ? 2 : 0;
+  m.padding = pad == "border" ? 1 : pad == "reflection" ? 2 : 0;
+  m.align = std::get<int64_t>(at.at("align_corners")) != 0;
+  return m;
+}
+
+double Unnormalize(double g, double size, bool align) {
+  return align ? (g + 1) / 2 * (size - 1) : ((g + 1) * size - 1) / 2;
+}
+
+double Reflect(double x, double twice_low, double twice_high) {
+  if (twice_low == twice_high) return 0;
+  const double lo = twice_low / 2, span = (twice_high - twice_low) / 2;
+  x = std::fabs(x - lo);
+  const double extra = std::fmod(x, span);
+  const auto flips = static_cast<int64_t>(std::floor(x / span));
+  return flips % 2 == 0 ? extra + lo : span - extra + lo;
+}
+
+double PadCoordinate(double x, double size, const GridSampleMode& m) {
+  if (m.padding == 1) return std::clamp(x, 0.0, size - 1);
+  if (m.padding == 2) {
+    x = m.align ? Reflect(x, 0, 2 * (size - 1)) : Reflect(x, -1, 2 * size - 1);
+    return std::clamp(x, 0.0, size - 1);
+  }
+  return x;
+}
+
+// PyTorch's bicubic kernel coefficient.
+constexpr double kGridSampleCubicA = -0.75;
+
+OpRecord GridSampleRecord() {
+  OpRecord r;
+  r.name = "GridSample";
+  r.opset_min = 16;
+  r.family = "resize";
+  r.shader = "resize/gridsample";
+  r.contract.dtypes = {{DType::kF32}};
+  r.summary = "samples X [N, C, H, W] at the grid's normalised (x, y) points: bilinear, nearest or bicubic";
+  r.min_inputs = r.max_inputs = 2;
+  auto one_of = [](std::vector<std::string> ok) {
+    return [ok](const AttrValue& v) {
+      for (const std::string& s : ok) {
+        if (s == std::get<std::string>(v)) return std::string();
+      }
+      std::string list;
+      for (const std::string& s : ok) list += (list.empty() ? "\"" : ", \"") + s + "\"";
+      return "must be one of " + list;
+    };
+  };
+  r.attributes = {{"align_corners", AttrValue(int64_t{0}), false, {}},
+                  {"mode", AttrValue(std::string("bilinear")), false, one_of({"bilinear", "nearest", "bicubic"})},
+                  {"padding_mode", AttrValue(std::string("zeros")), false, one_of({"zeros", "border", "reflection"})}};
+  r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    const TensorDesc& x = node.inputs[0];
+    const TensorDesc& g = node.inputs[1];
+    if (x.shape.size() != 4 || g.shape.size() != 4 || g.shape[3] != 2 || g.shape[0] != x.shape[0]) {
+      return Error{ErrorCode::kShape, node.Describe() + ": needs X [N, C, H, W] and grid [N, H_out, W_out, 2] (4-D only)"};
+    }
+    const Shape out{x.shape[0], x.shape[1], g.shape[1], g.shape[2]};
+    TensorDesc o{DType::kF32, out};
+    ALKNET_TRY(CheckIndexable(node, std::max(o.elements(), x.elements())));
+    return std::vector<TensorDesc>{o};
+  };
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    const Shape& x = node.inputs[0].shape;
+    const Shape& g = node.inputs[1].shape;
+    const GridSampleMode m = GridMode(at);
+    return hbs::Value::object({{"n", x[0] * x[1] * g[1] * g[2]},
+                               {"c", NonZero(x[1])},
+                               {"h", x[2]},
+                               {"w", x[3]},
+                               {"ho", NonZero(g[1])},
+                               {"wo", NonZero(g[2])},
+                               {"mode", static_cast<long long>(m.mode)},
+                               {"padding", static_cast<long long>(m.padding)},
+                               {"align", m.align}});
+  };
+  r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
+    const Shape& x = node.inputs[0].shape;
+    const Shape& g = node.inputs[1].shape;
+    return LinearOver(x[0] * x[1] * g[1] * g[2]);
+  };
+  r.reference = [](const OpNode&, const Attributes& at, const std::vector<RefTensor>& in) {
+    const Shape& xs = in[0].shape;
+    const Shape& gs = in[1].shape;
+    const GridSampleMode m = GridMode(at);
+    const uint64_t C = xs[1], H = xs[2], W = xs[3], HO = gs[1], WO = gs[2];
+    RefTensor out{DType::kF32, {xs[0], C, HO, WO}, {}};
+    for (uint64_t n = 0; n < xs[0]; ++n) {
+      for (uint64_t c = 0; c < C; ++c) {
+        const double* plane = in[0].data.data() + (n * C + c) * H * W;
+        auto at_px = [&](int64_t yy, int64_t xx) {
+          if (yy < 0 || xx < 0 || yy >= static_cast<int64_t>(H) || xx >= static_cast<int64_t>(W)) return 0.0;
+          return plane[static_cast<uint64_t>(yy) * W + static_cast<uint64_t>(xx)];
+        };
+        for (uint64_t h = 0; h < HO; ++h) {
+          for (uint64_t w = 0; w < WO; ++w) {
+            const double* gp = in[1].data.data() + ((n * HO + h) * WO + w) * 2;
+            double ix = Unnormalize(gp[0], static_cast<double>(W), m.align);
+            double iy = Unnormalize(gp[1], static_cast<double>(H), m.align);
+            double v = 0;
+            if (m.mode == 2) {
+              const double fx = std::floor(ix), fy = std::floor(iy);
+              for (int i = 0; i < 4; ++i) {
+                for (int j = 0; j < 4; ++j) {
+                  const double ty = fy - 1 + i, tx = fx - 1 + j;
+                  const double py = PadCoordinate(ty, static_cast<double>(H), m);
+                  const double px = PadCoordinate(tx, static_cast<double>(W), m);
+                  v += CubicWeight(iy - ty, kGridSampleCubicA) * CubicWeight(ix - tx, kGridSampleCubicA) *
+                       at_px(static_cast<int64_t>(std::trunc(py)), static_cast<int64_t>(std::trunc(px)));
+                }
+              }
+            } else {
+              ix = PadCoordinate(ix, static_cast<double>(W), m);
+              iy = PadCoordinate(iy, static_cast<double>(H), m);
+              if (m.mode == 1) {
+                v = at_px(static_cast<int64_t>(std::nearbyint(iy)), static_cast<int64_t>(std::nearbyint(ix)));
+              } else {
+                const double x0 = std::floor(ix), y0 = std::floor(iy);
+                const double dx = ix - x0, dy = iy - y0;
+                const auto X0 = static_cast<int64_t>(x0), Y0 = static_cast<int64_t>(y0);
+                v = at_px(Y0, X0) * (1 - dx) * (1 - dy) + at_px(Y0, X0 + 1) * dx * (1 - dy) +
+                    at_px(Y0 + 1, X0) * (1 - dx) * dy + at_px(Y0 + 1, X0 + 1) * dx * dy;
+              }
+            }
+            out.data.push_back(v);
+          }
+        }
+      }
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  // Grid points from random data in [-1.2, 1.2] (a little outside, to exercise the padding).
+  r.hints = {-1.2, 1.2, 2e-5, 1e-4};
+  r.test_cases = {
+      {{Shape{1, 2, 4, 5}, Shape{1, 3, 6, 2}}, {}, {}, "bilinear zeros"},
+      {{Shape{2, 1, 3, 4}, Shape{2, 2, 5, 2}},
+       {{"mode", std::string("bicubic")}, {"padding_mode", std::string("reflection")}},
+       {},
+       "bicubic reflection"},
+      {{Shape{1, 1, 5, 3}, Shape{1, 4, 4, 2}},
+       {{"mode", std::string("bilinear")}, {"padding_mode", std::string("border")}, {"align_corners", int64_t{1}}},
+       {},
+       "bilinear border align_corners"},
+      {{Shape{1, 2, 4, 4}, Shape{1, 3, 3, 2}},
+       {{"mode", std::string("nearest")}, {"padding_mode", std::string("reflection")}, {"align_corners", int64_t{1}}},
+       {},
+       "nearest reflection align_corners"},
+  };
+  return r;
+}
+
 }  // namespace
 
 void AddResizeOps(OpTable& table) {
@@ -515,6 +685,7 @@ void AddResizeOps(OpTable& table) {
   table.Add(ResizeRecord("Resize", 11, 12));
   table.Add(ResizeRecord("Resize", 13, 17));
   table.Add(ResizeRecord("Resize", 18, 99));
+  table.Add(GridSampleRecord());
 }
 
 }  // namespace alknet::compute::ops

@@ -49,6 +49,42 @@ int64_t OnnxTypeOfDevice(DType d) {
   }
 }
 
+namespace {
+
+// ---- CastLike -----------------------------------------------------------------------------
+
+OpRecord CastLikeRecord() {
+  OpRecord r;
+  r.name = "CastLike";
+  r.opset_min = 15;
+  r.family = "select";
+  r.summary = "Cast to the dtype of the second input (only its dtype is read)";
+  r.min_inputs = r.max_inputs = 2;
+  r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    ALKNET_TRY(InferElementwise(node, kAny, OutType::kSame, false));
+    return std::vector<TensorDesc>{TensorDesc{node.inputs[1].dtype, node.inputs[0].shape}};
+  };
+  r.decompose = [](const OpNode& node, const Attributes&) -> Result<Graph> {
+    Graph g(2);
+    g.outputs = {g.Add("Cast", {0}, {{"to", OnnxTypeOfDevice(node.inputs[1].dtype)}}, 13)};
+    return g;
+  };
+  r.reference = [](const OpNode& node, const Attributes&, const std::vector<RefTensor>& in) {
+    OpNode cast{"Cast", node.name, 13, {{"to", OnnxTypeOfDevice(node.inputs[1].dtype)}}, {node.inputs[0]}, {}};
+    return ReferenceRun(cast, {in[0]}).value();
+  };
+  r.hints = {-4, 4, 0, 0};
+  r.test_dtypes = {DType::kF32, DType::kI32};
+  r.test_cases = {
+      {{Shape{3, 4}, Shape{1}}, {}, {{1, RefTensor{DType::kI32, {1}, {0}}}}, "to i32"},
+      {{Shape{3, 4}, Shape{1}}, {}, {{1, RefTensor{DType::kF32, {1}, {0}}}}, "to f32"},
+      {{Shape{5}, Shape{1}}, {}, {{1, RefTensor{DType::kBool, {1}, {0}}}}, "to bool"},
+  };
+  return r;
+}
+
+}  // namespace
+
 void AddSelectOps(OpTable& table) {
   OpRecord where = ElementwiseRecord("Where", "select/where", "cond ? X : Y, broadcasting all three", kAny,
                                      OutType::kSame,
@@ -158,6 +194,7 @@ void AddSelectOps(OpTable& table) {
     });
   };
   table.Add(std::move(cast));
+  table.Add(CastLikeRecord());
 }
 
 }  // namespace alknet::compute::ops

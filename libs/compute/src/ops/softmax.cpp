@@ -39,17 +39,11 @@ OpRecord SoftmaxRecord(const char* name, bool log, int opset_min, int opset_max,
   r.opset_max = opset_max;
   r.family = "softmax";
   r.shader = "softmax/softmax";
+  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   r.summary = log ? "log of the normalised exponential along an axis" : "normalised exponential along an axis";
   r.attributes = {{"axis", AttrValue(default_axis), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
     const TensorDesc& x = node.inputs[0];
-    if (x.dtype != DType::kF32) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": " + node.op_type + " is implemented for f32 only"};
-    }
-    if (!x.contiguous()) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": input is a strided view; " + node.op_type +
-                                                " reads contiguous input (the executor copies views first)"};
-    }
     ALKNET_TRY(SplitAt(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, x.shape}};
   };

@@ -1,4 +1,5 @@
-// Unary elementwise ops: one record each; the shader is shaders/unary/<op>.wgsl.hbs.
+// Unary elementwise ops: one record each; the shader is shaders/unary/<op>.wgsl.hbs. IsInf
+// and IsNaN classify floats (bool output).
 #include <cmath>
 
 #include "ops/elementwise.h"
@@ -7,6 +8,8 @@
 namespace alknet::compute::ops {
 
 namespace {
+
+using In = std::span<const double>;
 
 struct Unary {
   const char* name;
@@ -17,6 +20,37 @@ struct Unary {
 };
 
 double Sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; }
+
+// ---- IsInf, IsNaN ---------------------------------------------------------------------------
+
+void AddFloatClassOps(OpTable& table) {
+  const DTypeSet f32 = {DType::kF32};
+  OpRecord isinf = ElementwiseRecord(
+      "IsInf", "unary/isinf", "true where the element is +inf (detect_positive) or -inf (detect_negative)", f32,
+      OutType::kBool, [](In x, const Attributes& a) {
+        const bool pos = std::get<int64_t>(a.at("detect_positive")) != 0;
+        const bool neg = std::get<int64_t>(a.at("detect_negative")) != 0;
+        return std::isinf(x[0]) && ((x[0] > 0 && pos) || (x[0] < 0 && neg)) ? 1.0 : 0.0;
+      });
+  isinf.opset_min = 10;
+  isinf.attributes = {{"detect_positive", AttrValue(int64_t{1}), false, {}},
+                      {"detect_negative", AttrValue(int64_t{1}), false, {}}};
+  isinf.hints = {-4, 4, 0, 0};
+  const RefTensor specials{DType::kF32, {7}, {1.5, INFINITY, -INFINITY, NAN, 0.0, -3e38, 3e38}};
+  isinf.test_cases = {
+      {{Shape{7}}, {}, {{0, specials}}, "both signs"},
+      {{Shape{7}}, {{"detect_positive", int64_t{0}}}, {{0, specials}}, "negative only"},
+      {{Shape{7}}, {{"detect_negative", int64_t{0}}}, {{0, specials}}, "positive only"},
+  };
+  table.Add(std::move(isinf));
+
+  OpRecord isnan = ElementwiseRecord("IsNaN", "unary/isnan", "true where the element is NaN", f32, OutType::kBool,
+                                     [](In x, const Attributes&) { return std::isnan(x[0]) ? 1.0 : 0.0; });
+  isnan.opset_min = 9;
+  isnan.hints = {-4, 4, 0, 0};
+  isnan.test_cases = {{{Shape{7}}, {}, {{0, specials}}, "specials"}, {{Shape{3, 5}}, {}, {}, "finite"}};
+  table.Add(std::move(isnan));
+}
 
 }  // namespace
 
@@ -74,6 +108,7 @@ void AddUnaryOps(OpTable& table) {
     }
     table.Add(std::move(r));
   }
+  AddFloatClassOps(table);
 }
 
 }  // namespace alknet::compute::ops

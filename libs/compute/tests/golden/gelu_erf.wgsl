@@ -16,7 +16,8 @@ fn erf(x: T) -> T {
              t * (T(-1.453152027) + t * T(1.061405429)))));
   return sign(x) * (T(1.0) - poly * exp(-x * x));
 }
-fn op(x: T) -> O { return T(0.5) * x * (T(1.0) + erf(x * T(0.70710678118654752))); }
+fn gelu(x: T) -> T { return T(0.5) * x * (T(1.0) + erf(x * T(0.70710678118654752))); }
+fn op(x: T) -> O { return gelu(x); }
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

@@ -10,10 +10,11 @@ fn in0_index(i: u32) -> u32 {
   return i;
 }
 
-fn op(x: T) -> O {
+fn gelu_tanh(x: T) -> T {
   let u = T(0.7978845608) * (x + T(0.044715) * x * x * x);
   return T(0.5) * x * (T(1.0) + tanh(u));
 }
+fn op(x: T) -> O { return gelu_tanh(x); }
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

@@ -10,7 +10,8 @@ fn in0_index(i: u32) -> u32 {
   return i;
 }
 
-fn op(x: T) -> O { return select(T(0.25) * x, x, x >= T(0)); }
+fn leaky_relu(x: T, alpha: T) -> T { return select(alpha * x, x, x >= T(0)); }
+fn op(x: T) -> O { return leaky_relu(x, T(0.25)); }
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

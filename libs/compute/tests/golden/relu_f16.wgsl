@@ -11,7 +11,8 @@ fn in0_index(i: u32) -> u32 {
   return i;
 }
 
-fn op(x: T) -> O { return max(x, T(0)); }
+fn relu(x: T) -> T { return max(x, T(0)); }
+fn op(x: T) -> O { return relu(x); }
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

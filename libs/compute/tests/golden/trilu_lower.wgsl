@@ -1,4 +1,4 @@
-// alknet-compute: misc/trilu.wgsl.hbs
+// alknet-compute: linalg/trilu.wgsl.hbs
 alias T = i32;
 const ROWS = 3u;
 const COLS = 4u;

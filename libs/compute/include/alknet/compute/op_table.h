@@ -4,6 +4,7 @@
 // CPU (the reference the tests check every op against). docs/adding-an-op.md is the recipe.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -61,6 +62,27 @@ struct TestHints {
   bool integer_valued = false;  // float inputs drawn from integers (Pow exponents, Mod)
 };
 
+using DTypeSet = std::vector<DType>;
+
+// What a record's kernel requires of its inputs, declared as data. OpTable::Infer checks it
+// once, before the record's `infer` runs, so every record refuses a wrong operand with the
+// same message: the op, the input index, the dtype given and the dtypes accepted.
+struct InputContract {
+  // dtypes[i]: the dtypes input i accepts; inputs past the list take the last entry. Empty:
+  // no constraint here (`infer` decides, e.g. elementwise type rules).
+  std::vector<DTypeSet> dtypes;
+  // The kernel reads its device inputs row-major from offset 0. The executor copies strided
+  // views first for a record without accepts_views; a view that reaches Infer anyway is
+  // refused rather than read wrongly. Host inputs are never bound, so they are exempt.
+  bool contiguous = false;
+
+  // The dtypes input i accepts (empty: any).
+  const DTypeSet* accepted(size_t i) const {
+    if (dtypes.empty()) return nullptr;
+    return &dtypes[std::min(i, dtypes.size() - 1)];
+  }
+};
+
 struct OpRecord {
   std::string name;
   int opset_min = 1;
@@ -73,8 +95,10 @@ struct OpRecord {
   // True when the shader reads operands through their strides (views need no copy); false:
   // the executor makes strided inputs contiguous first.
   bool accepts_views = false;
+  // The dtypes (and contiguity) the kernel accepts, checked before `infer` runs.
+  InputContract contract;
 
-  // Checks shapes and dtypes and infers the outputs; an error (kUnsupported, kShape) says why.
+  // Checks shapes (and dtype rules the contract cannot state) and infers the outputs; an error (kUnsupported, kShape) says why.
   // `attrs` are the node's attributes with defaults filled in and validated.
   std::function<Result<std::vector<TensorDesc>>(const OpNode& node, const Attributes& attrs)> infer;
   // Op-specific template data (numbers, flags, lists; no shader text).

@@ -1,10 +1,13 @@
-// MatMul (numpy semantics: batched, broadcast batch dimensions, 1-D operands promoted) and
-// Gemm (transA/transB, alpha, beta, C broadcast to [M, N]). Both render
-// shaders/linalg/matmul.wgsl.hbs.
+// Linear algebra (shaders/linalg/): MatMul (numpy semantics: batched, broadcast batch
+// dimensions, 1-D operands promoted) and Gemm (transA/transB, alpha, beta, C broadcast to
+// [M, N]), both rendering shaders/linalg/matmul.wgsl.hbs; Trilu, EyeLike (a host-built
+// constant) and Det.
 #include <algorithm>
+#include <cmath>
 
 #include "ops/elementwise.h"
 #include "ops/families.h"
+#include "ops/movement.h"
 
 namespace alknet::compute::ops {
 
@@ -86,28 +89,190 @@ std::vector<double> MatMulRef(const std::vector<double>& a, const std::vector<do
   return out;
 }
 
-Result<std::vector<TensorDesc>> RequireF32Contiguous(const OpNode& node) {
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (node.inputs[i].dtype != DType::kF32) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) + " is " +
-                                                DTypeName(node.inputs[i].dtype) + "; " + node.op_type +
-                                                " is implemented for f32 only"};
-    }
-    if (!node.inputs[i].contiguous()) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) +
-                                                " is a strided view; " + node.op_type +
-                                                " reads contiguous operands (the executor copies views first)"};
-    }
-  }
-  return std::vector<TensorDesc>{};
-}
-
 DispatchPlan GridPlan(uint64_t M, uint64_t N, uint64_t batch) {
   DispatchPlan p;
   p.kind = DispatchPlan::Kind::kGrid;
   p.groups = {(N + 63) / 64, (M + 63) / 64, batch};
   p.workgroup_size = {16, 16, 1};
   return p;
+}
+
+// ---- Trilu, EyeLike, Det ------------------------------------------------------------------
+
+int64_t HostInt(const RefTensor* t, int64_t fallback) {
+  return t == nullptr || t->data.empty() ? fallback : static_cast<int64_t>(t->data[0]);
+}
+
+OpRecord TriluRecord() {
+  OpRecord r;
+  r.name = "Trilu";
+  r.opset_min = 14;
+  r.family = "linalg";
+  r.shader = "linalg/trilu";
+  r.summary = "upper (upper=1) or lower triangle of the last two dimensions; k shifts the diagonal";
+  r.min_inputs = 1;
+  r.max_inputs = 2;
+  r.host_inputs = {1};
+  r.attributes = {{"upper", AttrValue(int64_t{1}), false, {}}};
+  r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    const TensorDesc& x = node.inputs[0];
+    if (x.shape.size() < 2) {
+      return Error{ErrorCode::kShape, node.Describe() + ": input must have rank >= 2, got " + ShapeToString(x.shape)};
+    }
+    if (node.has_input(1) && node.value(1)->data.size() != 1) {
+      return Error{ErrorCode::kShape, node.Describe() + ": k must be a scalar"};
+    }
+    ALKNET_TRY(CheckIndexable(node, x.elements()));
+    return std::vector<TensorDesc>{TensorDesc{x.dtype, x.shape}};
+  };
+  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+    const Shape& s = node.inputs[0].shape;
+    // k beyond the matrix acts like the matrix's edge; clamping keeps it within i32.
+    const int64_t k = std::clamp<int64_t>(HostInt(node.value(1), 0), -(int64_t{1} << 31) + 1, (int64_t{1} << 31) - 1);
+    return hbs::Value::object({{"n", node.inputs[0].elements()},
+                               {"rows", NonZero(s[s.size() - 2])},
+                               {"cols", NonZero(s[s.size() - 1])},
+                               {"k", static_cast<long long>(k)},
+                               {"upper", std::get<int64_t>(at.at("upper")) != 0}});
+  };
+  r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
+    return LinearOver(node.inputs[0].elements());
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const Shape& s = in[0].shape;
+    const uint64_t rows = s[s.size() - 2], cols = s[s.size() - 1];
+    const int64_t k = HostInt(node.value(1), 0);
+    const bool upper = std::get<int64_t>(at.at("upper")) != 0;
+    RefTensor out = in[0];
+    for (uint64_t i = 0; i < out.data.size(); ++i) {
+      const int64_t col = static_cast<int64_t>(i % cols), row = static_cast<int64_t>((i / cols) % rows);
+      const bool keep = upper ? col - row >= k : col - row <= k;
+      if (!keep) out.data[i] = 0;
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-4, 4, 0, 0};
+  r.test_dtypes = {DType::kF32, DType::kI32};
+  auto k = [](double v) { return RefTensor{DType::kI32, {}, {v}}; };
+  r.test_cases = {
+      {{Shape{4, 5}}, {}, {}, "upper, k absent"},
+      {{Shape{2, 3, 6}, Shape{}}, {{"upper", int64_t{0}}}, {{1, k(-1)}}, "lower k=-1, batched"},
+      {{Shape{3, 5}, Shape{}}, {}, {{1, k(2)}}, "upper k=2"},
+  };
+  return r;
+}
+
+Result<DType> EyeLikeType(const OpNode& node, const Attributes& at) {
+  if (!at.count("dtype")) return node.inputs[0].dtype;
+  return DeviceTypeOfOnnx(std::get<int64_t>(at.at("dtype")), node.Describe() + ": attribute 'dtype'");
+}
+
+OpRecord EyeLikeRecord() {
+  OpRecord r;
+  r.name = "EyeLike";
+  r.opset_min = 9;
+  r.family = "linalg";
+  r.summary = "ones on the k-th diagonal of a 2-D tensor shaped like the input (a host-built constant)";
+  r.attributes = {{"dtype", std::nullopt, true, {}}, {"k", AttrValue(int64_t{0}), false, {}}};
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    if (node.inputs[0].shape.size() != 2) {
+      return Error{ErrorCode::kShape, node.Describe() + ": input must be 2-D, got " + ShapeToString(node.inputs[0].shape)};
+    }
+    ALKNET_ASSIGN_OR_RETURN(DType d, EyeLikeType(node, at));
+    return std::vector<TensorDesc>{TensorDesc{d, node.inputs[0].shape}};
+  };
+  auto build = [](const OpNode& node, const Attributes& at) {
+    const Shape& s = node.inputs[0].shape;
+    const int64_t k = std::get<int64_t>(at.at("k"));
+    RefTensor t{*EyeLikeType(node, at), s, std::vector<double>(s[0] * s[1], 0.0)};
+    for (int64_t i = 0; i < static_cast<int64_t>(s[0]); ++i) {
+      const int64_t j = i + k;
+      if (j >= 0 && j < static_cast<int64_t>(s[1])) t.data[static_cast<size_t>(i) * s[1] + static_cast<size_t>(j)] = 1;
+    }
+    return t;
+  };
+  r.decompose = [build](const OpNode& node, const Attributes& at) -> Result<Graph> {
+    return ConstantGraph(1, build(node, at));
+  };
+  r.reference = [build](const OpNode& node, const Attributes& at, const std::vector<RefTensor>&) {
+    return std::vector<RefTensor>{build(node, at)};
+  };
+  r.hints = {-4, 4, 0, 0};
+  r.test_dtypes = {DType::kI32};
+  r.test_cases = {
+      {{Shape{4, 5}}, {{"k", int64_t{1}}, {"dtype", int64_t{1}}}, {}, "k=1 to float"},
+      {{Shape{3, 3}}, {}, {}, "same dtype"},
+      {{Shape{3, 4}}, {{"k", int64_t{-2}}, {"dtype", int64_t{11}}}, {}, "k=-2 double (f32)"},
+  };
+  return r;
+}
+
+// ---- Det ------------------------------------------------------------------------------------------
+
+OpRecord DetRecord() {
+  OpRecord r;
+  r.name = "Det";
+  r.opset_min = 11;
+  r.family = "linalg";
+  r.shader = "linalg/det";
+  r.contract.dtypes = {{DType::kF32}};
+  r.summary = "determinant of each square matrix in the last two dimensions (M <= 16)";
+  r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    const Shape& s = node.inputs[0].shape;
+    if (s.size() < 2 || s[s.size() - 1] != s[s.size() - 2] || s.back() == 0) {
+      return Error{ErrorCode::kShape, node.Describe() + ": input must be [..., M, M], got " + ShapeToString(s)};
+    }
+    if (s.back() > 16) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": matrices larger than 16x16 are not implemented "
+                                                              "(the kernel keeps one matrix in private memory)"};
+    }
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, Shape(s.begin(), s.end() - 2)}};
+  };
+  r.context = [](const OpNode& node, const Attributes&, const DeviceCaps&) -> Result<hbs::Value> {
+    const Shape& s = node.inputs[0].shape;
+    return hbs::Value::object({{"m", s.back()}, {"batch", node.inputs[0].elements() / (s.back() * s.back())}});
+  };
+  r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
+    const Shape& s = node.inputs[0].shape;
+    return LinearOver(node.inputs[0].elements() / std::max<uint64_t>(1, s.back() * s.back()));
+  };
+  r.reference = [](const OpNode&, const Attributes&, const std::vector<RefTensor>& in) {
+    const Shape& s = in[0].shape;
+    const uint64_t m = s.back();
+    RefTensor out{DType::kF32, Shape(s.begin(), s.end() - 2), {}};
+    const uint64_t batch = m == 0 ? 0 : in[0].data.size() / (m * m);
+    for (uint64_t b = 0; b < batch; ++b) {
+      std::vector<double> a(in[0].data.begin() + static_cast<long>(b * m * m),
+                            in[0].data.begin() + static_cast<long>((b + 1) * m * m));
+      double det = 1;
+      for (uint64_t c = 0; c < m; ++c) {
+        uint64_t p = c;
+        for (uint64_t r2 = c + 1; r2 < m; ++r2) {
+          if (std::fabs(a[r2 * m + c]) > std::fabs(a[p * m + c])) p = r2;
+        }
+        if (a[p * m + c] == 0) { det = 0; break; }
+        if (p != c) {
+          for (uint64_t k = 0; k < m; ++k) std::swap(a[p * m + k], a[c * m + k]);
+          det = -det;
+        }
+        det *= a[c * m + c];
+        for (uint64_t r2 = c + 1; r2 < m; ++r2) {
+          const double f = a[r2 * m + c] / a[c * m + c];
+          for (uint64_t k = c; k < m; ++k) a[r2 * m + k] -= f * a[c * m + k];
+        }
+      }
+      out.data.push_back(det);
+    }
+    if (batch == 0 && out.shape.empty()) out.data = {1.0};
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-2, 2, 1e-5, 1e-4};
+  r.test_cases = {
+      {{Shape{2, 2}}, {}, {}, "2x2"},
+      {{Shape{3, 4, 4}}, {}, {}, "batched 4x4"},
+      {{Shape{5, 5}}, {}, {}, "5x5"},
+  };
+  return r;
 }
 
 }  // namespace
@@ -120,8 +285,8 @@ void AddLinalgOps(OpTable& table) {
   mm.shader = "linalg/matmul";
   mm.summary = "matrix product, numpy semantics (batched, broadcast batch dimensions)";
   mm.min_inputs = mm.max_inputs = 2;
+  mm.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   mm.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
-    ALKNET_TRY(RequireF32Contiguous(node));
     Shape out;
     ALKNET_TRY(MatMulShapes(node, &out));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, out}};
@@ -177,6 +342,7 @@ void AddLinalgOps(OpTable& table) {
   gemm.summary = "alpha * op(A) op(B) + beta * C, C broadcast to [M, N]";
   gemm.min_inputs = 2;
   gemm.max_inputs = 3;
+  gemm.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   auto flag = [](const AttrValue& v) {
     const int64_t f = std::get<int64_t>(v);
     return f == 0 || f == 1 ? std::string() : std::string("must be 0 or 1");
@@ -220,7 +386,6 @@ void AddLinalgOps(OpTable& table) {
     return d;
   };
   gemm.infer = [gemm_dims](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    ALKNET_TRY(RequireF32Contiguous(node));
     ALKNET_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, {d.M, d.N}}};
   };
@@ -258,6 +423,9 @@ void AddLinalgOps(OpTable& table) {
   };
   gemm.hints = {-1, 1, 1e-4, 1e-4};
   table.Add(std::move(gemm));
+  table.Add(TriluRecord());
+  table.Add(EyeLikeRecord());
+  table.Add(DetRecord());
 }
 
 }  // namespace alknet::compute::ops
