@@ -166,7 +166,7 @@ TEST(Golden, OpsDocMatchesTheTable) {
       "(`ALKNET_UPDATE_GOLDEN=1` regenerates it); a test fails when the two differ. Every op\n"
       "is checked against its float64 CPU reference on random data with the tolerance shown\n"
       "(|gpu - ref| <= abs + rel * |ref|; f16 runs with at least 4e-3 for both). As registry\n"
-      "calls the ops are `compute.<snake_case name>` (see `alknet/compute/calls.h`).\n\n"
+      "calls the ops are `compute.<snake_case name>` (see `alknet/compute-calls/calls.h`).\n\n"
       "The contract column is `OpRecord::contract`: the dtypes each input accepts (one list for\n"
       "all inputs, or per input separated by `;`, the last covering the rest) and whether the\n"
       "kernel needs contiguous inputs; `-` leaves the dtype rule to the record's `infer`.\n\n"
