@@ -92,5 +92,16 @@ TEST(Result, DefaultStatusIsSuccess) {
   EXPECT_TRUE(from_ok.ok());
 }
 
+enum class Code { kBad, kWorse };
+const char* ErrorCodeName(Code c) { return c == Code::kBad ? "bad" : "worse"; }
+
+TEST(CodedError, ToStringNamesTheCodeThroughTheLibrarysFunction) {
+  using E = CodedError<Code>;
+  Result<int, E> r = E{Code::kWorse, "it broke at 3:4"};
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().ToString(), "worse: it broke at 3:4");
+  EXPECT_EQ((E{Code::kBad, "x"}).ToString(), "bad: x");
+}
+
 }  // namespace
 }  // namespace alknet::base

@@ -16,6 +16,4 @@ const char* ErrorCodeName(ErrorCode code) {
   return "error";
 }
 
-std::string Error::ToString() const { return std::string(ErrorCodeName(code)) + ": " + message; }
-
 }  // namespace alknet::compute

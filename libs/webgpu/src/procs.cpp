@@ -50,7 +50,6 @@ const char* ErrorCodeName(ErrorCode code) {
   return "unknown";
 }
 
-std::string Error::ToString() const { return std::string(ErrorCodeName(code)) + ": " + message; }
 
 std::string WebGpuLibraryPath() {
   if (const char* env = std::getenv("ALKNET_WEBGPU_LIBRARY"); env != nullptr && *env != '\0') {

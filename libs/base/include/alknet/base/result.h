@@ -11,6 +11,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -19,6 +20,17 @@ namespace alknet::base {
 
 // The success of a Result<void, E>: `return Ok{};`.
 struct Ok {};
+
+// The error type of a library whose failures are a code and a message (alknet-compute,
+// alknet-webgpu): `Error{ErrorCode::kShape, "..."}`. ToString() gives "<name>: <message>" with
+// the name from the library's `ErrorCodeName(Code)`, found next to its enum.
+template <typename Code>
+struct CodedError {
+  Code code;
+  std::string message;
+
+  std::string ToString() const { return std::string(ErrorCodeName(code)) + ": " + message; }
+};
 
 template <typename T, typename E>
 class [[nodiscard]] Result {

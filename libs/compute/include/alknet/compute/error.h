@@ -20,11 +20,7 @@ enum class ErrorCode {
 
 const char* ErrorCodeName(ErrorCode code);
 
-struct Error {
-  ErrorCode code;
-  std::string message;
-  std::string ToString() const;
-};
+using Error = base::CodedError<ErrorCode>;
 
 template <typename T>
 using Result = base::Result<T, Error>;

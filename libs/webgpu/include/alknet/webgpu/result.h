@@ -24,13 +24,8 @@ enum class ErrorCode {
 
 const char* ErrorCodeName(ErrorCode code);
 
-struct Error {
-  ErrorCode code;
-  std::string message;
-
-  // "code: message", for logs and CLI output.
-  std::string ToString() const;
-};
+// "code: message" (ToString), for logs and CLI output.
+using Error = base::CodedError<ErrorCode>;
 
 template <typename T>
 using Result = base::Result<T, Error>;
