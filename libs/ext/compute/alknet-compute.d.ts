@@ -166,6 +166,10 @@ declare module "alknet:compute" {
     identity: OpMethod;
     /** ONNX Not (1 input): Not of each element */
     not: OpMethod;
+    /** ONNX IsInf (1 input): true where the element is +inf (detect_positive) or -inf (detect_negative) */
+    isInf: OpMethod;
+    /** ONNX IsNaN (1 input): true where the element is NaN */
+    isNaN: OpMethod;
     /** ONNX Relu (1 input): Relu activation */
     relu: OpMethod;
     /** ONNX LeakyRelu (1 input): LeakyRelu activation */
@@ -234,10 +238,18 @@ declare module "alknet:compute" {
     clip: OpMethod;
     /** ONNX Cast (1 input): convert to the dtype `to` */
     cast: OpMethod;
+    /** ONNX CastLike (2 inputs): Cast to the dtype of the second input (only its dtype is read) */
+    castLike: OpMethod;
     /** ONNX MatMul (2 inputs): matrix product, numpy semantics (batched, broadcast batch dimensions) */
     matMul: OpMethod;
     /** ONNX Gemm (2-3 inputs): alpha * op(A) op(B) + beta * C, C broadcast to [M, N] */
     gemm: OpMethod;
+    /** ONNX Trilu (1-2 inputs): upper (upper=1) or lower triangle of the last two dimensions; k shifts the diagonal */
+    trilu: OpMethod;
+    /** ONNX EyeLike (1 input): ones on the k-th diagonal of a 2-D tensor shaped like the input (a host-built constant) */
+    eyeLike: OpMethod;
+    /** ONNX Det (1 input): determinant of each square matrix in the last two dimensions (M <= 16) */
+    det: OpMethod;
     /** ONNX Softmax (1 input): normalised exponential along an axis */
     softmax: OpMethod;
     /** ONNX LogSoftmax (1 input): log of the normalised exponential along an axis */
@@ -280,10 +292,20 @@ declare module "alknet:compute" {
     scatterElements: OpMethod;
     /** ONNX OneHot (3 inputs): indices expanded to one-hot rows of `depth` along an axis */
     oneHot: OpMethod;
+    /** ONNX GatherND (2 inputs): slices of data addressed by index tuples (the last indices dimension), batch_dims leading */
+    gatherND: OpMethod;
+    /** ONNX ScatterND (3 inputs): copy of data with slices addressed by index tuples replaced (or combined: reduction) */
+    scatterND: OpMethod;
+    /** ONNX ReverseSequence (2 inputs): reverses the first sequence_lens[b] steps along time_axis of each batch entry */
+    reverseSequence: OpMethod;
+    /** ONNX Compress (2 inputs): slices along an axis (or elements of the flattened input) where condition is true; condition must be known at plan time */
+    compress: OpMethod;
     /** ONNX Upsample (1 input): nearest / linear resampling by scales (asymmetric coordinates) */
     upsample: OpMethod;
     /** ONNX Resize (2 inputs): nearest / linear resampling by scales (asymmetric coordinates) */
     resize: OpMethod;
+    /** ONNX GridSample (2 inputs): samples X [N, C, H, W] at the grid's normalised (x, y) points: bilinear, nearest or bicubic */
+    gridSample: OpMethod;
     /** ONNX Shape (1 input): the input's shape as a 1-D i32 tensor */
     shape: OpMethod;
     /** ONNX Size (1 input): the input's element count as an i32 scalar */
@@ -364,34 +386,12 @@ declare module "alknet:compute" {
     negativeLogLikelihoodLoss: OpMethod;
     /** ONNX SoftmaxCrossEntropyLoss (2-3 inputs): cross entropy of softmax(scores) against class targets; second output log_prob */
     softmaxCrossEntropyLoss: OpMethod;
-    /** ONNX Trilu (1-2 inputs): upper (upper=1) or lower triangle of the last two dimensions; k shifts the diagonal */
-    trilu: OpMethod;
-    /** ONNX IsInf (1 input): true where the element is +inf (detect_positive) or -inf (detect_negative) */
-    isInf: OpMethod;
-    /** ONNX IsNaN (1 input): true where the element is NaN */
-    isNaN: OpMethod;
-    /** ONNX CastLike (2 inputs): Cast to the dtype of the second input (only its dtype is read) */
-    castLike: OpMethod;
-    /** ONNX EyeLike (1 input): ones on the k-th diagonal of a 2-D tensor shaped like the input (a host-built constant) */
-    eyeLike: OpMethod;
     /** ONNX HannWindow (1 input): window function of the given size (a host-built constant) */
     hannWindow: OpMethod;
     /** ONNX HammingWindow (1 input): window function of the given size (a host-built constant) */
     hammingWindow: OpMethod;
     /** ONNX BlackmanWindow (1 input): window function of the given size (a host-built constant) */
     blackmanWindow: OpMethod;
-    /** ONNX GatherND (2 inputs): slices of data addressed by index tuples (the last indices dimension), batch_dims leading */
-    gatherND: OpMethod;
-    /** ONNX ScatterND (3 inputs): copy of data with slices addressed by index tuples replaced (or combined: reduction) */
-    scatterND: OpMethod;
-    /** ONNX ReverseSequence (2 inputs): reverses the first sequence_lens[b] steps along time_axis of each batch entry */
-    reverseSequence: OpMethod;
-    /** ONNX Compress (2 inputs): slices along an axis (or elements of the flattened input) where condition is true; condition must be known at plan time */
-    compress: OpMethod;
-    /** ONNX Det (1 input): determinant of each square matrix in the last two dimensions (M <= 16) */
-    det: OpMethod;
-    /** ONNX GridSample (2 inputs): samples X [N, C, H, W] at the grid's normalised (x, y) points: bilinear, nearest or bicubic */
-    gridSample: OpMethod;
     /** ONNX DFT (1-2 inputs): discrete Fourier transform along one signal axis (naive O(L^2)), real or complex input */
     dFT: OpMethod;
     /** ONNX STFT (2-4 inputs): short-time Fourier transform: windowed frames, each a naive DFT (frame_step, frame_length known at plan time) */
