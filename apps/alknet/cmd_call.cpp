@@ -7,15 +7,15 @@
 #include <memory>
 #include <string>
 
+#include "alknet/call-grpc/remote.h"
 #include "alknet/call/builtins.h"
 #include "alknet/call/json.h"
-#include "alknet/call-grpc/remote.h"
 #include "alknet/tensor/convert/npy.h"
 #include "alknet/tensor/reader.h"
 #include "alknet/tensor/writer.h"
 #include "command.h"
-#include "registry_setup.h"
 #include "options.h"
+#include "registry_setup.h"
 
 namespace alknet::cli {
 namespace {
@@ -146,9 +146,9 @@ ac::Result<ac::Value> ParseArgument(std::string_view arg, std::size_t position) 
   const bool is_mtf = colon != std::string::npos || text.ends_with(".mtf");
   if (is_mtf || text.ends_with(".npy")) {
     if (!fs::exists(is_mtf ? mtf_path : text)) {
-      return ac::MakeError(ac::ErrorCode::kInvalidArgument,
-                           "argument " + std::to_string(position) + ": no such file " +
-                               (is_mtf ? mtf_path : text));
+      return ac::MakeError(
+          ac::ErrorCode::kInvalidArgument,
+          "argument " + std::to_string(position) + ": no such file " + (is_mtf ? mtf_path : text));
     }
     auto t = is_mtf ? ReadMtf(mtf_path, colon == std::string::npos ? "" : text.substr(colon + 5))
                     : ReadNpy(text);
@@ -164,7 +164,8 @@ ac::Result<ac::Value> ParseArgument(std::string_view arg, std::size_t position) 
       size_t comma = inner.find(',', start);
       if (comma == std::string::npos) comma = inner.size();
       const std::string item = inner.substr(start, comma - start);
-      if (!item.ends_with(".npy") && !item.ends_with(".mtf") && item.find(".mtf:") == std::string::npos) {
+      if (!item.ends_with(".npy") && !item.ends_with(".mtf") &&
+          item.find(".mtf:") == std::string::npos) {
         return ac::MakeError(ac::ErrorCode::kInvalidArgument,
                              "argument " + std::to_string(position) + ": '" + item +
                                  "' in a tensor list must be a .npy or .mtf file");
@@ -187,8 +188,7 @@ ac::Result<ac::Value> ParseArgument(std::string_view arg, std::size_t position) 
 }
 
 // Replaces every tensor in `v` by its summary plus the file it was written to.
-ac::Status WriteTensors(ac::Value& v, const fs::path& dir, const std::string& stem,
-                              bool npy) {
+ac::Status WriteTensors(ac::Value& v, const fs::path& dir, const std::string& stem, bool npy) {
   switch (v.kind()) {
     case ac::ValueKind::kTensor: {
       const fs::path path = dir / (stem + (npy ? ".npy" : ".mtf"));

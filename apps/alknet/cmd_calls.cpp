@@ -2,9 +2,9 @@
 #include <cstdio>
 #include <string>
 
+#include "alknet/call-grpc/remote.h"
 #include "alknet/call/builtins.h"
 #include "alknet/call/json.h"
-#include "alknet/call-grpc/remote.h"
 #include "command.h"
 #include "registry_setup.h"
 
@@ -65,8 +65,8 @@ int RunCalls(std::span<const std::string_view> args) {
     std::string flags;
     if (c.flags.execution == ac::Execution::kAsync) flags += " async";
     if (c.flags.side_effects) flags += " side-effects";
-    std::printf("%-*s %s  [%s%s]\n", static_cast<int>(width), c.name.c_str(),
-                c.signature.c_str(), c.owner.c_str(), flags.c_str());
+    std::printf("%-*s %s  [%s%s]\n", static_cast<int>(width), c.name.c_str(), c.signature.c_str(),
+                c.owner.c_str(), flags.c_str());
     if (!c.doc.empty()) std::printf("%-*s   %s\n", static_cast<int>(width), "", c.doc.c_str());
   }
   return kExitOk;

@@ -50,7 +50,8 @@ int RunDemo(std::span<const std::string_view> args) {
       }
       n = *v;
     } else {
-      std::fprintf(stderr, "alknet demo: unknown option '%s'\n\n%s", std::string(args[i]).c_str(), kHelp);
+      std::fprintf(stderr, "alknet demo: unknown option '%s'\n\n%s", std::string(args[i]).c_str(),
+                   kHelp);
       return alknet::cli::kExitUsage;
     }
   }
@@ -74,10 +75,10 @@ int RunDemo(std::span<const std::string_view> args) {
   auto xb = (*ctx)->CreateBuffer(n * 4, wg::kStorageUsage, "x");
   if (!xb) return fail(xb.error());
   if (auto s = (*ctx)->Write(*tb, 0, std::as_bytes(std::span(t))); !s) return fail(s.error());
-  auto kernel = (*ctx)->GetKernel({.wgsl = kKernel,
-                                   .bindings = {wg::BindingType::kReadOnlyStorage,
-                                                wg::BindingType::kStorage},
-                                   .label = "oscillator"});
+  auto kernel =
+      (*ctx)->GetKernel({.wgsl = kKernel,
+                         .bindings = {wg::BindingType::kReadOnlyStorage, wg::BindingType::kStorage},
+                         .label = "oscillator"});
   if (!kernel) return fail(kernel.error());
   auto grid = (*ctx)->GridFor(n, 256);
   if (!grid) return fail(grid.error());
@@ -85,8 +86,10 @@ int RunDemo(std::span<const std::string_view> args) {
   const wg::BufferBinding bindings[] = {{&*tb}, {&*xb}};
   if (auto s = rec.Dispatch(**kernel, bindings, *grid); !s) return fail(s.error());
   if (auto s = (*ctx)->Submit(std::move(rec)); !s) return fail(s.error());
-  if (auto s = (*ctx)->Read(*xb, 0, std::as_writable_bytes(std::span(x))); !s) return fail(s.error());
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (auto s = (*ctx)->Read(*xb, 0, std::as_writable_bytes(std::span(x))); !s)
+    return fail(s.error());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   double max_err = 0;
   uint64_t bad = 0;
@@ -99,13 +102,13 @@ int RunDemo(std::span<const std::string_view> args) {
   }
   if (json) {
     // maxAbsError is infinite when a result is NaN; JSON has no infinity, so it is null.
-    const alknet::base::json::Value doc = alknet::base::json::Object{
-        {"adapter", (*ctx)->adapter().Summary()},
-        {"elements", n},
-        {"maxAbsError", max_err},
-        {"mismatches", bad},
-        {"seconds", seconds},
-        {"ok", bad == 0}};
+    const alknet::base::json::Value doc =
+        alknet::base::json::Object{{"adapter", (*ctx)->adapter().Summary()},
+                                   {"elements", n},
+                                   {"maxAbsError", max_err},
+                                   {"mismatches", bad},
+                                   {"seconds", seconds},
+                                   {"ok", bad == 0}};
     std::printf("%s\n", alknet::base::json::Write(doc).c_str());
   } else {
     std::printf("demo: x(t) = exp(-0.1t)cos(2t) + 0.5sin(t) at %llu points on %s\n",

@@ -48,7 +48,8 @@ int RunEval(std::span<const std::string_view> args) {
   for (size_t j = i + 1; j < args.size(); ++j) options.args.emplace_back(args[j]);
   // The same built-ins as `alknet run`: alknet:call on the local registry, alknet:compute.
   std::unique_ptr<rt::Runtime> runtime;
-  if (int code = alknet::cli::CreateJsRuntime("eval", std::move(options), &runtime); code != 0) return code;
+  if (int code = alknet::cli::CreateJsRuntime("eval", std::move(options), &runtime); code != 0)
+    return code;
   if (!print) return runtime->RunSource(code);
   auto value = runtime->EvalRepl(code);
   if (runtime->exit_requested()) return runtime->exit_code();
@@ -60,6 +61,7 @@ int RunEval(std::span<const std::string_view> args) {
   return alknet::cli::kExitOk;
 }
 
-const alknet::cli::Registration kReg{{"eval", "Evaluate JavaScript given on the command line", &RunEval}};
+const alknet::cli::Registration kReg{
+    {"eval", "Evaluate JavaScript given on the command line", &RunEval}};
 
 }  // namespace

@@ -33,16 +33,19 @@ constexpr const char* kHelp =
     "Usage: alknet infer MODEL.onnx --input NAME=VALUE ... [--output OUT] [--json] [--repeat N]\n"
     "                    [--profile]\n\n"
     "Loads an ONNX model, runs it on the inputs and prints every output (values when small;\n"
-    "shape, type, min/max/mean and the first values otherwise) with the load, plan and run times.\n\n"
+    "shape, type, min/max/mean and the first values otherwise) with the load, plan and run "
+    "times.\n\n"
     "  --input NAME=VALUE  VALUE is a .npy file, a .mtf file (the tensor named NAME, or its only\n"
-    "                      tensor), a literal list such as [[1,2],[3,4]], or a scalar such as 2.5.\n"
+    "                      tensor), a literal list such as [[1,2],[3,4]], or a scalar such as "
+    "2.5.\n"
     "                      Values are converted to the type the model declares for NAME.\n"
     "  --output OUT        OUT.mtf: every output; OUT.npy: the output (one-output models);\n"
     "                      anything else: a folder of NAME.npy\n"
     "  --repeat N          after the first run, N more runs; reports first, median and min run ms\n"
     "  --profile           after the runs, one more that times every node on its own (each\n"
     "                      submitted and waited for): the nodes that take the most time, and the\n"
-    "                      time per op type; the round trip of an empty submit is shown as the floor\n"
+    "                      time per op type; the round trip of an empty submit is shown as the "
+    "floor\n"
     "  --json              a JSON document: model, adapter, load_ms, plan_ms, run_ms {first,\n"
     "                      median, min}, run_parts_ms {upload, device, download, and record: the\n"
     "                      CPU part of device} (medians), repeat,\n"
@@ -76,8 +79,8 @@ std::optional<at::DType> MetaTypeOf(ox::ElemType t) {
 
 // A tensor of `values` (float64) in type `to`: through the library's own converter, so that
 // narrowing follows the same rules as everywhere else.
-ox::Tensor Convert(const std::string& name, const std::vector<uint64_t>& shape, const std::vector<double>& values,
-                   ox::ElemType to) {
+ox::Tensor Convert(const std::string& name, const std::vector<uint64_t>& shape,
+                   const std::vector<double>& values, ox::ElemType to) {
   compute::RefTensor r{compute::DType::kF32, shape, values};
   return ox::FromRef(name, r, to).value();
 }
@@ -89,13 +92,16 @@ std::vector<double> Values(const ox::Tensor& t) {
 }
 
 // [1, 2, 3], [[1, 2], [3, 4]] or a scalar.
-std::optional<std::pair<std::vector<uint64_t>, std::vector<double>>> ParseLiteral(const std::string& s) {
+std::optional<std::pair<std::vector<uint64_t>, std::vector<double>>> ParseLiteral(
+    const std::string& s) {
   std::vector<double> values;
   std::vector<uint64_t> shape;
   std::vector<uint64_t> count;  // elements seen at each open depth
   size_t depth = 0, max_depth = 0;
   size_t i = 0;
-  auto skip = [&] { while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i; };
+  auto skip = [&] {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  };
   skip();
   if (i < s.size() && s[i] != '[') {
     char* end = nullptr;
@@ -129,7 +135,8 @@ std::optional<std::pair<std::vector<uint64_t>, std::vector<double>>> ParseLitera
     } else if (c == ',') {
       ++i;
     } else {
-      if (depth != max_depth || depth == 0) return std::nullopt;  // numbers only at the innermost level
+      if (depth != max_depth || depth == 0)
+        return std::nullopt;  // numbers only at the innermost level
       char* end = nullptr;
       const double v = std::strtod(s.c_str() + i, &end);
       if (end == s.c_str() + i) return std::nullopt;
@@ -155,7 +162,8 @@ std::optional<std::string> ReadWhole(const std::string& path) {
 }
 
 // The value of one --input, converted to the declared type.
-std::variant<ox::Tensor, std::string> LoadInput(const ox::ValueInfo& info, const std::string& value) {
+std::variant<ox::Tensor, std::string> LoadInput(const ox::ValueInfo& info,
+                                                const std::string& value) {
   const auto ext = fs::path(value).extension();
   ox::Tensor raw;
   raw.name = info.name;
@@ -178,7 +186,8 @@ std::variant<ox::Tensor, std::string> LoadInput(const ox::ValueInfo& info, const
     if (!r.ok()) return r.error().ToString();
     auto view = r->Find(info.name);
     if (!view.ok()) {
-      if (r->tensors().size() != 1) return value + ": no tensor named '" + info.name + "' (and not exactly one tensor)";
+      if (r->tensors().size() != 1)
+        return value + ": no tensor named '" + info.name + "' (and not exactly one tensor)";
       view = r->Tensor(0);
       if (!view.ok()) return view.error().ToString();
     }
@@ -189,7 +198,8 @@ std::variant<ox::Tensor, std::string> LoadInput(const ox::ValueInfo& info, const
     raw.data.assign(in->data.begin(), in->data.end());
   } else {
     auto lit = ParseLiteral(value);
-    if (!lit) return "'" + value + "' is neither a .npy/.mtf file nor a literal like [1,2,3] or 2.5";
+    if (!lit)
+      return "'" + value + "' is neither a .npy/.mtf file nor a literal like [1,2,3] or 2.5";
     return Convert(info.name, lit->first, lit->second, info.type);
   }
   if (raw.type == info.type) return raw;
@@ -210,7 +220,8 @@ bool WriteNpy(const fs::path& path, const ox::Tensor& t, std::string& why) {
   const std::string& pre = *preamble;
   std::ofstream f(path, std::ios::binary);
   f.write(pre.data(), static_cast<std::streamsize>(pre.size()));
-  f.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));
+  f.write(reinterpret_cast<const char*>(t.data.data()),
+          static_cast<std::streamsize>(t.data.size()));
   if (!f) why = "cannot write " + path.string();
   return static_cast<bool>(f);
 }
@@ -227,20 +238,25 @@ std::string Num(double v) {
 void PrintProfile(const alknet::compute::RunProfile& prof) {
   double total = 0;
   for (const auto& n : prof.nodes) total += n.ms;
-  std::printf("\nprofile: %zu device nodes, %.2f ms timed one by one (each includes a submit-and-wait round trip\n"
-              "of about %.3f ms, measured on an empty submit)\n", prof.nodes.size(), total, prof.sync_ms);
+  std::printf(
+      "\nprofile: %zu device nodes, %.2f ms timed one by one (each includes a submit-and-wait "
+      "round trip\n"
+      "of about %.3f ms, measured on an empty submit)\n",
+      prof.nodes.size(), total, prof.sync_ms);
   std::vector<const alknet::compute::NodeProfile*> order;
   for (const auto& n : prof.nodes) order.push_back(&n);
-  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->ms > b->ms; });
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto* a, const auto* b) { return a->ms > b->ms; });
   std::printf("%9s %6s  %-22s %-26s %s\n", "ms", "%", "op", "output", "node");
   for (size_t i = 0; i < order.size() && i < 15; ++i) {
     const auto& n = *order[i];
-    std::printf("%9.3f %5.1f%%  %-22s %-26s %s\n", n.ms, total > 0 ? 100.0 * n.ms / total : 0.0, n.op.c_str(),
-                n.output.c_str(), n.name.c_str());
+    std::printf("%9.3f %5.1f%%  %-22s %-26s %s\n", n.ms, total > 0 ? 100.0 * n.ms / total : 0.0,
+                n.op.c_str(), n.output.c_str(), n.name.c_str());
   }
   std::vector<std::pair<std::string, std::pair<double, int>>> by_op;
   for (const auto& n : prof.nodes) {
-    auto it = std::find_if(by_op.begin(), by_op.end(), [&](const auto& e) { return e.first == n.op; });
+    auto it =
+        std::find_if(by_op.begin(), by_op.end(), [&](const auto& e) { return e.first == n.op; });
     if (it == by_op.end()) {
       by_op.push_back({n.op, {n.ms, 1}});
     } else {
@@ -248,10 +264,12 @@ void PrintProfile(const alknet::compute::RunProfile& prof) {
       it->second.second += 1;
     }
   }
-  std::stable_sort(by_op.begin(), by_op.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::stable_sort(by_op.begin(), by_op.end(),
+                   [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
   std::printf("\nper op type:\n%9s %6s %6s  %s\n", "ms", "%", "nodes", "op");
   for (const auto& [op, v] : by_op) {
-    std::printf("%9.3f %5.1f%% %6d  %s\n", v.first, total > 0 ? 100.0 * v.first / total : 0.0, v.second, op.c_str());
+    std::printf("%9.3f %5.1f%% %6d  %s\n", v.first, total > 0 ? 100.0 * v.first / total : 0.0,
+                v.second, op.c_str());
   }
 }
 
@@ -281,7 +299,8 @@ int RunInfer(std::span<const std::string_view> args) {
         repeat = static_cast<long>(*n);
       } else {
         const auto eq = v.find('=');
-        if (eq == std::string::npos || eq == 0) return usage("--input takes NAME=VALUE, got '" + v + "'");
+        if (eq == std::string::npos || eq == 0)
+          return usage("--input takes NAME=VALUE, got '" + v + "'");
         given.emplace_back(v.substr(0, eq), v.substr(eq + 1));
       }
     } else if (!a.empty() && a[0] == '-' && a.size() > 1) {
@@ -301,26 +320,31 @@ int RunInfer(std::span<const std::string_view> args) {
                      session.error().message.find("adapter") != std::string::npos;
     return Fail(session.error().message, env ? kExitEnvironment : kExitFailure);
   }
-  const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   std::vector<ox::Tensor> tensors;
   for (const auto& info : session->inputs()) {
-    auto it = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == info.name; });
+    auto it = std::find_if(given.begin(), given.end(),
+                           [&](const auto& g) { return g.first == info.name; });
     if (it == given.end()) {
       std::string shape = "[";
       for (size_t d = 0; d < info.shape.size(); ++d) {
-        shape += (d ? "," : "") + (info.shape[d] < 0 ? (info.dim_names[d].empty() ? "?" : info.dim_names[d])
-                                                     : std::to_string(info.shape[d]));
+        shape += (d ? "," : "") + (info.shape[d] < 0
+                                       ? (info.dim_names[d].empty() ? "?" : info.dim_names[d])
+                                       : std::to_string(info.shape[d]));
       }
-      return Fail("input '" + info.name + "' (" + ox::ElemTypeName(info.type) + shape + "]) is not given; use --input " +
-                  info.name + "=FILE.npy");
+      return Fail("input '" + info.name + "' (" + ox::ElemTypeName(info.type) + shape +
+                  "]) is not given; use --input " + info.name + "=FILE.npy");
     }
     auto loaded = LoadInput(info, it->second);
-    if (auto* e = std::get_if<std::string>(&loaded)) return Fail("input '" + info.name + "': " + *e);
+    if (auto* e = std::get_if<std::string>(&loaded))
+      return Fail("input '" + info.name + "': " + *e);
     tensors.push_back(std::get<ox::Tensor>(std::move(loaded)));
   }
   for (const auto& g : given) {
-    if (std::none_of(session->inputs().begin(), session->inputs().end(), [&](const auto& v) { return v.name == g.first; })) {
+    if (std::none_of(session->inputs().begin(), session->inputs().end(),
+                     [&](const auto& v) { return v.name == g.first; })) {
       std::string names;
       for (const auto& v : session->inputs()) names += (names.empty() ? "" : ", ") + v.name;
       return usage("the model has no input '" + g.first + "' (inputs: " + names + ")");
@@ -354,8 +378,9 @@ int RunInfer(std::span<const std::string_view> args) {
   };
   std::vector<double> sorted = steady.empty() ? std::vector<double>{first->run_ms} : steady;
   std::sort(sorted.begin(), sorted.end());
-  const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                          : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  const double median = sorted.size() % 2
+                            ? sorted[sorted.size() / 2]
+                            : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
   const double min = sorted.front();
   const auto& outs = first->outputs;
   alknet::compute::RunProfile prof;
@@ -375,7 +400,9 @@ int RunInfer(std::span<const std::string_view> args) {
       if (!fw.ok()) return Fail(fw.error().ToString());
       for (const auto& t : outs) {
         auto meta = MetaTypeOf(t.type);
-        if (!meta) return Fail("output '" + t.name + "' of type " + ox::ElemTypeName(t.type) + " cannot be stored in .mtf");
+        if (!meta)
+          return Fail("output '" + t.name + "' of type " + ox::ElemTypeName(t.type) +
+                      " cannot be stored in .mtf");
         auto st = (*fw)->writer().AddTensor(t.name, *meta, t.shape, t.data);
         if (!st.ok()) return Fail(st.error().ToString());
       }
@@ -383,8 +410,8 @@ int RunInfer(std::span<const std::string_view> args) {
       if (!st.ok()) return Fail(st.error().ToString());
     } else if (out.extension() == ".npy") {
       if (outs.size() != 1) {
-        return Fail("the model has " + std::to_string(outs.size()) + " outputs; --output " + output +
-                    " needs exactly one (use a folder or .mtf)");
+        return Fail("the model has " + std::to_string(outs.size()) + " outputs; --output " +
+                    output + " needs exactly one (use a folder or .mtf)");
       }
       if (!WriteNpy(out, outs[0], why)) return Fail(why);
     } else {
@@ -393,7 +420,9 @@ int RunInfer(std::span<const std::string_view> args) {
       if (ec) return Fail(output + ": " + ec.message());
       for (const auto& t : outs) {
         std::string file = t.name;
-        std::replace_if(file.begin(), file.end(), [](char c) { return c == '/' || c == '\\' || c == ':'; }, '_');
+        std::replace_if(
+            file.begin(), file.end(), [](char c) { return c == '/' || c == '\\' || c == ':'; },
+            '_');
         if (!WriteNpy(out / (file + ".npy"), t, why)) return Fail(why);
       }
     }
@@ -407,7 +436,8 @@ int RunInfer(std::span<const std::string_view> args) {
       hi = std::max(hi, v);
       sum += v;
     }
-    return std::array<double, 3>{lo, hi, t.elements() ? sum / static_cast<double>(t.elements()) : 0.0};
+    return std::array<double, 3>{lo, hi,
+                                 t.elements() ? sum / static_cast<double>(t.elements()) : 0.0};
   };
   if (as_json) {
     const auto& st = session->stats();
@@ -428,8 +458,11 @@ int RunInfer(std::span<const std::string_view> args) {
     if (profile) {
       json::Array nodes;
       for (const auto& n : prof.nodes) {
-        nodes.emplace_back(json::Object{{"op", n.op}, {"name", n.name}, {"output", n.output},
-                                        {"dispatches", n.dispatches}, {"ms", n.ms}});
+        nodes.emplace_back(json::Object{{"op", n.op},
+                                        {"name", n.name},
+                                        {"output", n.output},
+                                        {"dispatches", n.dispatches},
+                                        {"ms", n.ms}});
       }
       j.append("profile", json::Object{{"sync_ms", prof.sync_ms}, {"nodes", std::move(nodes)}});
     }
@@ -455,7 +488,8 @@ int RunInfer(std::span<const std::string_view> args) {
     return kExitOk;
   }
   for (const auto& t : outs) {
-    std::printf("%s: %s%s", t.name.c_str(), ox::ElemTypeName(t.type).c_str(), Shape(t.shape).c_str());
+    std::printf("%s: %s%s", t.name.c_str(), ox::ElemTypeName(t.type).c_str(),
+                Shape(t.shape).c_str());
     const auto n = t.elements();
     if (n <= 16) {
       std::printf(" = [");
@@ -463,21 +497,23 @@ int RunInfer(std::span<const std::string_view> args) {
       std::printf("]\n");
     } else {
       auto s = stats(t);
-      std::printf("  min %s max %s mean %s  first [", Num(s[0]).c_str(), Num(s[1]).c_str(), Num(s[2]).c_str());
+      std::printf("  min %s max %s mean %s  first [", Num(s[0]).c_str(), Num(s[1]).c_str(),
+                  Num(s[2]).c_str());
       for (uint64_t i = 0; i < 8; ++i) std::printf("%s%s", i ? ", " : "", Num(t.At(i)).c_str());
       std::printf(", ...]\n");
     }
   }
   std::printf("load %.1f ms, plan %.1f ms, run %.2f ms (first)", load_ms, plan_ms, first->run_ms);
   if (repeat > 0) std::printf(", median %.2f ms, min %.2f ms over %ld runs", median, min, repeat);
-  std::printf(" (median upload %.2f ms, device %.2f ms, download %.2f ms)", median_of(up), median_of(dev),
-              median_of(down));
+  std::printf(" (median upload %.2f ms, device %.2f ms, download %.2f ms)", median_of(up),
+              median_of(dev), median_of(down));
   std::printf(" on %s\n", session->context().adapter().Summary().c_str());
   if (profile) PrintProfile(prof);
   return kExitOk;
 }
 
-const Registration kRegistration{{"infer", "Run an ONNX model on inputs from files or literals", &RunInfer}};
+const Registration kRegistration{
+    {"infer", "Run an ONNX model on inputs from files or literals", &RunInfer}};
 
 }  // namespace
 }  // namespace alknet::cli

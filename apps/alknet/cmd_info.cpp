@@ -19,7 +19,8 @@ constexpr const char* kHelp =
     "  --json     machine-readable output (always includes limits)\n"
     "  --limits   also print every limit in text mode\n\n"
     "Environment:\n"
-    "  ALKNET_WEBGPU_LIBRARY  path of the webgpu.h library (default: the one scripts/setup installs)\n"
+    "  ALKNET_WEBGPU_LIBRARY  path of the webgpu.h library (default: the one scripts/setup "
+    "installs)\n"
     "  ALKNET_ADAPTER         adapter that other commands use: index or name substring\n"
     "  ALKNET_LOG=debug       log adapter discovery to stderr\n";
 
@@ -65,7 +66,8 @@ void WriteText(const std::vector<wg::AdapterEntry>& adapters, bool limits) {
                 static_cast<unsigned long long>(d.limits.maxBufferSize),
                 static_cast<unsigned long long>(d.limits.maxStorageBufferBindingSize));
     std::printf("  workgroups:    %u invocations, %u per dimension\n",
-                d.limits.maxComputeInvocationsPerWorkgroup, d.limits.maxComputeWorkgroupsPerDimension);
+                d.limits.maxComputeInvocationsPerWorkgroup,
+                d.limits.maxComputeWorkgroupsPerDimension);
     std::string features;
     for (auto f : d.features) features += (features.empty() ? "" : " ") + wg::FeatureName(f);
     std::printf("  features:      %s\n", features.c_str());

@@ -57,7 +57,9 @@ constexpr const char* kHelp =
     "                       [--floor FILE] [--peers DIR]\n\n"
     "Runs ONNX backend tests: a DIR holding model.onnx and test_data_set_*/ is one test, any\n"
     "other DIR is a folder of them (node, pytorch-converted, ...). A DIR that does not exist is\n"
-    "looked up under " "/usr/share/libonnx-testdata/data" ". Every output is compared with the expected\n"
+    "looked up under "
+    "/usr/share/libonnx-testdata/data"
+    ". Every output is compared with the expected\n"
     "one (rtol 1e-3, atol 1e-5; shapes and types must match; NaN matches NaN).\n\n"
     "Results: pass, wrong (ran, result differs), unsupported (an op, attribute or type alknet\n"
     "does not implement), load-error (the model or its data could not be read), error (ran into\n"
@@ -99,14 +101,16 @@ std::optional<std::vector<TestCase>> Discover(const std::string& arg) {
       out.push_back({folder + "/" + e.path().filename().string(), folder, e.path()});
     }
   }
-  std::sort(out.begin(), out.end(), [](const TestCase& a, const TestCase& b) { return a.id < b.id; });
+  std::sort(out.begin(), out.end(),
+            [](const TestCase& a, const TestCase& b) { return a.id < b.id; });
   return out;
 }
 
 // ---- The worker: runs one test ------------------------------------------------------------
 
 bool IsUnsupported(ox::ErrorCode c) {
-  return c == ox::ErrorCode::kUnknownOp || c == ox::ErrorCode::kUnsupported || c == ox::ErrorCode::kInvalidAttribute;
+  return c == ox::ErrorCode::kUnknownOp || c == ox::ErrorCode::kUnsupported ||
+         c == ox::ErrorCode::kInvalidAttribute;
 }
 
 std::string Num(double v) {
@@ -118,11 +122,12 @@ std::string Num(double v) {
 // Empty when equal within tolerance, else what differs.
 std::string Compare(const ox::Tensor& got, const ox::Tensor& want, double rtol, double atol) {
   if (got.type != want.type) {
-    return "output '" + want.name + "': type " + ox::ElemTypeName(got.type) + ", expected " + ox::ElemTypeName(want.type);
+    return "output '" + want.name + "': type " + ox::ElemTypeName(got.type) + ", expected " +
+           ox::ElemTypeName(want.type);
   }
   if (got.shape != want.shape) {
-    return "output '" + want.name + "': shape " + compute::ShapeToString(got.shape) + ", expected " +
-           compute::ShapeToString(want.shape);
+    return "output '" + want.name + "': shape " + compute::ShapeToString(got.shape) +
+           ", expected " + compute::ShapeToString(want.shape);
   }
   const bool is_float = want.type == ox::ElemType::kFloat || want.type == ox::ElemType::kDouble ||
                         want.type == ox::ElemType::kFloat16;
@@ -147,9 +152,10 @@ std::string Compare(const ox::Tensor& got, const ox::Tensor& want, double rtol, 
     }
   }
   if (bad == 0) return "";
-  return "output '" + want.name + "': " + std::to_string(bad) + " of " + std::to_string(want.elements()) +
-         " elements differ; first at " + std::to_string(first) + ": got " + Num(got.At(first)) + ", expected " +
-         Num(want.At(first)) + (worst > 0 ? " (max abs diff " + Num(worst) + ")" : "");
+  return "output '" + want.name + "': " + std::to_string(bad) + " of " +
+         std::to_string(want.elements()) + " elements differ; first at " + std::to_string(first) +
+         ": got " + Num(got.At(first)) + ", expected " + Num(want.At(first)) +
+         (worst > 0 ? " (max abs diff " + Num(worst) + ")" : "");
 }
 
 std::vector<fs::path> Numbered(const fs::path& dir, const std::string& prefix) {
@@ -173,7 +179,8 @@ json::Object RunOne(webgpu::Context& ctx, const fs::path& dir) {
   auto done = [&](const char* status, const std::string& message) {
     r.set("status", status);
     if (!message.empty()) r.set("message", message);
-    r.set("ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    r.set("ms",
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     return r;
   };
   // Debug hooks for the runner's own tests: a test that crashes or hangs the worker.
@@ -187,12 +194,14 @@ json::Object RunOne(webgpu::Context& ctx, const fs::path& dir) {
   auto session = ox::Session::Load(dir / "model.onnx", options);
   if (!session.ok()) {
     if (auto ops = ox::ReadOpTypes(dir / "model.onnx"); ops.ok()) r.set("ops", Strings(*ops));
-    return done(IsUnsupported(session.error().code) ? "unsupported" : "load-error", session.error().message);
+    return done(IsUnsupported(session.error().code) ? "unsupported" : "load-error",
+                session.error().message);
   }
   r.set("ops", Strings(session->op_types()));
   std::vector<fs::path> sets;
   for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
+    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(e.path());
   }
   std::sort(sets.begin(), sets.end());
   if (sets.empty()) return done("load-error", "no test_data_set_* folder");
@@ -201,28 +210,35 @@ json::Object RunOne(webgpu::Context& ctx, const fs::path& dir) {
     const auto out_files = Numbered(set, "output_");
     const auto& declared = session->inputs();
     if (in_files.size() != declared.size()) {
-      return done("load-error", set.filename().string() + " has " + std::to_string(in_files.size()) +
-                                    " inputs, the model takes " + std::to_string(declared.size()));
+      return done("load-error", set.filename().string() + " has " +
+                                    std::to_string(in_files.size()) + " inputs, the model takes " +
+                                    std::to_string(declared.size()));
     }
     std::vector<ox::Tensor> in_tensors;
     for (size_t i = 0; i < in_files.size(); ++i) {
       auto t = ox::ReadTensorFile(in_files[i]);
-      if (!t.ok()) return done(IsUnsupported(t.error().code) ? "unsupported" : "load-error", t.error().message);
+      if (!t.ok())
+        return done(IsUnsupported(t.error().code) ? "unsupported" : "load-error",
+                    t.error().message);
       in_tensors.push_back(std::move(t).value());
     }
     std::vector<ox::HostInput> inputs;
     for (size_t i = 0; i < in_tensors.size(); ++i) {
-      inputs.push_back({declared[i].name, in_tensors[i].type, in_tensors[i].shape, in_tensors[i].data});
+      inputs.push_back(
+          {declared[i].name, in_tensors[i].type, in_tensors[i].shape, in_tensors[i].data});
     }
     auto ran = session->Run(inputs);
-    if (!ran.ok()) return done(IsUnsupported(ran.error().code) ? "unsupported" : "error", ran.error().message);
+    if (!ran.ok())
+      return done(IsUnsupported(ran.error().code) ? "unsupported" : "error", ran.error().message);
     if (out_files.size() != ran->outputs.size()) {
-      return done("wrong", "the model produced " + std::to_string(ran->outputs.size()) + " outputs, the test expects " +
-                               std::to_string(out_files.size()));
+      return done("wrong", "the model produced " + std::to_string(ran->outputs.size()) +
+                               " outputs, the test expects " + std::to_string(out_files.size()));
     }
     for (size_t o = 0; o < out_files.size(); ++o) {
       auto want = ox::ReadTensorFile(out_files[o]);
-      if (!want.ok()) return done(IsUnsupported(want.error().code) ? "unsupported" : "load-error", want.error().message);
+      if (!want.ok())
+        return done(IsUnsupported(want.error().code) ? "unsupported" : "load-error",
+                    want.error().message);
       want->name = ran->outputs[o].name;
       std::string diff = Compare(ran->outputs[o], *want, 1e-3, 1e-5);
       if (!diff.empty()) return done("wrong", set.filename().string() + ": " + diff);
@@ -244,8 +260,9 @@ int RunWorker() {
     std::fprintf(stderr, "alknet onnx-test --worker: %s\n", ctx.error().ToString().c_str());
     return kExitEnvironment;
   }
-  std::fprintf(proto, "%s\n",
-               json::Write(json::Object{{"ready", true}, {"adapter", (*ctx)->adapter().Summary()}}).c_str());
+  std::fprintf(
+      proto, "%s\n",
+      json::Write(json::Object{{"ready", true}, {"adapter", (*ctx)->adapter().Summary()}}).c_str());
   std::fflush(proto);
   std::string line;
   while (std::getline(std::cin, line)) {
@@ -270,7 +287,8 @@ class Worker {
   // Starts the worker and waits for its ready line; an error message otherwise.
   std::string Start() {
     int to_child[2], from_child[2];
-    if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) return std::strerror(errno);
+    if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0)
+      return std::strerror(errno);
     pid_ = ::fork();
     if (pid_ < 0) return std::strerror(errno);
     if (pid_ == 0) {
@@ -317,8 +335,9 @@ class Worker {
     }
     if (timed_out_) {
       Stop();
-      return json::Object{{"status", "timeout"},
-                          {"message", "no result within " + Num(timeout_s) + " s; the worker was killed"}};
+      return json::Object{
+          {"status", "timeout"},
+          {"message", "no result within " + Num(timeout_s) + " s; the worker was killed"}};
     }
     return Dead("");
   }
@@ -339,8 +358,8 @@ class Worker {
       pid_ = -1;
       if (what.empty()) {
         if (WIFSIGNALED(status)) {
-          what = std::string("the worker died of signal ") + std::to_string(WTERMSIG(status)) + " (" +
-                 strsignal(WTERMSIG(status)) + ")";
+          what = std::string("the worker died of signal ") + std::to_string(WTERMSIG(status)) +
+                 " (" + strsignal(WTERMSIG(status)) + ")";
         } else {
           what = "the worker exited with status " + std::to_string(WEXITSTATUS(status));
         }
@@ -358,7 +377,8 @@ class Worker {
         buffer_.erase(0, nl + 1);
         return line;
       }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         timed_out_ = true;
         return std::nullopt;
@@ -382,7 +402,8 @@ class Worker {
 
 // ---- Reporting ----------------------------------------------------------------------------
 
-const std::vector<std::string> kStatuses = {"pass", "wrong", "unsupported", "load-error", "error", "crash", "timeout"};
+const std::vector<std::string> kStatuses = {"pass",  "wrong", "unsupported", "load-error",
+                                            "error", "crash", "timeout"};
 
 struct Counts {
   std::map<std::string, int> by_status;
@@ -404,8 +425,11 @@ std::string Snake(const std::string& op) {
     if (std::isupper(static_cast<unsigned char>(c))) {
       const bool prev_lower = i > 0 && (std::islower(static_cast<unsigned char>(op[i - 1])) ||
                                         std::isdigit(static_cast<unsigned char>(op[i - 1])));
-      const bool next_lower = i + 1 < op.size() && std::islower(static_cast<unsigned char>(op[i + 1]));
-      if (i > 0 && (prev_lower || (next_lower && std::isupper(static_cast<unsigned char>(op[i - 1]))))) s += '_';
+      const bool next_lower =
+          i + 1 < op.size() && std::islower(static_cast<unsigned char>(op[i + 1]));
+      if (i > 0 &&
+          (prev_lower || (next_lower && std::isupper(static_cast<unsigned char>(op[i - 1])))))
+        s += '_';
       s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     } else {
       s += c;
@@ -460,8 +484,8 @@ bool PeerPassed(const json::Value& peer, const std::string& id) {
 
 std::string WriteDoc(const std::vector<TestCase>& tests, const std::vector<json::Object>& results,
                      const std::map<std::string, Counts>& folders,
-                     const std::map<std::string, json::Value>& peers,
-                     const std::string& adapter, double seconds, const std::string& command) {
+                     const std::map<std::string, json::Value>& peers, const std::string& adapter,
+                     double seconds, const std::string& command) {
   std::string md;
   md += "# ONNX conformance\n\n";
   md += "Generated by `" + command + "` (do not edit by hand).\n";
@@ -469,10 +493,14 @@ std::string WriteDoc(const std::vector<TestCase>& tests, const std::vector<json:
   std::snprintf(secs, sizeof secs, "%.1f", seconds);
   md += "Device: " + adapter + "; " + secs + " s for " + std::to_string(tests.size()) +
         " tests (Mesa's shader disk cache makes repeated runs faster than the first).\n\n";
-  md += "Every test is a model from the ONNX backend test suite (Debian's libonnx-testdata 1.12) run\n"
-        "through `alknet::onnx::Session`; every output is compared with the expected one (rtol 1e-3,\n"
-        "atol 1e-5). *wrong*: ran, result differs; *unsupported*: an op, attribute or type alknet\n"
-        "does not implement (yet); *load-error*: model or data unreadable; *error*: other failure.\n\n";
+  md +=
+      "Every test is a model from the ONNX backend test suite (Debian's libonnx-testdata 1.12) "
+      "run\n"
+      "through `alknet::onnx::Session`; every output is compared with the expected one (rtol "
+      "1e-3,\n"
+      "atol 1e-5). *wrong*: ran, result differs; *unsupported*: an op, attribute or type alknet\n"
+      "does not implement (yet); *load-error*: model or data unreadable; *error*: other "
+      "failure.\n\n";
   md += "## Per folder\n\n| folder | tests |";
   for (const auto& s : kStatuses) md += " " + s + " |";
   for (const auto& [peer, _] : peers) md += " " + peer + " pass |";
@@ -506,15 +534,19 @@ std::string WriteDoc(const std::vector<TestCase>& tests, const std::vector<json:
     const std::string name = tests[i].dir.filename().string();
     std::string op = op_of[name];
     const std::string suffix = "_expanded";
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
       auto twin = op_of.find(name.substr(0, name.size() - suffix.size()));
       if (twin != op_of.end()) op = twin->second;
     }
     by_op[op].push_back(i);
   }
   if (!by_op.empty()) {
-    md += "\n## Per op (node tests)\n\nAn op in parentheses: the model was refused before its ops were read "
-          "(the name is a guess from the test name).\n\n| op | tests | pass | wrong | unsupported | other |";
+    md +=
+        "\n## Per op (node tests)\n\nAn op in parentheses: the model was refused before its ops "
+        "were read "
+        "(the name is a guess from the test name).\n\n| op | tests | pass | wrong | unsupported | "
+        "other |";
     for (const auto& [peer, _] : peers) md += " " + peer + " |";
     md += "\n|---|---|---|---|---|---|";
     for (size_t i = 0; i < peers.size(); ++i) md += "---|";
@@ -523,9 +555,9 @@ std::string WriteDoc(const std::vector<TestCase>& tests, const std::vector<json:
       Counts c;
       for (size_t i : idx) c.Add(StringOr(results[i], "status", "crash"));
       const int other = c.total - c.get("pass") - c.get("wrong") - c.get("unsupported");
-      md += "| " + op + " | " + std::to_string(c.total) + " | " + std::to_string(c.get("pass")) + " | " +
-            std::to_string(c.get("wrong")) + " | " + std::to_string(c.get("unsupported")) + " | " +
-            std::to_string(other) + " |";
+      md += "| " + op + " | " + std::to_string(c.total) + " | " + std::to_string(c.get("pass")) +
+            " | " + std::to_string(c.get("wrong")) + " | " + std::to_string(c.get("unsupported")) +
+            " | " + std::to_string(other) + " |";
       for (const auto& [peer, j] : peers) {
         int pass = 0;
         for (size_t i : idx) pass += PeerPassed(j, tests[i].id) ? 1 : 0;
@@ -536,7 +568,8 @@ std::string WriteDoc(const std::vector<TestCase>& tests, const std::vector<json:
   }
   if (!peers.empty()) {
     md += "\nPeers (pass counts from bench/peers/results/):";
-    for (const auto& [peer, j] : peers) md += " " + peer + " on " + StringOr(j, "machine", "?") + ";";
+    for (const auto& [peer, j] : peers)
+      md += " " + peer + " on " + StringOr(j, "machine", "?") + ";";
     md += "\n";
   }
   return md;
@@ -605,7 +638,9 @@ int RunOnnxTest(std::span<const std::string_view> args) {
     const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     auto j = json::Parse(text);
     if (!f || !j.ok() || !j->is_object()) {
-      std::fprintf(stderr, "alknet onnx-test: %s: not a JSON object of folder -> minimum pass count\n", floor_file.c_str());
+      std::fprintf(stderr,
+                   "alknet onnx-test: %s: not a JSON object of folder -> minimum pass count\n",
+                   floor_file.c_str());
       return kExitUsage;
     }
     for (const auto& [k, v] : j->as_object()) {
@@ -617,7 +652,8 @@ int RunOnnxTest(std::span<const std::string_view> args) {
   for (const auto& d : dirs) {
     auto found = Discover(d);
     if (!found) {
-      std::fprintf(stderr, "alknet onnx-test: %s is not a directory (nor under %s)\n", d.c_str(), kDataRoot);
+      std::fprintf(stderr, "alknet onnx-test: %s is not a directory (nor under %s)\n", d.c_str(),
+                   kDataRoot);
       return kExitUsage;
     }
     for (auto& t : *found) {
@@ -651,14 +687,15 @@ int RunOnnxTest(std::span<const std::string_view> args) {
     if (tty) {
       const int width = 30, filled = static_cast<int>(width * (k + 1) / tests.size());
       std::fprintf(stderr, "\r[%s%s] %zu/%zu pass %d  %-40.40s", std::string(filled, '#').c_str(),
-                   std::string(width - filled, '.').c_str(), k + 1, tests.size(), folders[tests[k].folder].get("pass"),
-                   tests[k].id.c_str());
+                   std::string(width - filled, '.').c_str(), k + 1, tests.size(),
+                   folders[tests[k].folder].get("pass"), tests[k].id.c_str());
       std::fflush(stderr);
     }
   }
   worker.Stop();
   if (tty) std::fprintf(stderr, "\n");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   bool floors_met = true;
   std::vector<std::string> below;
@@ -694,7 +731,8 @@ int RunOnnxTest(std::span<const std::string_view> args) {
     for (size_t k = 0; k < tests.size(); ++k) {
       const std::string s = StringOr(results[k], "status", "crash");
       if (s == "pass" || s == "unsupported") continue;
-      std::printf("%-11s %s: %s\n", s.c_str(), tests[k].id.c_str(), StringOr(results[k], "message", "").c_str());
+      std::printf("%-11s %s: %s\n", s.c_str(), tests[k].id.c_str(),
+                  StringOr(results[k], "message", "").c_str());
     }
     std::printf("\n%-20s %6s", "folder", "tests");
     for (const auto& s : kStatuses) std::printf(" %11s", s.c_str());
@@ -711,7 +749,8 @@ int RunOnnxTest(std::span<const std::string_view> args) {
     std::string command = "alknet onnx-test";
     for (const auto& d : dirs) command += " " + d;
     command += " --write-doc " + doc;
-    const std::string md = WriteDoc(tests, results, folders, LoadPeers(peers_dir), adapter, seconds, command);
+    const std::string md =
+        WriteDoc(tests, results, folders, LoadPeers(peers_dir), adapter, seconds, command);
     std::ofstream f(doc);
     f << md;
     if (!f) {

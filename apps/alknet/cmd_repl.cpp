@@ -58,7 +58,8 @@ int RunReplCommand(std::span<const std::string_view> args) {
   }
   // The same built-ins as `alknet run`: alknet:call on the local registry, alknet:compute.
   std::unique_ptr<rt::Runtime> runtime;
-  if (int code = alknet::cli::CreateJsRuntime("repl", std::move(options), &runtime); code != 0) return code;
+  if (int code = alknet::cli::CreateJsRuntime("repl", std::move(options), &runtime); code != 0)
+    return code;
   return rt::RunRepl(*runtime, repl);
 }
 

@@ -30,8 +30,8 @@ constexpr const char* kHelp =
 
 // The registry behind alknet:call: local (every CLI call, sealed), or the remote one. A remote
 // is probed with List() so that a wrong address or token fails before the script starts.
-alknet::call::Result<std::shared_ptr<alknet::call::CallTarget>> OpenCalls(const alknet::cli::TargetFlags& flags,
-                                                                          const std::string* token) {
+alknet::call::Result<std::shared_ptr<alknet::call::CallTarget>> OpenCalls(
+    const alknet::cli::TargetFlags& flags, const std::string* token) {
   if (flags.remote.empty() || token == nullptr) {
     auto target = alknet::cli::OpenTarget(flags);
     if (!target) return target.error();
@@ -116,10 +116,12 @@ int RunRun(std::span<const std::string_view> args) {
   }
   options.calls = std::move(*calls);
   std::unique_ptr<rt::Runtime> runtime;
-  if (int code = alknet::cli::CreateJsRuntime("run", std::move(options), &runtime); code != 0) return code;
+  if (int code = alknet::cli::CreateJsRuntime("run", std::move(options), &runtime); code != 0)
+    return code;
   return runtime->RunFile(file);
 }
 
-const alknet::cli::Registration kReg{{"run", "Run a JavaScript module (WebGPU, ES modules)", &RunRun}};
+const alknet::cli::Registration kReg{
+    {"run", "Run a JavaScript module (WebGPU, ES modules)", &RunRun}};
 
 }  // namespace

@@ -5,8 +5,8 @@
 #include <string>
 #include <thread>
 
-#include "alknet/call/builtins.h"
 #include "alknet/call-grpc/remote.h"
+#include "alknet/call/builtins.h"
 #include "command.h"
 #include "options.h"
 #include "registry_setup.h"
@@ -101,7 +101,8 @@ int RunServe(std::span<const std::string_view> args) {
   if (!token) return Usage(token.error().message);
   options.token = *token;
   if (!cert_file.empty() || !key_file.empty()) {
-    if (cert_file.empty() || key_file.empty()) return Usage("TLS needs both --tls-cert and --tls-key");
+    if (cert_file.empty() || key_file.empty())
+      return Usage("TLS needs both --tls-cert and --tls-key");
     auto cert = ac::ReadTextFile(cert_file);
     if (!cert) return Usage(cert.error().message);
     auto key = ac::ReadTextFile(key_file);

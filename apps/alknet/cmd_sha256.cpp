@@ -64,7 +64,8 @@ int RunSha256(std::span<const std::string_view> args) {
         return alknet::cli::kExitUsage;
       }
     } else if (args[i].size() > 1 && args[i][0] == '-' && args[i] != "-") {
-      std::fprintf(stderr, "alknet sha256: unknown option '%s'\n\n%s", std::string(args[i]).c_str(), kHelp);
+      std::fprintf(stderr, "alknet sha256: unknown option '%s'\n\n%s", std::string(args[i]).c_str(),
+                   kHelp);
       return alknet::cli::kExitUsage;
     } else {
       files.emplace_back(args[i]);
@@ -97,7 +98,8 @@ int RunSha256(std::span<const std::string_view> args) {
     }
     bool over = false;
     if (!ReadAll(f, in.data, kBatchLimit, &over)) {
-      std::fprintf(stderr, "alknet sha256: %s: read error: %s\n", files[i].c_str(), std::strerror(errno));
+      std::fprintf(stderr, "alknet sha256: %s: read error: %s\n", files[i].c_str(),
+                   std::strerror(errno));
       in.failed = true;
       status = alknet::cli::kExitFailure;
     } else if (over) {
@@ -111,11 +113,13 @@ int RunSha256(std::span<const std::string_view> args) {
           return n;
         }
         const size_t n = std::fread(out.data(), 1, out.size(), f);
-        if (n == 0 && std::ferror(f)) return ac::Error{ac::ErrorCode::kInvalidArgument, "read error"};
+        if (n == 0 && std::ferror(f))
+          return ac::Error{ac::ErrorCode::kInvalidArgument, "read error"};
         return n;
       });
       if (!digest.ok()) {
-        std::fprintf(stderr, "alknet sha256: %s: %s\n", files[i].c_str(), digest.error().ToString().c_str());
+        std::fprintf(stderr, "alknet sha256: %s: %s\n", files[i].c_str(),
+                     digest.error().ToString().c_str());
         in.failed = true;
         status = alknet::cli::kExitFailure;
       } else {
@@ -157,6 +161,7 @@ int RunSha256(std::span<const std::string_view> args) {
   return status;
 }
 
-const alknet::cli::Registration kRegistration{{"sha256", "SHA-256 of files on the GPU (sha256sum-style)", &RunSha256}};
+const alknet::cli::Registration kRegistration{
+    {"sha256", "SHA-256 of files on the GPU (sha256sum-style)", &RunSha256}};
 
 }  // namespace

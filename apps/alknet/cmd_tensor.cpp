@@ -34,7 +34,8 @@ constexpr const char* kUsage =
     "  verify FILE             full validation: every rule, zero padding, tensor checksums\n"
     "                          (exit 0 valid, 1 invalid)\n"
     "  convert IN OUT [--alignment N] [--index-first]\n"
-    "                          convert .npy, .npz (np.savez, uncompressed) or .safetensors to .mtf\n\n"
+    "                          convert .npy, .npz (np.savez, uncompressed) or .safetensors to "
+    ".mtf\n\n"
     "Exit codes: 0 ok, 1 invalid input or failed check, 2 usage.\n";
 
 int Usage(const char* why) {
@@ -99,27 +100,28 @@ int Inspect(std::span<const std::string_view> args) {
   if (as_json) {
     json::Object out;
     out.append("file", *file);
-    out.append("preamble",
-               json::Object{{"version", std::to_string(p.version_major) + "." + std::to_string(p.version_minor)},
-                            {"alignment", p.alignment},
-                            {"required_features", p.required_features},
-                            {"optional_features", p.optional_features},
-                            {"index_offset", p.index_offset},
-                            {"index_length", p.index_length},
-                            {"data_offset", p.data_offset},
-                            {"data_length", p.data_length},
-                            {"trailer", p.has_trailer},
-                            {"index_before_data", p.index_before_data()}});
+    out.append("preamble", json::Object{{"version", std::to_string(p.version_major) + "." +
+                                                        std::to_string(p.version_minor)},
+                                        {"alignment", p.alignment},
+                                        {"required_features", p.required_features},
+                                        {"optional_features", p.optional_features},
+                                        {"index_offset", p.index_offset},
+                                        {"index_length", p.index_length},
+                                        {"data_offset", p.data_offset},
+                                        {"data_length", p.data_length},
+                                        {"trailer", p.has_trailer},
+                                        {"index_before_data", p.index_before_data()}});
     json::Array tensors;
     for (const auto& t : r->tensors()) {
       json::Array shape;
       for (uint64_t d : t.shape) shape.emplace_back(d);
-      tensors.emplace_back(json::Object{{"name", std::string(t.name)},
-                                        {"dtype", at::Info(t.dtype).name},
-                                        {"shape", std::move(shape)},
-                                        {"offset", t.offset},
-                                        {"byte_length", t.byte_length},
-                                        {"crc32c", t.checksum ? json::Value(*t.checksum) : json::Value()}});
+      tensors.emplace_back(
+          json::Object{{"name", std::string(t.name)},
+                       {"dtype", at::Info(t.dtype).name},
+                       {"shape", std::move(shape)},
+                       {"offset", t.offset},
+                       {"byte_length", t.byte_length},
+                       {"crc32c", t.checksum ? json::Value(*t.checksum) : json::Value()}});
     }
     out.append("tensors", std::move(tensors));
     json::Object meta;
@@ -150,7 +152,8 @@ int Inspect(std::span<const std::string_view> args) {
 }
 
 int Verify(std::span<const std::string_view> args) {
-  if (args.size() != 1 || args[0].empty() || args[0][0] == '-') return Usage("verify: expects FILE");
+  if (args.size() != 1 || args[0].empty() || args[0][0] == '-')
+    return Usage("verify: expects FILE");
   at::ReadOptions o;
   o.strict_padding = true;
   o.verify_checksums = true;
@@ -237,7 +240,8 @@ int Convert(std::span<const std::string_view> args) {
     std::fprintf(stderr, "alknet tensor convert: %s\n", s.error().ToString().c_str());
     return kExitFailure;
   }
-  std::printf("converted %s -> %s: %zu tensors\n", files[0].c_str(), files[1].c_str(), file->tensors.size());
+  std::printf("converted %s -> %s: %zu tensors\n", files[0].c_str(), files[1].c_str(),
+              file->tensors.size());
   return kExitOk;
 }
 
@@ -254,7 +258,8 @@ int RunTensor(std::span<const std::string_view> args) {
   return Usage("unknown subcommand");
 }
 
-const Registration kReg{{"tensor", "Inspect, verify and convert metatensor (.mtf) files", &RunTensor}};
+const Registration kReg{
+    {"tensor", "Inspect, verify and convert metatensor (.mtf) files", &RunTensor}};
 
 }  // namespace
 }  // namespace alknet::cli

@@ -1,7 +1,7 @@
 #include "registry_setup.h"
 
-#include "alknet/call/builtins.h"
 #include "alknet/call-grpc/remote.h"
+#include "alknet/call/builtins.h"
 #include "alknet/compute-calls/calls.h"
 
 namespace alknet::cli {

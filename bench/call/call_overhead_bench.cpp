@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include "alknet/call/builtins.h"
 #include "alknet/call-grpc/remote.h"
+#include "alknet/call/builtins.h"
 
 namespace ac = alknet::call;
 

@@ -57,7 +57,8 @@ double RawTcpSeconds(std::span<const std::byte> src, std::span<std::byte> dst) {
   }
   std::size_t sent = 0;
   while (sent < src.size()) {
-    const ssize_t n = write(fd, src.data() + sent, std::min<std::size_t>(src.size() - sent, 4 << 20));
+    const ssize_t n =
+        write(fd, src.data() + sent, std::min<std::size_t>(src.size() - sent, 4 << 20));
     if (n <= 0) break;
     sent += static_cast<std::size_t>(n);
   }
@@ -97,11 +98,11 @@ int main(int argc, char** argv) {
   ac::Component c;
   c.name = "bench";
   // Upload: the server has received and decoded the whole payload when this runs.
-  c.calls.push_back(ac::CallDecl{
-      "bench.sink", "(t: tensor) -> int",
-      [](ac::CallContext&, std::span<const ac::Value> args) -> ac::Result<ac::Value> {
-        return ac::Value(static_cast<std::int64_t>(args[0].as_tensor().data.size()));
-      }});
+  c.calls.push_back(
+      ac::CallDecl{"bench.sink", "(t: tensor) -> int",
+                   [](ac::CallContext&, std::span<const ac::Value> args) -> ac::Result<ac::Value> {
+                     return ac::Value(static_cast<std::int64_t>(args[0].as_tensor().data.size()));
+                   }});
   c.calls.push_back(ac::CallDecl{
       "bench.source", "(bytes: int) -> tensor",
       [&tensor](ac::CallContext&, std::span<const ac::Value>) -> ac::Result<ac::Value> {
@@ -112,7 +113,8 @@ int main(int argc, char** argv) {
   so.listen = "127.0.0.1:0";
   so.token = "bench";
   so.limits.max_tensor_bytes = bytes + (1 << 20);
-  so.limits.max_message_bytes = std::max<std::size_t>(so.limits.max_message_bytes, 4 * (chunk_kib << 10));
+  so.limits.max_message_bytes =
+      std::max<std::size_t>(so.limits.max_message_bytes, 4 * (chunk_kib << 10));
   auto server = ac::CallServer::Start(registry, so);
   if (!server) {
     std::fprintf(stderr, "%s\n", server.error().ToString().c_str());
@@ -171,12 +173,12 @@ int main(int argc, char** argv) {
     return v[v.size() / 2];
   };
   const double gb = static_cast<double>(bytes) / 1e9;
-  std::printf("tensor of %zu MiB, %d repetitions, bytes verified; best time, median ratio\n",
-              mib, reps);
+  std::printf("tensor of %zu MiB, %d repetitions, bytes verified; best time, median ratio\n", mib,
+              reps);
   std::printf("  raw TCP copy (127.0.0.1)     %7.3f s  %6.2f GB/s\n", best_tcp, gb / best_tcp);
   std::printf("  remote call upload           %7.3f s  %6.2f GB/s  %5.1f%% of raw TCP\n", best_up,
               gb / best_up, 100 * median(up_ratio));
-  std::printf("  remote call download         %7.3f s  %6.2f GB/s  %5.1f%% of raw TCP\n",
-              best_down, gb / best_down, 100 * median(down_ratio));
+  std::printf("  remote call download         %7.3f s  %6.2f GB/s  %5.1f%% of raw TCP\n", best_down,
+              gb / best_down, 100 * median(down_ratio));
   return 0;
 }

@@ -39,8 +39,8 @@ const Layer kLayers[] = {
 uint64_t OutExtent(uint64_t in, const Layer& l) { return (in + 2 * l.pad - l.k) / l.stride + 1; }
 
 // The peer: im2col into a [C/g * k * k, OH * OW] matrix, then one sgemm per group.
-void Im2colConv(const Layer& l, const std::vector<float>& x, const std::vector<float>& w, std::vector<float>& col,
-                std::vector<float>& y) {
+void Im2colConv(const Layer& l, const std::vector<float>& x, const std::vector<float>& w,
+                std::vector<float>& col, std::vector<float>& y) {
   const uint64_t OH = OutExtent(l.H, l), OW = OutExtent(l.W, l), P = OH * OW;
   const uint64_t CG = l.C / l.group, MG = l.M / l.group, K = CG * l.k * l.k;
   if (CG == 1 && l.group > 1) {  // depthwise: direct loop
@@ -83,8 +83,8 @@ void Im2colConv(const Layer& l, const std::vector<float>& x, const std::vector<f
           }
       b = col.data();
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, MG, P, K, 1.0f, &w[g * MG * K], K, b, P, 0.0f,
-                &y[g * MG * P], P);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, MG, P, K, 1.0f, &w[g * MG * K], K, b, P,
+                0.0f, &y[g * MG * P], P);
   }
 }
 
@@ -96,21 +96,26 @@ int main(int argc, char** argv) {
   std::string only = "all";
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
-    if (a == "--min-seconds" && i + 1 < argc) min_seconds = std::atof(argv[++i]);
-    else if (a == "--layers" && i + 1 < argc) only = argv[++i];
-    else if (a == "--json") json = true;
+    if (a == "--min-seconds" && i + 1 < argc)
+      min_seconds = std::atof(argv[++i]);
+    else if (a == "--layers" && i + 1 < argc)
+      only = argv[++i];
+    else if (a == "--json")
+      json = true;
     else {
-      std::fprintf(stderr, "usage: bench_conv [--layers all|NAME,NAME] [--min-seconds S] [--json]\n");
+      std::fprintf(stderr,
+                   "usage: bench_conv [--layers all|NAME,NAME] [--min-seconds S] [--json]\n");
       return 2;
     }
   }
   auto ctx = bench::Must(wg::Context::Create(), "WebGPU context");
   ac::Executor ex(*ctx);
   if (!json) {
-    std::printf("adapter: %s; shared-memory tiles: %s; OpenBLAS %s, %d threads\n", ctx->adapter().Summary().c_str(),
-                ex.caps().shared_memory_tiles ? "yes" : "no", openblas_get_config(), openblas_get_num_threads());
-    std::printf("%-22s %10s %12s %12s %8s %10s %12s\n", "layer", "GFLOP", "alknet ms", "peer ms", "ratio",
-                "alknet GF/s", "max rel err");
+    std::printf("adapter: %s; shared-memory tiles: %s; OpenBLAS %s, %d threads\n",
+                ctx->adapter().Summary().c_str(), ex.caps().shared_memory_tiles ? "yes" : "no",
+                openblas_get_config(), openblas_get_num_threads());
+    std::printf("%-22s %10s %12s %12s %8s %10s %12s\n", "layer", "GFLOP", "alknet ms", "peer ms",
+                "ratio", "alknet GF/s", "max rel err");
   } else {
     std::printf("{\"adapter\": \"%s\", \"results\": [", ctx->adapter().Summary().c_str());
   }
@@ -119,14 +124,18 @@ int main(int argc, char** argv) {
   double total_gpu = 0, total_cpu = 0;
   bool first = true;
   for (const Layer& l : kLayers) {
-    if (only != "all" && ("," + only + ",").find(std::string(",") + l.name + ",") == std::string::npos) continue;
+    if (only != "all" &&
+        ("," + only + ",").find(std::string(",") + l.name + ",") == std::string::npos)
+      continue;
     const uint64_t OH = OutExtent(l.H, l), OW = OutExtent(l.W, l), P = OH * OW;
     const uint64_t CG = l.C / l.group, K = CG * l.k * l.k;
     std::vector<float> x(l.C * l.H * l.W), w(l.M * K), y_gpu(l.M * P), y_cpu(l.M * P), col(K * P);
     for (float& v : x) v = u(rng);
     for (float& v : w) v = u(rng);
-    auto tx = bench::Must(ex.Upload(ac::DType::kF32, {1, l.C, l.H, l.W}, std::as_bytes(std::span(x))), "upload X");
-    auto tw = bench::Must(ex.Upload(ac::DType::kF32, {l.M, CG, l.k, l.k}, std::as_bytes(std::span(w))), "upload W");
+    auto tx = bench::Must(
+        ex.Upload(ac::DType::kF32, {1, l.C, l.H, l.W}, std::as_bytes(std::span(x))), "upload X");
+    auto tw = bench::Must(
+        ex.Upload(ac::DType::kF32, {l.M, CG, l.k, l.k}, std::as_bytes(std::span(w))), "upload W");
     auto ty = bench::Must(ex.Empty(ac::DType::kF32, {1, l.M, OH, OW}), "output");
     const int64_t s = int64_t(l.stride), p = int64_t(l.pad);
     ac::Attributes attrs{{"strides", std::vector<int64_t>{s, s}},
@@ -166,26 +175,31 @@ int main(int argc, char** argv) {
 
     double max_rel = 0, scale = 0;
     for (float v : y_cpu) scale = std::max(scale, double(std::fabs(v)));
-    for (size_t i = 0; i < y_cpu.size(); ++i) max_rel = std::max(max_rel, std::fabs(double(y_gpu[i]) - y_cpu[i]) / scale);
+    for (size_t i = 0; i < y_cpu.size(); ++i)
+      max_rel = std::max(max_rel, std::fabs(double(y_gpu[i]) - y_cpu[i]) / scale);
     const double gflop = 2.0 * l.M * P * K / 1e9;
     total_gpu += gpu_s;
     total_cpu += cpu_s;
     if (json) {
-      std::printf("%s{\"layer\": \"%s\", \"gflop\": %.4f, \"alknet_ms\": %.4f, \"peer_ms\": %.4f, \"ratio\": %.3f, "
-                  "\"max_rel_err\": %.2e}",
-                  first ? "" : ", ", l.name, gflop, gpu_s * 1e3, cpu_s * 1e3, gpu_s / cpu_s, max_rel);
+      std::printf(
+          "%s{\"layer\": \"%s\", \"gflop\": %.4f, \"alknet_ms\": %.4f, \"peer_ms\": %.4f, "
+          "\"ratio\": %.3f, "
+          "\"max_rel_err\": %.2e}",
+          first ? "" : ", ", l.name, gflop, gpu_s * 1e3, cpu_s * 1e3, gpu_s / cpu_s, max_rel);
     } else {
-      std::printf("%-22s %10.4f %12.3f %12.3f %8.2f %10.2f %12.2e\n", l.name, gflop, gpu_s * 1e3, cpu_s * 1e3,
-                  gpu_s / cpu_s, gflop / gpu_s, max_rel);
+      std::printf("%-22s %10.4f %12.3f %12.3f %8.2f %10.2f %12.2e\n", l.name, gflop, gpu_s * 1e3,
+                  cpu_s * 1e3, gpu_s / cpu_s, gflop / gpu_s, max_rel);
     }
     first = false;
     if (max_rel > 1e-4) bench::Die(std::string("alknet and the peer disagree on ") + l.name);
   }
   if (json) {
-    std::printf("], \"total_alknet_ms\": %.3f, \"total_peer_ms\": %.3f}\n", total_gpu * 1e3, total_cpu * 1e3);
+    std::printf("], \"total_alknet_ms\": %.3f, \"total_peer_ms\": %.3f}\n", total_gpu * 1e3,
+                total_cpu * 1e3);
   } else {
-    std::printf("%-22s %10s %12.3f %12.3f %8.2f   (ratio = alknet time / peer time; < 1: alknet faster)\n", "total", "",
-                total_gpu * 1e3, total_cpu * 1e3, total_gpu / total_cpu);
+    std::printf(
+        "%-22s %10s %12.3f %12.3f %8.2f   (ratio = alknet time / peer time; < 1: alknet faster)\n",
+        "total", "", total_gpu * 1e3, total_cpu * 1e3, total_gpu / total_cpu);
   }
   return 0;
 }

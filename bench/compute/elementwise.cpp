@@ -20,9 +20,12 @@ int main(int argc, char** argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
-    if (a == "--elements" && i + 1 < argc) n = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--min-seconds" && i + 1 < argc) min_seconds = std::atof(argv[++i]);
-    else if (a == "--json") json = true;
+    if (a == "--elements" && i + 1 < argc)
+      n = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--min-seconds" && i + 1 < argc)
+      min_seconds = std::atof(argv[++i]);
+    else if (a == "--json")
+      json = true;
     else {
       std::fprintf(stderr, "usage: bench_elementwise [--elements N] [--min-seconds S] [--json]\n");
       return 2;
@@ -40,7 +43,8 @@ int main(int argc, char** argv) {
   auto tx = bench::Must(ex.Upload(ac::DType::kF32, {n}, std::as_bytes(std::span(x))), "upload");
   auto ty = bench::Must(ex.Upload(ac::DType::kF32, {n}, std::as_bytes(std::span(y))), "upload");
   auto tz = bench::Must(ex.Empty(ac::DType::kF32, {n}), "output");
-  auto row = bench::Must(ex.Upload(ac::DType::kF32, {cols}, std::as_bytes(std::span(y.data(), cols))), "upload");
+  auto row = bench::Must(
+      ex.Upload(ac::DType::kF32, {cols}, std::as_bytes(std::span(y.data(), cols))), "upload");
 
   // Time `count` passes of `record` in one command buffer; seconds per pass.
   auto timed = [&](auto&& record) {
@@ -82,7 +86,8 @@ int main(int argc, char** argv) {
     std::memcpy(&v, check.data.data() + 4 * i, 4);
     if (v != x[i] + y[i % cols]) bench::Die("broadcast Add result wrong at " + std::to_string(i));
   }
-  const double copy_s = timed([&](wg::Recorder& rec) { rec.Copy(tx.buffer(), 0, tz.buffer(), 0, n * 4); });
+  const double copy_s =
+      timed([&](wg::Recorder& rec) { rec.Copy(tx.buffer(), 0, tz.buffer(), 0, n * 4); });
   std::vector<float> host_dst(n);
   std::memcpy(host_dst.data(), x.data(), n * 4);
   auto t0 = bench::Clock::now();
@@ -94,17 +99,20 @@ int main(int argc, char** argv) {
   const double memcpy_s = bench::Seconds(t0, bench::Clock::now()) / reps;
 
   const double mb = n * 4.0 / 1e9;
-  const double add = 3 * mb / add_s, bcast = 2 * mb / bcast_s, copy = 2 * mb / copy_s, host = 2 * mb / memcpy_s;
+  const double add = 3 * mb / add_s, bcast = 2 * mb / bcast_s, copy = 2 * mb / copy_s,
+               host = 2 * mb / memcpy_s;
   if (json) {
-    std::printf("{\"adapter\": \"%s\", \"elements\": %llu, \"add_gbs\": %.2f, \"broadcast_add_gbs\": %.2f, "
-                "\"device_copy_gbs\": %.2f, \"memcpy_gbs\": %.2f}\n",
-                ctx->adapter().Summary().c_str(), (unsigned long long)n, add, bcast, copy, host);
+    std::printf(
+        "{\"adapter\": \"%s\", \"elements\": %llu, \"add_gbs\": %.2f, \"broadcast_add_gbs\": %.2f, "
+        "\"device_copy_gbs\": %.2f, \"memcpy_gbs\": %.2f}\n",
+        ctx->adapter().Summary().c_str(), (unsigned long long)n, add, bcast, copy, host);
   } else {
-    std::printf("adapter: %s; %llu f32 elements (%.0f MiB per tensor)\n", ctx->adapter().Summary().c_str(),
-                (unsigned long long)n, n * 4.0 / (1 << 20));
+    std::printf("adapter: %s; %llu f32 elements (%.0f MiB per tensor)\n",
+                ctx->adapter().Summary().c_str(), (unsigned long long)n, n * 4.0 / (1 << 20));
     std::printf("  Add [N] + [N]            %8.2f GB/s  (%.2f of device copy)\n", add, add / copy);
-    std::printf("  Add [N/%llu, %llu] + [%llu]  %8.2f GB/s  (%.2f of device copy)\n", (unsigned long long)cols,
-                (unsigned long long)cols, (unsigned long long)cols, bcast, bcast / copy);
+    std::printf("  Add [N/%llu, %llu] + [%llu]  %8.2f GB/s  (%.2f of device copy)\n",
+                (unsigned long long)cols, (unsigned long long)cols, (unsigned long long)cols, bcast,
+                bcast / copy);
     std::printf("  device copy              %8.2f GB/s\n", copy);
     std::printf("  host memcpy              %8.2f GB/s\n", host);
   }

@@ -24,11 +24,15 @@ int main(int argc, char** argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
-    if (a == "--sizes" && i + 1 < argc) sizes = bench::ParseList(argv[++i]);
-    else if (a == "--min-seconds" && i + 1 < argc) min_seconds = std::atof(argv[++i]);
-    else if (a == "--json") json = true;
+    if (a == "--sizes" && i + 1 < argc)
+      sizes = bench::ParseList(argv[++i]);
+    else if (a == "--min-seconds" && i + 1 < argc)
+      min_seconds = std::atof(argv[++i]);
+    else if (a == "--json")
+      json = true;
     else {
-      std::fprintf(stderr, "usage: bench_matmul [--sizes 256,1024,2048] [--min-seconds S] [--json]\n");
+      std::fprintf(stderr,
+                   "usage: bench_matmul [--sizes 256,1024,2048] [--min-seconds S] [--json]\n");
       return 2;
     }
   }
@@ -37,7 +41,8 @@ int main(int argc, char** argv) {
   if (!json) {
     std::printf("adapter: %s; OpenBLAS %s, %d threads\n", ctx->adapter().Summary().c_str(),
                 openblas_get_config(), openblas_get_num_threads());
-    std::printf("%6s %14s %14s %8s %12s\n", "n", "alknet GFLOP/s", "sgemm GFLOP/s", "ratio", "max rel err");
+    std::printf("%6s %14s %14s %8s %12s\n", "n", "alknet GFLOP/s", "sgemm GFLOP/s", "ratio",
+                "max rel err");
   } else {
     std::printf("{\"adapter\": \"%s\", \"results\": [", ctx->adapter().Summary().c_str());
   }
@@ -48,8 +53,10 @@ int main(int argc, char** argv) {
     std::vector<float> a(n * n), b(n * n), c_gpu(n * n), c_cpu(n * n);
     for (float& v : a) v = u(rng);
     for (float& v : b) v = u(rng);
-    auto ta = bench::Must(ex.Upload(ac::DType::kF32, {n, n}, std::as_bytes(std::span(a))), "upload A");
-    auto tb = bench::Must(ex.Upload(ac::DType::kF32, {n, n}, std::as_bytes(std::span(b))), "upload B");
+    auto ta =
+        bench::Must(ex.Upload(ac::DType::kF32, {n, n}, std::as_bytes(std::span(a))), "upload A");
+    auto tb =
+        bench::Must(ex.Upload(ac::DType::kF32, {n, n}, std::as_bytes(std::span(b))), "upload B");
     auto tc = bench::Must(ex.Empty(ac::DType::kF32, {n, n}), "output");
     ac::OpNode node{"MatMul", "bench", 13, {}, {ta.desc(), tb.desc()}, {}};
     auto program = bench::Must(ex.generator().Generate(node, ex.caps()), "generate");
@@ -75,27 +82,31 @@ int main(int argc, char** argv) {
     auto out = bench::Must(ex.Download(tc), "download");
     std::memcpy(c_gpu.data(), out.data.data(), n * n * 4);
 
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
-                c_cpu.data(), n);  // warm up
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n,
+                0.0f, c_cpu.data(), n);  // warm up
     t0 = bench::Clock::now();
     int cpu_reps = 0;
     do {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f,
-                  c_cpu.data(), n);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
+                  n, 0.0f, c_cpu.data(), n);
       ++cpu_reps;
     } while (bench::Seconds(t0, bench::Clock::now()) < min_seconds);
     const double cpu_s = bench::Seconds(t0, bench::Clock::now()) / cpu_reps;
 
     double max_rel = 0, scale = 0;
     for (float v : c_cpu) scale = std::max(scale, double(std::fabs(v)));
-    for (size_t i = 0; i < c_cpu.size(); ++i) max_rel = std::max(max_rel, std::fabs(double(c_gpu[i]) - c_cpu[i]) / scale);
+    for (size_t i = 0; i < c_cpu.size(); ++i)
+      max_rel = std::max(max_rel, std::fabs(double(c_gpu[i]) - c_cpu[i]) / scale);
     const double flop = 2.0 * n * n * n;
     const double g = flop / gpu_s / 1e9, c = flop / cpu_s / 1e9;
     if (json) {
-      std::printf("%s{\"n\": %llu, \"alknet_gflops\": %.2f, \"sgemm_gflops\": %.2f, \"ratio\": %.3f, \"max_rel_err\": %.2e}",
-                  first ? "" : ", ", (unsigned long long)n, g, c, g / c, max_rel);
+      std::printf(
+          "%s{\"n\": %llu, \"alknet_gflops\": %.2f, \"sgemm_gflops\": %.2f, \"ratio\": %.3f, "
+          "\"max_rel_err\": %.2e}",
+          first ? "" : ", ", (unsigned long long)n, g, c, g / c, max_rel);
     } else {
-      std::printf("%6llu %14.2f %14.2f %8.3f %12.2e\n", (unsigned long long)n, g, c, g / c, max_rel);
+      std::printf("%6llu %14.2f %14.2f %8.3f %12.2e\n", (unsigned long long)n, g, c, g / c,
+                  max_rel);
     }
     first = false;
     if (max_rel > 1e-4) bench::Die("alknet and OpenBLAS disagree at n = " + std::to_string(n));

@@ -28,7 +28,8 @@ struct Row {
 };
 
 // OpenSSL over `msgs` split across `threads`; returns messages per second.
-double OpenSslRate(const std::vector<std::span<const std::byte>>& msgs, unsigned threads, double min_seconds) {
+double OpenSslRate(const std::vector<std::span<const std::byte>>& msgs, unsigned threads,
+                   double min_seconds) {
   auto t0 = bench::Clock::now();
   uint64_t done = 0;
   do {
@@ -55,16 +56,25 @@ int main(int argc, char** argv) {
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
-    if (a == "--small-count" && i + 1 < argc) small_count = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--small-bytes" && i + 1 < argc) small_bytes = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--large-count" && i + 1 < argc) large_count = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--large-bytes" && i + 1 < argc) large_bytes = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--stream-bytes" && i + 1 < argc) stream_bytes = std::strtoull(argv[++i], nullptr, 10);
-    else if (a == "--min-seconds" && i + 1 < argc) min_seconds = std::atof(argv[++i]);
-    else if (a == "--json") json = true;
+    if (a == "--small-count" && i + 1 < argc)
+      small_count = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--small-bytes" && i + 1 < argc)
+      small_bytes = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--large-count" && i + 1 < argc)
+      large_count = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--large-bytes" && i + 1 < argc)
+      large_bytes = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--stream-bytes" && i + 1 < argc)
+      stream_bytes = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--min-seconds" && i + 1 < argc)
+      min_seconds = std::atof(argv[++i]);
+    else if (a == "--json")
+      json = true;
     else {
-      std::fprintf(stderr, "usage: bench_sha256 [--small-count N] [--small-bytes B] [--large-count N] [--large-bytes B] "
-                           "[--stream-bytes B] [--min-seconds S] [--json]\n");
+      std::fprintf(stderr,
+                   "usage: bench_sha256 [--small-count N] [--small-bytes B] [--large-count N] "
+                   "[--large-bytes B] "
+                   "[--stream-bytes B] [--min-seconds S] [--json]\n");
       return 2;
     }
   }
@@ -78,10 +88,12 @@ int main(int argc, char** argv) {
     return v;
   };
 
-  auto measure = [&](const std::vector<std::span<const std::byte>>& msgs, const char* mode, uint32_t wg_size) {
+  auto measure = [&](const std::vector<std::span<const std::byte>>& msgs, const char* mode,
+                     uint32_t wg_size) {
     ac::Sha256 sha(ex, {.k_mode = mode, .workgroup_size = wg_size});
     auto prepared = bench::Must(sha.Prepare(msgs), "prepare");
-    if (auto st = sha.Dispatch(prepared, true); !st.ok()) bench::Die(st.error().ToString());  // compile
+    if (auto st = sha.Dispatch(prepared, true); !st.ok())
+      bench::Die(st.error().ToString());  // compile
     if (auto w = ctx->WaitIdle(); !w.ok()) bench::Die(w.error().ToString());
     auto t0 = bench::Clock::now();
     int reps = 0;
@@ -95,7 +107,8 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < msgs.size(); i += std::max<size_t>(1, msgs.size() / 97)) {
       ac::Sha256Digest want;
       SHA256(reinterpret_cast<const unsigned char*>(msgs[i].data()), msgs[i].size(), want.data());
-      if (digests[i] != want) bench::Die(std::string("digest mismatch (") + mode + ") at message " + std::to_string(i));
+      if (digests[i] != want)
+        bench::Die(std::string("digest mismatch (") + mode + ") at message " + std::to_string(i));
     }
     return rate;
   };
@@ -105,7 +118,8 @@ int main(int argc, char** argv) {
   {
     auto data = random_bytes(small_count * small_bytes);
     std::vector<std::span<const std::byte>> msgs;
-    for (uint64_t i = 0; i < small_count; ++i) msgs.emplace_back(data.data() + small_bytes * i, small_bytes);
+    for (uint64_t i = 0; i < small_count; ++i)
+      msgs.emplace_back(data.data() + small_bytes * i, small_bytes);
     // 64 bytes take two blocks with the padding; up to 55 bytes take one.
     Row r{std::to_string(small_bytes) + "-byte messages", {}, 0, 0, "M hashes/s"};
     for (int m = 0; m < 3; ++m) r.alknet[m] = measure(msgs, modes[m], 64) / 1e6;
@@ -116,9 +130,14 @@ int main(int argc, char** argv) {
   {
     auto data = random_bytes(large_count * large_bytes);
     std::vector<std::span<const std::byte>> msgs;
-    for (uint64_t i = 0; i < large_count; ++i) msgs.emplace_back(data.data() + large_bytes * i, large_bytes);
+    for (uint64_t i = 0; i < large_count; ++i)
+      msgs.emplace_back(data.data() + large_bytes * i, large_bytes);
     // Few long messages: small workgroups so every core (or SM) gets some.
-    Row r{std::to_string(large_bytes >> 10) + " KiB messages x" + std::to_string(large_count), {}, 0, 0, "GB/s"};
+    Row r{std::to_string(large_bytes >> 10) + " KiB messages x" + std::to_string(large_count),
+          {},
+          0,
+          0,
+          "GB/s"};
     const double gb = large_bytes / 1e9;
     r.alknet[0] = measure(msgs, "inline", 8) * gb;
     r.ssl1 = OpenSslRate(msgs, 1, min_seconds) * gb;
@@ -147,24 +166,30 @@ int main(int argc, char** argv) {
   }
 
   if (json) {
-    std::printf("{\"adapter\": \"%s\", \"cores\": %u, \"rows\": [", ctx->adapter().Summary().c_str(), cores);
+    std::printf("{\"adapter\": \"%s\", \"cores\": %u, \"rows\": [",
+                ctx->adapter().Summary().c_str(), cores);
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      std::printf("%s{\"what\": \"%s\", \"unit\": \"%s\", \"inline\": %.3f, \"switch\": %.3f, \"array\": %.3f, "
-                  "\"openssl_1\": %.3f, \"openssl_n\": %.3f}",
-                  i ? ", " : "", r.what.c_str(), r.unit, r.alknet[0], r.alknet[1], r.alknet[2], r.ssl1, r.ssln);
+      std::printf(
+          "%s{\"what\": \"%s\", \"unit\": \"%s\", \"inline\": %.3f, \"switch\": %.3f, \"array\": "
+          "%.3f, "
+          "\"openssl_1\": %.3f, \"openssl_n\": %.3f}",
+          i ? ", " : "", r.what.c_str(), r.unit, r.alknet[0], r.alknet[1], r.alknet[2], r.ssl1,
+          r.ssln);
     }
     std::printf("]}\n");
   } else {
     std::printf("adapter: %s; OpenSSL on %u cores\n", ctx->adapter().Summary().c_str(), cores);
-    std::printf("%-34s %-11s %9s %9s %9s %11s %11s %8s\n", "", "unit", "inline", "switch", "array", "OpenSSL 1t",
-                "OpenSSL Nt", "ratio");
+    std::printf("%-34s %-11s %9s %9s %9s %11s %11s %8s\n", "", "unit", "inline", "switch", "array",
+                "OpenSSL 1t", "OpenSSL Nt", "ratio");
     for (const Row& r : rows) {
       const double peer = r.ssln > 0 ? r.ssln : r.ssl1;
-      std::printf("%-34s %-11s %9.3f %9.3f %9.3f %11.3f %11.3f %8.3f\n", r.what.c_str(), r.unit, r.alknet[0],
-                  r.alknet[1], r.alknet[2], r.ssl1, r.ssln, r.alknet[0] / peer);
+      std::printf("%-34s %-11s %9.3f %9.3f %9.3f %11.3f %11.3f %8.3f\n", r.what.c_str(), r.unit,
+                  r.alknet[0], r.alknet[1], r.alknet[2], r.ssl1, r.ssln, r.alknet[0] / peer);
     }
-    std::printf("(ratio: alknet inline / OpenSSL on all cores, or 1 thread for the stream row; 0 = not run)\n");
+    std::printf(
+        "(ratio: alknet inline / OpenSSL on all cores, or 1 thread for the stream row; 0 = not "
+        "run)\n");
   }
   return 0;
 }

@@ -89,9 +89,12 @@ int main(int argc, char** argv) {
   bool check_only = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
-    else if (a == "--rounds" && i + 1 < argc) rounds = std::atoi(argv[++i]);
-    else if (a == "--check") check_only = true;
+    if (a == "--seconds" && i + 1 < argc)
+      seconds = std::atof(argv[++i]);
+    else if (a == "--rounds" && i + 1 < argc)
+      rounds = std::atoi(argv[++i]);
+    else if (a == "--check")
+      check_only = true;
     else {
       std::fprintf(stderr, "usage: hbs_bench [--rounds N] [--seconds S] [--check]\n");
       return 2;
@@ -110,17 +113,22 @@ int main(int argc, char** argv) {
   if (!node.start({ALKNET_NODE, dir + "/bench_js.js", root, dir + "/templates", "matmul.wgsl",
                    dir + "/context.json"}) ||
       (first = node.receive()).empty()) {
-    std::fprintf(stderr, "hbs_bench: running handlebars.js under node failed (run scripts/setup)\n");
+    std::fprintf(stderr,
+                 "hbs_bench: running handlebars.js under node failed (run scripts/setup)\n");
     return 3;
   }
-  const std::string& js_out = alknet::hbs::parse_json(first).as_object().find("output")->as_string();
+  const std::string& js_out =
+      alknet::hbs::parse_json(first).as_object().find("output")->as_string();
   if (js_out != out) {
-    std::fprintf(stderr, "hbs_bench: outputs differ\n--- alknet-hbs ---\n%s\n--- handlebars.js ---\n%s\n",
+    std::fprintf(stderr,
+                 "hbs_bench: outputs differ\n--- alknet-hbs ---\n%s\n--- handlebars.js ---\n%s\n",
                  out.c_str(), js_out.c_str());
     return 1;
   }
-  std::printf("template: bench/hbs/templates/matmul.wgsl.hbs (+4 partials) -> %zu bytes of WGSL, "
-              "identical in both engines\n", out.size());
+  std::printf(
+      "template: bench/hbs/templates/matmul.wgsl.hbs (+4 partials) -> %zu bytes of WGSL, "
+      "identical in both engines\n",
+      out.size());
   if (check_only) return 0;
 
   using Clock = std::chrono::steady_clock;
@@ -144,7 +152,8 @@ int main(int argc, char** argv) {
   std::vector<double> ours, theirs, ratios;
   for (int r = 0; r < rounds; ++r) {
     node.send(std::to_string(seconds));
-    double js = alknet::hbs::parse_json(node.receive()).as_object().find("renders_per_sec")->as_number();
+    double js =
+        alknet::hbs::parse_json(node.receive()).as_object().find("renders_per_sec")->as_number();
     double cc = ours_round();
     theirs.push_back(js);
     ours.push_back(cc);
@@ -155,10 +164,11 @@ int main(int argc, char** argv) {
   double best_ours = *std::max_element(ours.begin(), ours.end());
   double best_theirs = *std::max_element(theirs.begin(), theirs.end());
   std::sort(ratios.begin(), ratios.end());
-  std::printf("alknet-hbs:               %10.0f templates/s (%.1f us each, best of %d)\n", best_ours,
-              1e6 / best_ours, rounds);
-  std::printf("handlebars.js 4.7.8 node: %10.0f templates/s (%.1f us each, precompiled, best of %d)\n",
-              best_theirs, 1e6 / best_theirs, rounds);
+  std::printf("alknet-hbs:               %10.0f templates/s (%.1f us each, best of %d)\n",
+              best_ours, 1e6 / best_ours, rounds);
+  std::printf(
+      "handlebars.js 4.7.8 node: %10.0f templates/s (%.1f us each, precompiled, best of %d)\n",
+      best_theirs, 1e6 / best_theirs, rounds);
   std::printf("ratio (best/best): %.2fx; median round ratio: %.2fx (goal >= 5x)\n",
               best_ours / best_theirs, ratios[ratios.size() / 2]);
   return sink == 0;

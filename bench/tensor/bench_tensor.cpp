@@ -53,9 +53,11 @@ void MakeFile(const fs::path& path, size_t tensors, uint64_t bytes_each) {
   std::vector<std::byte> chunk(std::min<uint64_t>(bytes_each, 64u << 20), std::byte{1});
   for (size_t i = 0; i < tensors; ++i) {
     const std::vector<uint64_t> shape{bytes_each / 4};
-    Status s = (*fw)->writer().BeginTensor("model.layers." + std::to_string(i) + ".weight", DType::kF32, shape);
+    Status s = (*fw)->writer().BeginTensor("model.layers." + std::to_string(i) + ".weight",
+                                           DType::kF32, shape);
     for (uint64_t done = 0; s.ok() && done < bytes_each; done += chunk.size()) {
-      s = (*fw)->writer().Write(std::span(chunk).first(std::min<uint64_t>(chunk.size(), bytes_each - done)));
+      s = (*fw)->writer().Write(
+          std::span(chunk).first(std::min<uint64_t>(chunk.size(), bytes_each - done)));
     }
     if (s.ok()) s = (*fw)->writer().EndTensor();
     if (!s.ok()) Die(s.error().ToString());
@@ -82,7 +84,8 @@ double PreadIndex(const fs::path& path) {
   std::vector<char> buf(len);
   return Median(21, [&] {
     const int fd = ::open(path.c_str(), O_RDONLY);
-    if (::pread(fd, buf.data(), len, static_cast<off_t>(off)) != static_cast<ssize_t>(len)) Die("pread");
+    if (::pread(fd, buf.data(), len, static_cast<off_t>(off)) != static_cast<ssize_t>(len))
+      Die("pread");
     ::close(fd);
   });
 }
@@ -90,16 +93,18 @@ double PreadIndex(const fs::path& path) {
 void BenchOpen(const fs::path& dir) {
   const fs::path many = dir / "many.mtf", big = dir / "big.mtf", small = dir / "small.mtf";
   MakeFile(many, 10000, 64);
-  MakeFile(big, 16, 256ull << 20);  // 4 GiB
+  MakeFile(big, 16, 256ull << 20);    // 4 GiB
   MakeFile(small, 16, 256ull << 10);  // 4 MiB, same index
   const double t_many = OpenAndTouch(many), f_many = PreadIndex(many);
   const double t_big = OpenAndTouch(big), t_small = OpenAndTouch(small);
-  std::printf("open+validate+first access, 10,000 tensors (%.1f MiB): %.3f ms "
-              "(open+pread of the index alone: %.3f ms, ratio %.1fx)\n",
-              fs::file_size(many) / 1048576.0, t_many * 1e3, f_many * 1e3, t_many / f_many);
-  std::printf("open+validate+first access, 4 GiB file (16 tensors): %.3f ms; same index with 4 MiB "
-              "of data: %.3f ms (ratio %.2f)\n",
-              t_big * 1e3, t_small * 1e3, t_big / t_small);
+  std::printf(
+      "open+validate+first access, 10,000 tensors (%.1f MiB): %.3f ms "
+      "(open+pread of the index alone: %.3f ms, ratio %.1fx)\n",
+      fs::file_size(many) / 1048576.0, t_many * 1e3, f_many * 1e3, t_many / f_many);
+  std::printf(
+      "open+validate+first access, 4 GiB file (16 tensors): %.3f ms; same index with 4 MiB "
+      "of data: %.3f ms (ratio %.2f)\n",
+      t_big * 1e3, t_small * 1e3, t_big / t_small);
   fs::remove(many);
   fs::remove(big);
   fs::remove(small);
@@ -154,7 +159,8 @@ void BenchWrite(const fs::path& dir) {
   for (auto* v : {&tp, &tw, &tc}) std::sort(v->begin(), v->end());
   const size_t mid = tp.size() / 2;
   if (std::getenv("BENCH_VERBOSE")) {
-    for (size_t i = 0; i < tp.size(); ++i) std::printf("    run %zu: %.3f %.3f %.3f s\n", i, tp[i], tw[i], tc[i]);
+    for (size_t i = 0; i < tp.size(); ++i)
+      std::printf("    run %zu: %.3f %.3f %.3f s\n", i, tp[i], tw[i], tc[i]);
   }
   const double gib = total / 1073741824.0;
   std::printf("streaming write of 1 GiB in 32 tensors, 8 MiB chunks, into %s (median of 9):\n",
@@ -175,22 +181,26 @@ void BenchConvert(const fs::path& dir, const std::string& alknet) {
   const uint64_t per = 16u << 20, n = 64;
   std::string h = "{\"__metadata__\":{\"format\":\"pt\"}";
   for (uint64_t i = 0; i < n; ++i) {
-    h += ",\"w" + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[" + std::to_string(per / 4) +
-         "],\"data_offsets\":[" + std::to_string(i * per) + "," + std::to_string((i + 1) * per) + "]}";
+    h += ",\"w" + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[" +
+         std::to_string(per / 4) + "],\"data_offsets\":[" + std::to_string(i * per) + "," +
+         std::to_string((i + 1) * per) + "]}";
   }
   h += "}";
   while (h.size() % 8) h += ' ';
   {
     const int fd = ::open(st.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const uint64_t hl = h.size();
-    if (::write(fd, &hl, 8) != 8 || ::write(fd, h.data(), h.size()) != static_cast<ssize_t>(h.size())) Die("write");
+    if (::write(fd, &hl, 8) != 8 ||
+        ::write(fd, h.data(), h.size()) != static_cast<ssize_t>(h.size()))
+      Die("write");
     std::vector<char> buf(per, 3);
     for (uint64_t i = 0; i < n; ++i) {
       if (::write(fd, buf.data(), per) != static_cast<ssize_t>(per)) Die("write");
     }
     ::close(fd);
   }
-  const std::string conv = alknet + " tensor convert " + st.string() + " " + out.string() + " >/dev/null";
+  const std::string conv =
+      alknet + " tensor convert " + st.string() + " " + out.string() + " >/dev/null";
   const std::string cp = "cp " + st.string() + " " + copy.string() + " && sync " + copy.string();
   std::vector<double> tc, tp;
   for (int i = 0; i < 5; ++i) {
@@ -205,9 +215,10 @@ void BenchConvert(const fs::path& dir, const std::string& alknet) {
   }
   std::sort(tc.begin(), tc.end());
   std::sort(tp.begin(), tp.end());
-  std::printf("convert 1 GiB .safetensors (64 tensors) -> .mtf, fsynced: median %.2f s, best %.2f s; "
-              "cp + sync of the same file: median %.2f s, best %.2f s (ratio median %.2f, best %.2f)\n",
-              tc[2], tc[0], tp[2], tp[0], tc[2] / tp[2], tc[0] / tp[0]);
+  std::printf(
+      "convert 1 GiB .safetensors (64 tensors) -> .mtf, fsynced: median %.2f s, best %.2f s; "
+      "cp + sync of the same file: median %.2f s, best %.2f s (ratio median %.2f, best %.2f)\n",
+      tc[2], tc[0], tp[2], tp[0], tc[2] / tp[2], tc[0] / tp[0]);
   fs::remove(st);
   fs::remove(out);
   fs::remove(copy);

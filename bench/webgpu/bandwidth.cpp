@@ -77,8 +77,9 @@ int main(int argc, char** argv) {
     } else if (a == "--json") {
       json = true;
     } else if (a == "-h" || a == "--help") {
-      std::printf("Usage: bench_bandwidth [--bytes N] [--iterations K] [--json]\n"
-                  "Default N: 1 GiB on a GPU, 64 MiB on a CPU adapter (lavapipe).\n");
+      std::printf(
+          "Usage: bench_bandwidth [--bytes N] [--iterations K] [--json]\n"
+          "Default N: 1 GiB on a GPU, 64 MiB on a CPU adapter (lavapipe).\n");
       return 0;
     } else {
       Die("unknown argument '" + a + "' (see --help)");
@@ -111,11 +112,11 @@ int main(int argc, char** argv) {
   };
   std::vector<Variant> variants;
   for (uint32_t k : {1u, 4u, 16u}) {
-    auto kernel = Must(ctx->GetKernel({.wgsl = KernelSource(k),
-                                       .bindings = {wg::BindingType::kReadOnlyStorage,
-                                                    wg::BindingType::kStorage},
-                                       .label = "fma_vec4_x" + std::to_string(k)}),
-                       "compiling the kernel");
+    auto kernel = Must(
+        ctx->GetKernel({.wgsl = KernelSource(k),
+                        .bindings = {wg::BindingType::kReadOnlyStorage, wg::BindingType::kStorage},
+                        .label = "fma_vec4_x" + std::to_string(k)}),
+        "compiling the kernel");
     variants.push_back({k, kernel, Must(ctx->GridFor(bytes / 16 / k, kWorkgroup), "grid")});
   }
   const wg::BufferBinding bindings[] = {{&x}, {&y}};
@@ -183,22 +184,25 @@ int main(int argc, char** argv) {
   const double peer_gbs = cpu ? memcpy_gbs : d2d_gbs;
   if (json) {
     std::printf(
-        "{\"adapter\":\"%s\",\"bytes\":%llu,\"iterations\":%d,\"kernel_gbs\":%.2f,\"per_thread\":%u,"
+        "{\"adapter\":\"%s\",\"bytes\":%llu,\"iterations\":%d,\"kernel_gbs\":%.2f,\"per_thread\":%"
+        "u,"
         "\"d2d_copy_gbs\":%.2f,\"host_memcpy_gbs\":%.2f,\"peer\":\"%s\",\"ratio\":%.3f}\n",
         ctx->adapter().Summary().c_str(), static_cast<unsigned long long>(bytes), iterations,
-        kernel_gbs, best->per_thread, d2d_gbs, memcpy_gbs, cpu ? "host memcpy" : "WebGPU copyBufferToBuffer", kernel_gbs / peer_gbs);
+        kernel_gbs, best->per_thread, d2d_gbs, memcpy_gbs,
+        cpu ? "host memcpy" : "WebGPU copyBufferToBuffer", kernel_gbs / peer_gbs);
   } else {
     std::printf("adapter: %s\n", ctx->adapter().Summary().c_str());
     std::printf("bytes per pass: %llu read + %llu written, %d passes per measurement\n",
                 static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(bytes),
                 iterations);
     for (const Variant& v : variants) {
-      std::printf("  WGSL fma vec4, %2u/thread  %10.1f GB/s\n", v.per_thread, GBs(moved, v.seconds));
+      std::printf("  WGSL fma vec4, %2u/thread  %10.1f GB/s\n", v.per_thread,
+                  GBs(moved, v.seconds));
     }
     std::printf("  copyBufferToBuffer (d2d) %10.1f GB/s\n", d2d_gbs);
     std::printf("  host memcpy              %10.1f GB/s\n", memcpy_gbs);
-    std::printf("ratio best kernel (%u/thread) / %s: %.3f\n", best->per_thread, cpu ? "host memcpy" : "WebGPU copyBufferToBuffer",
-                kernel_gbs / peer_gbs);
+    std::printf("ratio best kernel (%u/thread) / %s: %.3f\n", best->per_thread,
+                cpu ? "host memcpy" : "WebGPU copyBufferToBuffer", kernel_gbs / peer_gbs);
   }
   return 0;
 }

@@ -44,10 +44,16 @@ int main(int argc, char** argv) {
       for (int k = 0; k < edits; ++k) {
         const std::size_t at = s.empty() ? 0 : rng() % s.size();
         switch (rng() % 5) {
-          case 0: if (!s.empty()) s[at] = static_cast<char>(s[at] ^ (1 << (rng() % 8))); break;
-          case 1: if (!s.empty()) s[at] = static_cast<char>(rng()); break;
+          case 0:
+            if (!s.empty()) s[at] = static_cast<char>(s[at] ^ (1 << (rng() % 8)));
+            break;
+          case 1:
+            if (!s.empty()) s[at] = static_cast<char>(rng());
+            break;
           case 2: s.insert(at, 1, kPunctuation[rng() % (sizeof kPunctuation - 1)]); break;
-          case 3: if (!s.empty()) s.erase(at, 1); break;
+          case 3:
+            if (!s.empty()) s.erase(at, 1);
+            break;
           case 4: s.resize(at); break;
         }
       }

@@ -116,8 +116,8 @@ class Parser {
 
   Result<Value, ParseError> ParseDocument() {
     if (s_.size() > options_.max_size) {
-      return Error(0, "the text is " + std::to_string(s_.size()) + " bytes, more than the limit of " +
-                          std::to_string(options_.max_size));
+      return Error(0, "the text is " + std::to_string(s_.size()) +
+                          " bytes, more than the limit of " + std::to_string(options_.max_size));
     }
     if (s_.substr(0, 3) == "\xEF\xBB\xBF") {
       return Error(0, "a byte order mark is not allowed at the start of JSON text");
@@ -182,24 +182,31 @@ class Parser {
         return true;
       }
       case '-':
-      case '0': case '1': case '2': case '3': case '4':
-      case '5': case '6': case '7': case '8': case '9':
-        return ParseNumber(out);
-      default:
-        return ParseLiteral(out);
+      case '0':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7':
+      case '8':
+      case '9': return ParseNumber(out);
+      default: return ParseLiteral(out);
     }
   }
 
   bool ParseLiteral(Value& out) {
     const std::size_t start = pos_;
     std::size_t end = pos_;
-    while (end < s_.size() && ((s_[end] >= 'a' && s_[end] <= 'z') || (s_[end] >= 'A' && s_[end] <= 'Z'))) {
+    while (end < s_.size() &&
+           ((s_[end] >= 'a' && s_[end] <= 'z') || (s_[end] >= 'A' && s_[end] <= 'Z'))) {
       ++end;
     }
     const std::string_view word = s_.substr(start, end - start);
     if (word.empty()) {
-      return Fail(start, "unexpected character '" + Printable(s_[start]) +
-                             "' where a value was expected");
+      return Fail(start,
+                  "unexpected character '" + Printable(s_[start]) + "' where a value was expected");
     }
     if (word == "true") {
       out = Value(true);
@@ -290,8 +297,7 @@ class Parser {
   // when `exp_start` is nonzero an exponent whose sign or digits start there, after the 'e'),
   // saturating far beyond the range of a double.
   static long long DecimalExponent(std::string_view number, std::size_t exp_start) {
-    const std::string_view mantissa =
-        exp_start ? number.substr(0, exp_start - 1) : number;
+    const std::string_view mantissa = exp_start ? number.substr(0, exp_start - 1) : number;
     long long exponent = 0;
     if (exp_start) {
       std::size_t i = exp_start;
@@ -319,10 +325,14 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       const char h = s_[pos_];
       out <<= 4;
-      if (h >= '0' && h <= '9') out |= static_cast<std::uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f') out |= static_cast<std::uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') out |= static_cast<std::uint32_t>(h - 'A' + 10);
-      else return Fail(pos_, "bad hex digit '" + Printable(h) + "' in \\u escape");
+      if (h >= '0' && h <= '9')
+        out |= static_cast<std::uint32_t>(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        out |= static_cast<std::uint32_t>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        out |= static_cast<std::uint32_t>(h - 'A' + 10);
+      else
+        return Fail(pos_, "bad hex digit '" + Printable(h) + "' in \\u escape");
       ++pos_;
     }
     return true;
@@ -351,7 +361,8 @@ class Parser {
       }
       if (b >= 0x80) {
         const utf8::Decoded d = utf8::DecodeFirst(s_.substr(pos_));
-        if (!d.valid) return Fail(pos_, "invalid UTF-8 byte " + Printable(s_[pos_]) + " in a string");
+        if (!d.valid)
+          return Fail(pos_, "invalid UTF-8 byte " + Printable(s_[pos_]) + " in a string");
         out.append(s_.substr(pos_, d.length));
         pos_ += d.length;
         continue;
@@ -373,25 +384,30 @@ class Parser {
           std::uint32_t cp;
           if (!Hex4(cp)) return false;
           if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            return Fail(escape, "unpaired low surrogate in \\u escape (a low surrogate must follow a high one)");
+            return Fail(
+                escape,
+                "unpaired low surrogate in \\u escape (a low surrogate must follow a high one)");
           }
           if (cp >= 0xD800 && cp <= 0xDBFF) {
             if (s_.substr(pos_, 2) != "\\u") {
-              return Fail(escape, "unpaired high surrogate in \\u escape (a \\uDC00-\\uDFFF escape must follow)");
+              return Fail(
+                  escape,
+                  "unpaired high surrogate in \\u escape (a \\uDC00-\\uDFFF escape must follow)");
             }
             pos_ += 2;
             std::uint32_t lo;
             if (!Hex4(lo)) return false;
             if (lo < 0xDC00 || lo > 0xDFFF) {
-              return Fail(escape, "unpaired high surrogate in \\u escape (a \\uDC00-\\uDFFF escape must follow)");
+              return Fail(
+                  escape,
+                  "unpaired high surrogate in \\u escape (a \\uDC00-\\uDFFF escape must follow)");
             }
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
           }
           utf8::Append(out, cp);
           break;
         }
-        default:
-          return Fail(escape, "bad escape '\\" + Printable(e) + "' in a string");
+        default: return Fail(escape, "bad escape '\\" + Printable(e) + "' in a string");
       }
     }
   }
@@ -420,7 +436,7 @@ class Parser {
         return true;
       }
       return Fail(pos_, pos_ < s_.size() ? "expected ',' or ']' after an array element"
-                                        : "expected ',' or ']', found the end of the text");
+                                         : "expected ',' or ']', found the end of the text");
     }
   }
 
@@ -442,7 +458,8 @@ class Parser {
       std::string key;
       if (!ParseString(key)) return false;
       SkipSpace();
-      if (pos_ >= s_.size() || s_[pos_] != ':') return Fail(pos_, "expected ':' after an object key");
+      if (pos_ >= s_.size() || s_[pos_] != ':')
+        return Fail(pos_, "expected ':' after an object key");
       ++pos_;
       Value item;
       if (!ParseValue(item, depth)) return false;
@@ -452,7 +469,8 @@ class Parser {
         existing = const_cast<Value*>(std::as_const(object).find(key));
       } else {
         if (index.empty()) {
-          for (std::size_t i = 0; i < object.size(); ++i) index.emplace(object.members()[i].first, i);
+          for (std::size_t i = 0; i < object.size(); ++i)
+            index.emplace(object.members()[i].first, i);
         }
         if (auto it = index.find(key); it != index.end()) {
           existing = const_cast<Value*>(&object.members()[it->second].second);
@@ -480,7 +498,7 @@ class Parser {
         return true;
       }
       return Fail(pos_, pos_ < s_.size() ? "expected ',' or '}' after an object member"
-                                        : "expected ',' or '}', found the end of the text");
+                                         : "expected ',' or '}', found the end of the text");
     }
   }
 

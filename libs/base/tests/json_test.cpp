@@ -139,7 +139,8 @@ TEST(JsonErrors, EachNamesWhatAndWhere) {
       {"[1]\n x", 2, 2, "unexpected text after the JSON value"},
       {"{\n  \"a\": tru\n}", 2, 8,
        "unexpected 'tru' where a value was expected (the literals are true, false, null)"},
-      {"NaN", 1, 1, "unexpected 'NaN' where a value was expected (the literals are true, false, null)"},
+      {"NaN", 1, 1,
+       "unexpected 'NaN' where a value was expected (the literals are true, false, null)"},
       {"'a'", 1, 1, "unexpected character ''' where a value was expected"},
       {"\x01", 1, 1, "unexpected character '\\x01' where a value was expected"},
       {"\xef\xbb\xbf{}", 1, 1, "a byte order mark is not allowed at the start of JSON text"},
@@ -180,8 +181,8 @@ TEST(JsonErrors, EachNamesWhatAndWhere) {
     EXPECT_EQ(v.error().message, c.message) << c.text;
     EXPECT_EQ(v.error().line, c.line) << c.text;
     EXPECT_EQ(v.error().column, c.column) << c.text;
-    EXPECT_EQ(v.error().ToString(), std::to_string(c.line) + ":" + std::to_string(c.column) +
-                                        ": " + c.message);
+    EXPECT_EQ(v.error().ToString(),
+              std::to_string(c.line) + ":" + std::to_string(c.column) + ": " + c.message);
   }
 }
 
@@ -258,8 +259,7 @@ TEST(JsonValue, IntegersAreExactTo64Bits) {
 }
 
 TEST(JsonValue, TinyNumbersUnderflowToSignedZero) {
-  EXPECT_EQ(Write(*Parse("[1e-400, -1e-400, 0.0000000000000000000000001e-350]")),
-            "[0.0,-0.0,0.0]");
+  EXPECT_EQ(Write(*Parse("[1e-400, -1e-400, 0.0000000000000000000000001e-350]")), "[0.0,-0.0,0.0]");
 }
 
 TEST(JsonValue, ObjectsKeepInsertionOrderAndCompareByIt) {
@@ -278,7 +278,10 @@ TEST(JsonWrite, EscapesAndFormats) {
   EXPECT_EQ(Write(Value(std::string("q\"b\\s/\b\f\n\r\t\x01\x1f\x7f\0z", 16))),
             "\"q\\\"b\\\\s/\\b\\f\\n\\r\\t\\u0001\\u001f\x7f\\u0000z\"");
   // Not UTF-8: each ill-formed subpart becomes U+FFFD, so the output always parses.
-  EXPECT_EQ(Write(Value("a\xff" "b\xe2\x82")), "\"a\xef\xbf\xbd" "b\xef\xbf\xbd\"");
+  EXPECT_EQ(Write(Value("a\xff"
+                        "b\xe2\x82")),
+            "\"a\xef\xbf\xbd"
+            "b\xef\xbf\xbd\"");
   EXPECT_EQ(Write(Value(std::nan(""))), "null");
   EXPECT_EQ(Write(Value(-std::numeric_limits<double>::infinity())), "null");
   EXPECT_EQ(Write(Value(Array{}), {.indent = 2}), "[]");

@@ -34,11 +34,11 @@ TEST(Utf8, EveryScalarValueEncodesAndDecodes) {
 
 TEST(Utf8, IllFormedSequencesAreFound) {
   EXPECT_EQ(FindInvalid("abc"), std::string_view::npos);
-  EXPECT_EQ(FindInvalid("ab\xc3"), 2u);             // truncated
-  EXPECT_EQ(FindInvalid("\xc0\x80"), 0u);           // overlong NUL
-  EXPECT_EQ(FindInvalid("a\xed\xa0\x80"), 1u);      // surrogate U+D800
-  EXPECT_EQ(FindInvalid("\xf4\x90\x80\x80"), 0u);   // above U+10FFFF
-  EXPECT_EQ(FindInvalid("\xe2\x82\xac\x80"), 3u);   // lone continuation byte
+  EXPECT_EQ(FindInvalid("ab\xc3"), 2u);               // truncated
+  EXPECT_EQ(FindInvalid("\xc0\x80"), 0u);             // overlong NUL
+  EXPECT_EQ(FindInvalid("a\xed\xa0\x80"), 1u);        // surrogate U+D800
+  EXPECT_EQ(FindInvalid("\xf4\x90\x80\x80"), 0u);     // above U+10FFFF
+  EXPECT_EQ(FindInvalid("\xe2\x82\xac\x80"), 3u);     // lone continuation byte
   EXPECT_EQ(DecodeFirst("\xf0\x9f\x98").length, 3u);  // maximal subpart of a truncated emoji
   EXPECT_FALSE(DecodeFirst("").valid);
 }

@@ -26,8 +26,9 @@ std::vector<std::uint8_t> Tagged(std::uint8_t tag, std::string_view text) {
 
 std::vector<std::uint8_t> RequestSeed() {
   std::vector<float> a{1, 2, 3, 4, 5, 6};
-  std::vector<ac::Value> args{ac::Value(ac::Tensor::Copy("f32", {2, 3}, std::as_bytes(std::span(a)))),
-                              ac::Value(7), ac::Value(ac::Value::List{ac::Value("x"), ac::Value()})};
+  std::vector<ac::Value> args{
+      ac::Value(ac::Tensor::Copy("f32", {2, 3}, std::as_bytes(std::span(a)))), ac::Value(7),
+      ac::Value(ac::Value::List{ac::Value("x"), ac::Value()})};
   ac::wire::Frame frame;
   std::vector<ac::Tensor> tensors;
   for (const auto& v : args) ac::ToWire(v, frame.mutable_header()->add_args(), tensors);

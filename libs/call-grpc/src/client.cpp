@@ -4,9 +4,9 @@
 #include <cstring>
 
 #include "alknet/call-grpc/remote.h"
+#include "alknet/call/worker_pool.h"
 #include "tensor_payload.h"
 #include "wire.h"
-#include "alknet/call/worker_pool.h"
 
 namespace alknet::call {
 
@@ -79,10 +79,9 @@ Result<std::vector<CallInfo>> RemoteRegistry::List() {
   if (!status.ok()) return impl_->Transport(status, ctx, "call.list");
   std::vector<CallInfo> out;
   for (const auto& c : reply.calls()) {
-    out.push_back(CallInfo{c.name(), c.signature(), c.owner(),
-                           CallFlags{c.async() ? Execution::kAsync : Execution::kSync,
-                                     c.side_effects()},
-                           c.doc()});
+    out.push_back(CallInfo{
+        c.name(), c.signature(), c.owner(),
+        CallFlags{c.async() ? Execution::kAsync : Execution::kSync, c.side_effects()}, c.doc()});
   }
   return out;
 }
@@ -131,8 +130,8 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   if (sending) stream->WritesDone();
 
   StreamFrame reply;
-  const bool have_result = stream->Read(&reply) && !reply.is_chunk &&
-                           reply.control.body_case() == wire::Frame::kResult;
+  const bool have_result =
+      stream->Read(&reply) && !reply.is_chunk && reply.control.body_case() == wire::Frame::kResult;
   std::shared_ptr<std::byte[]> buffer;
   std::uint64_t payload_bytes = 0;
   std::string protocol_error;
@@ -165,7 +164,8 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   }
   const grpc::Status status = stream->Finish();
   // When we cancelled (a bad result stream), our reason beats the CANCELLED status.
-  const bool we_cancelled = protocol_error.size() && protocol_error != "the result stream ended early";
+  const bool we_cancelled =
+      protocol_error.size() && protocol_error != "the result stream ended early";
   if (we_cancelled) return Error{ErrorCode::kInternal, call, protocol_error};
   if (!status.ok()) return impl_->Transport(status, ctx, call);
   if (!protocol_error.empty()) return Error{ErrorCode::kInternal, call, protocol_error};
@@ -196,9 +196,8 @@ void RemoteRegistry::InvokeAsync(std::string name, std::vector<Value> args, Call
     impl_->workers = std::make_unique<WorkerPool>(impl_->options.async_threads);
   });
   impl_->workers->Submit([this, name = std::move(name), args = std::move(args),
-                          options = std::move(options), done = std::move(done)] {
-    done(Invoke(name, args, options));
-  });
+                          options = std::move(options),
+                          done = std::move(done)] { done(Invoke(name, args, options)); });
 }
 
 }  // namespace alknet::call

@@ -27,8 +27,10 @@ bool IsLoopbackAddress(std::string_view host_port) {
   if (host.substr(0, 4) != "127.") return false;
   int dots = 0;
   for (char c : host) {
-    if (c == '.') ++dots;
-    else if (c < '0' || c > '9') return false;
+    if (c == '.')
+      ++dots;
+    else if (c < '0' || c > '9')
+      return false;
   }
   return dots == 3;
 }
@@ -97,8 +99,7 @@ struct CallServer::Impl {
     return grpc::Status::OK;
   }
 
-  grpc::Status List(grpc::ServerContext* ctx, const wire::ListRequest*,
-                    wire::ListReply* reply) {
+  grpc::Status List(grpc::ServerContext* ctx, const wire::ListRequest*, wire::ListReply* reply) {
     if (auto s = CheckToken(ctx); !s.ok()) return s;
     for (const auto& info : registry->Infos()) {
       auto* c = reply->add_calls();
@@ -206,8 +207,8 @@ struct CallServer::Impl {
           Clock::now() + std::chrono::duration_cast<Clock::duration>(remaining);
       if (from_client < limit) call_options.deadline = from_client;
     }
-    auto result = registry->Invoke(*record, args, call_options,
-                                   [ctx] { return ctx->IsCancelled(); });
+    auto result =
+        registry->Invoke(*record, args, call_options, [ctx] { return ctx->IsCancelled(); });
     if (!result) {
       const Error& e = result.error();
       std::string message = e.message;
@@ -229,8 +230,8 @@ struct CallServer::Impl {
     auto payload = std::make_shared<const EncodedPayload>(std::move(*encoded));
     reply.control.mutable_result()->set_payload_bytes(payload->size);
     if (!stream->Write(reply) ||
-        !SendPayload(stream, payload, std::min<std::size_t>(options.limits.max_message_bytes / 2,
-                                                            4u << 20))) {
+        !SendPayload(stream, payload,
+                     std::min<std::size_t>(options.limits.max_message_bytes / 2, 4u << 20))) {
       return Fail(ctx, ErrorCode::kCancelled, name, "the client went away while receiving");
     }
     return grpc::Status::OK;
@@ -309,8 +310,7 @@ namespace alknet::call {
 Result<std::string> ReadTextFile(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) {
-    return MakeError(ErrorCode::kNotFound,
-                     "cannot open " + path + ": " + std::strerror(errno));
+    return MakeError(ErrorCode::kNotFound, "cannot open " + path + ": " + std::strerror(errno));
   }
   std::string out;
   char buf[4096];

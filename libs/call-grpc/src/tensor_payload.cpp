@@ -113,9 +113,8 @@ class PayloadBufferCache {
       if (!data) throw std::bad_alloc();
       madvise(data, rounded, MADV_HUGEPAGE);  // advice only: failure means small pages
     }
-    return std::shared_ptr<std::byte[]>(data, [this, capacity](std::byte* p) {
-      Release(p, capacity);
-    });
+    return std::shared_ptr<std::byte[]>(data,
+                                        [this, capacity](std::byte* p) { Release(p, capacity); });
   }
 
  private:
@@ -144,7 +143,8 @@ class PayloadBufferCache {
 }  // namespace
 
 std::shared_ptr<std::byte[]> AllocatePayload(std::size_t size) {
-  if (size < 4 * PayloadBufferCache::kHuge) return std::make_shared_for_overwrite<std::byte[]>(size);
+  if (size < 4 * PayloadBufferCache::kHuge)
+    return std::make_shared_for_overwrite<std::byte[]>(size);
   // Leaked on purpose: buffers may be released by threads still running at exit.
   static auto* cache = new PayloadBufferCache;
   return cache->Acquire(size);
@@ -168,8 +168,8 @@ Result<EncodedPayload> EncodePayload(std::vector<Tensor> tensors) {
   for (std::size_t i = 0; i < ts.size(); ++i) {
     const tensor::DTypeInfo* info = tensor::FindDType(ts[i].dtype);
     if (!info) {
-      return MakeError(ErrorCode::kInvalidArgument, "tensor " + std::to_string(i) +
-                                                        " has unknown dtype '" + ts[i].dtype + "'");
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "tensor " + std::to_string(i) + " has unknown dtype '" + ts[i].dtype + "'");
     }
     const auto dims = Dims(ts[i]);
     if (auto s = writer.Declare(std::to_string(i), info->dtype, dims); !s) return fail(i, s);

@@ -31,11 +31,9 @@ Result<Value> FromWireAt(const wire::Value& in, const std::vector<Tensor>& tenso
     case wire::Value::kMap: {
       const auto& m = in.map();
       if (m.keys_size() != m.values_size()) {
-        return MakeError(ErrorCode::kInvalidArgument, "map with " +
-                                                          std::to_string(m.keys_size()) +
-                                                          " keys but " +
-                                                          std::to_string(m.values_size()) +
-                                                          " values");
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "map with " + std::to_string(m.keys_size()) + " keys but " +
+                             std::to_string(m.values_size()) + " values");
       }
       Value::Map map;
       for (int i = 0; i < m.keys_size(); ++i) {
@@ -124,8 +122,9 @@ Error FromStatus(const grpc::Status& status,
   if (auto it = trailers.find(kCallKey); it != trailers.end()) {
     e.call.assign(it->second.data(), it->second.size());
   }
-  if (e.message.empty()) e.message = "remote call failed with gRPC status " +
-                                     std::to_string(static_cast<int>(status.error_code()));
+  if (e.message.empty())
+    e.message = "remote call failed with gRPC status " +
+                std::to_string(static_cast<int>(status.error_code()));
   return e;
 }
 

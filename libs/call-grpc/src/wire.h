@@ -65,8 +65,9 @@ class SerializationTraits<alknet::call::StreamFrame, void> {
       auto* keep = new std::shared_ptr<const void>(f.keep);
       Slice slices[2] = {
           Slice(&tag, 1, Slice::STATIC_SLICE),
-          Slice(const_cast<std::byte*>(f.out_chunk.data()), f.out_chunk.size(),
-                [](void* p) { delete static_cast<std::shared_ptr<const void>*>(p); }, keep)};
+          Slice(
+              const_cast<std::byte*>(f.out_chunk.data()), f.out_chunk.size(),
+              [](void* p) { delete static_cast<std::shared_ptr<const void>*>(p); }, keep)};
       *out = ByteBuffer(slices, 2);
       return Status::OK;
     }
@@ -123,8 +124,7 @@ using ServerStream = grpc::ServerReaderWriter<StreamFrame, StreamFrame>;
 using ClientStream = grpc::ClientReaderWriter<StreamFrame, StreamFrame>;
 
 inline std::unique_ptr<ClientStream> OpenInvoke(grpc::Channel* channel, grpc::ClientContext* ctx) {
-  const grpc::internal::RpcMethod method(kInvokeMethod,
-                                         grpc::internal::RpcMethod::BIDI_STREAMING);
+  const grpc::internal::RpcMethod method(kInvokeMethod, grpc::internal::RpcMethod::BIDI_STREAMING);
   return std::unique_ptr<ClientStream>(
       grpc::internal::ClientReaderWriterFactory<StreamFrame, StreamFrame>::Create(channel, method,
                                                                                   ctx));
@@ -133,10 +133,9 @@ inline std::unique_ptr<ClientStream> OpenInvoke(grpc::Channel* channel, grpc::Cl
 inline grpc::Status CallList(grpc::Channel* channel, grpc::ClientContext* ctx,
                              const wire::ListRequest& request, wire::ListReply* reply) {
   const grpc::internal::RpcMethod method(kListMethod, grpc::internal::RpcMethod::NORMAL_RPC);
-  return grpc::internal::BlockingUnaryCall<wire::ListRequest, wire::ListReply,
-                                           grpc::protobuf::MessageLite,
-                                           grpc::protobuf::MessageLite>(channel, method, ctx,
-                                                                        request, reply);
+  return grpc::internal::BlockingUnaryCall<
+      wire::ListRequest, wire::ListReply, grpc::protobuf::MessageLite, grpc::protobuf::MessageLite>(
+      channel, method, ctx, request, reply);
 }
 
 // The server side: a Service with the two methods, forwarding to `Handler`'s List and Invoke.
@@ -168,8 +167,9 @@ void ToWire(const Value& value, wire::Value* out, std::vector<Tensor>& tensors);
 Result<Value> FromWire(const wire::Value& in, const std::vector<Tensor>& tensors);
 
 grpc::Status ToStatus(const Error& error);
-Error FromStatus(const grpc::Status& status, const std::multimap<grpc::string_ref,
-                 grpc::string_ref>& trailers, std::string_view call);
+Error FromStatus(const grpc::Status& status,
+                 const std::multimap<grpc::string_ref, grpc::string_ref>& trailers,
+                 std::string_view call);
 
 // HTTP/2 settings both ends use: large frames and a large flow-control window, so a
 // streamed tensor is not cut into 16 KiB frames nor stalled waiting for window updates.
@@ -185,4 +185,3 @@ void ApplyTransportTuning(SetInt&& set_int) {
 inline constexpr char kCallKey[] = "alknet-call";
 
 }  // namespace alknet::call
-

@@ -27,8 +27,8 @@ std::vector<Tensor> Sample() {
   std::vector<std::int64_t> b{-1, 1LL << 40};
   std::vector<std::byte> q(18 * 2, std::byte{0x5a});  // two q4_0 blocks
   return {Tensor::Copy("f32", {3}, std::as_bytes(std::span(a))),
-          Tensor::Copy("i64", {1, 2}, std::as_bytes(std::span(b))),
-          Tensor::Copy("u8", {0, 4}, {}), Tensor::Copy("q4_0", {64}, q)};
+          Tensor::Copy("i64", {1, 2}, std::as_bytes(std::span(b))), Tensor::Copy("u8", {0, 4}, {}),
+          Tensor::Copy("q4_0", {64}, q)};
 }
 
 TEST(Payload, RoundTripWithoutCopyingTensorData) {

@@ -4,8 +4,8 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "wire.h"
 #include "remote_fixture.h"
+#include "wire.h"
 
 namespace alknet::call {
 namespace {
@@ -67,13 +67,17 @@ TEST_F(RemoteFault, MalformedRequestsGetClearErrors) {
   cases.push_back({"chunk first", {Chunk("xx")}, "first frame must be a header"});
   cases.push_back({"tensor index", {bad_index}, "refers to tensor 3"});
   cases.push_back({"map keys", {bad_map}, "1 keys but 0 values"});
-  cases.push_back({"short payload", {Header("test.echo", 100), Chunk(std::string(50, 'x'))},
+  cases.push_back({"short payload",
+                   {Header("test.echo", 100), Chunk(std::string(50, 'x'))},
                    "ended after 50 of 100"});
-  cases.push_back({"long payload", {Header("test.echo", 10), Chunk(std::string(11, 'x'))},
+  cases.push_back({"long payload",
+                   {Header("test.echo", 10), Chunk(std::string(11, 'x'))},
                    "exceed the declared 10"});
-  cases.push_back({"garbage payload", {Header("test.echo", 16), Chunk(std::string(16, 'x'))},
+  cases.push_back({"garbage payload",
+                   {Header("test.echo", 16), Chunk(std::string(16, 'x'))},
                    "malformed tensor payload"});
-  cases.push_back({"header twice", {Header("test.echo", 4), Header("test.echo", 0)},
+  cases.push_back({"header twice",
+                   {Header("test.echo", 4), Header("test.echo", 0)},
                    "expected a payload chunk"});
   for (auto& c : cases) {
     auto raw = Raw();
@@ -139,9 +143,8 @@ TEST_F(RemoteFlood, ThousandConcurrentCallsFromEightClients) {
   std::vector<std::future<Result<Value>>> futures;
   for (int i = 0; i < kCallsEach; ++i) {
     for (int c = 0; c < kClients; ++c) {
-      futures.push_back(clients[c]->InvokeAsync("test.overlap",
-                                                {Value(1000), Value(i * kClients + c)},
-                                                CallOptions::WithTimeout(60s)));
+      futures.push_back(clients[c]->InvokeAsync(
+          "test.overlap", {Value(1000), Value(i * kClients + c)}, CallOptions::WithTimeout(60s)));
     }
   }
   int ok = 0;
@@ -184,8 +187,8 @@ TEST_F(RemoteFault, FloodOverTheLimitIsRefusedCleanly) {
   }
   EXPECT_EQ(ok + refused, kClients * kCallsEach);
   EXPECT_GE(ok, 64);
-  std::printf("flood of 1000 calls (256 in flight) against a limit of 64: %d ok, %d refused\n",
-              ok, refused);
+  std::printf("flood of 1000 calls (256 in flight) against a limit of 64: %d ok, %d refused\n", ok,
+              refused);
   ExpectServerAnswers();
 }
 
@@ -214,8 +217,7 @@ TEST_F(RemoteLimits, OversizedTensorIsRefusedBeforeItIsBuffered) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kResourceExhausted);
   EXPECT_EQ(r.error().call, "tensor.info");
-  EXPECT_NE(r.error().message.find("--max-tensor-bytes"), std::string::npos)
-      << r.error().message;
+  EXPECT_NE(r.error().message.find("--max-tensor-bytes"), std::string::npos) << r.error().message;
   // Under the limit it works.
   std::vector<Value> small{Value(RandomTensor("f32", {128, 1024}, 3))};
   auto ok = client->Invoke("tensor.info", small);

@@ -5,8 +5,8 @@
 
 #include <random>
 
-#include "alknet/call/builtins.h"
 #include "alknet/call-grpc/remote.h"
+#include "alknet/call/builtins.h"
 #include "test_component.h"
 
 namespace alknet::call::testing {

@@ -85,8 +85,11 @@ TEST_F(Remote, TensorsRoundTripBitExact) {
   // exercise the payload padding.
   for (auto [dtype, shape, seed] :
        std::vector<std::tuple<const char*, std::vector<std::int64_t>, unsigned>>{
-           {"f32", {1021, 1031}, 7}, {"f64", {3, 7, 11}, 8}, {"i64", {1}, 9},
-           {"bf16", {2, 3, 5, 7}, 10}, {"u8", {(4 << 20) + 3}, 11}}) {
+           {"f32", {1021, 1031}, 7},
+           {"f64", {3, 7, 11}, 8},
+           {"i64", {1}, 9},
+           {"bf16", {2, 3, 5, 7}, 10},
+           {"u8", {(4 << 20) + 3}, 11}}) {
     std::vector<Value> args{Value(RandomTensor(dtype, shape, seed)), Value(1),
                             Value(RandomTensor("f32", {5}, seed + 100))};
     auto r = client->Invoke("test.echo", args);
@@ -187,9 +190,10 @@ TEST(RemoteStart, ConstantTimeEquals) {
 TEST(RemoteTls, ClientVerifiesTheServer) {
   const std::string dir = ::testing::TempDir() + "alknet_tls_" + std::to_string(getpid());
   const std::string cmd =
-      "mkdir -p " + dir + " && openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
-      "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout " + dir + "/key.pem -out " +
-      dir + "/cert.pem 2>/dev/null";
+      "mkdir -p " + dir +
+      " && openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+      "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout " +
+      dir + "/key.pem -out " + dir + "/cert.pem 2>/dev/null";
   if (std::system(cmd.c_str()) != 0) GTEST_SKIP() << "openssl could not make a certificate";
   auto slurp = [](const std::string& path) {
     std::ifstream in(path);

@@ -81,9 +81,9 @@ void CancelToken::RemoveCallback(std::uint64_t id) const {
 }
 
 Error CallContext::StopError() const {
-  if (Cancelled()) return Error{ErrorCode::kCancelled, std::string(call_), "the call was cancelled"};
-  return Error{ErrorCode::kDeadlineExceeded, std::string(call_),
-               "the call ran past its deadline"};
+  if (Cancelled())
+    return Error{ErrorCode::kCancelled, std::string(call_), "the call was cancelled"};
+  return Error{ErrorCode::kDeadlineExceeded, std::string(call_), "the call ran past its deadline"};
 }
 
 }  // namespace alknet::call

@@ -53,10 +53,9 @@ base::json::Value ToDocument(const Value& v) {
       const Tensor& t = v.as_tensor();
       base::json::Array shape;
       for (auto d : t.shape) shape.emplace_back(d);
-      return base::json::Object{
-          {"$tensor", base::json::Object{{"dtype", t.dtype},
-                                         {"shape", std::move(shape)},
-                                         {"bytes", t.data.size()}}}};
+      return base::json::Object{{"$tensor", base::json::Object{{"dtype", t.dtype},
+                                                               {"shape", std::move(shape)},
+                                                               {"bytes", t.data.size()}}}};
     }
   }
   return nullptr;

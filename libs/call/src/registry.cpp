@@ -36,9 +36,9 @@ Error RegistrationError(ErrorCode code, std::string message) {
 }
 
 Result<Value> NotFound(std::string_view name) {
-  return Error{ErrorCode::kNotFound, std::string(name),
-               "no call named '" + std::string(name) +
-                   "' is registered (`alknet calls` lists them)"};
+  return Error{
+      ErrorCode::kNotFound, std::string(name),
+      "no call named '" + std::string(name) + "' is registered (`alknet calls` lists them)"};
 }
 
 }  // namespace
@@ -62,9 +62,9 @@ CallRegistry::~CallRegistry() = default;
 Status CallRegistry::AddComponent(Component component) {
   std::unique_lock lock(mutex_);
   if (sealed()) {
-    return RegistrationError(ErrorCode::kFailedPrecondition,
-                             "component '" + component.name +
-                                 "' cannot register: the registry is sealed");
+    return RegistrationError(
+        ErrorCode::kFailedPrecondition,
+        "component '" + component.name + "' cannot register: the registry is sealed");
   }
   if (component.name.empty()) {
     return RegistrationError(ErrorCode::kInvalidArgument, "a component needs a name");
@@ -90,42 +90,41 @@ Status CallRegistry::AddComponent(Component component) {
   OwnerMap claimed;
   for (auto& decl : component.calls) {
     if (!ValidCallName(decl.name)) {
-      return RegistrationError(
-          ErrorCode::kInvalidArgument,
-          "component '" + component.name + "': call name '" + decl.name +
-              "' is not dot-namespaced lower_case (like 'tensor.info')");
+      return RegistrationError(ErrorCode::kInvalidArgument,
+                               "component '" + component.name + "': call name '" + decl.name +
+                                   "' is not dot-namespaced lower_case (like 'tensor.info')");
     }
     const std::string ns(NamespaceOf(decl.name));
-    if (auto it = namespace_owner_.find(ns); it != namespace_owner_.end() &&
-                                             it->second != component.name) {
+    if (auto it = namespace_owner_.find(ns);
+        it != namespace_owner_.end() && it->second != component.name) {
       return RegistrationError(ErrorCode::kPermissionDenied,
-                               "component '" + component.name + "' cannot register '" +
-                                   decl.name + "': namespace '" + ns +
-                                   "' belongs to component '" + it->second + "'");
+                               "component '" + component.name + "' cannot register '" + decl.name +
+                                   "': namespace '" + ns + "' belongs to component '" + it->second +
+                                   "'");
     }
     if (auto it = records_.find(decl.name); it != records_.end()) {
       return RegistrationError(ErrorCode::kAlreadyExists,
-                               "component '" + component.name + "' cannot register '" +
-                                   decl.name + "': already registered by component '" +
-                                   it->second->owner + "'");
+                               "component '" + component.name + "' cannot register '" + decl.name +
+                                   "': already registered by component '" + it->second->owner +
+                                   "'");
     }
     for (const auto& s : staged) {
       if (s->name == decl.name) {
-        return RegistrationError(ErrorCode::kAlreadyExists,
-                                 "component '" + component.name + "' declares '" + decl.name +
-                                     "' twice");
+        return RegistrationError(
+            ErrorCode::kAlreadyExists,
+            "component '" + component.name + "' declares '" + decl.name + "' twice");
       }
     }
     if (!decl.handler) {
-      return RegistrationError(ErrorCode::kInvalidArgument,
-                               "component '" + component.name + "': call '" + decl.name +
-                                   "' has no handler");
+      return RegistrationError(
+          ErrorCode::kInvalidArgument,
+          "component '" + component.name + "': call '" + decl.name + "' has no handler");
     }
     auto sig = ParseSignature(decl.signature);
     if (!sig) {
-      return RegistrationError(ErrorCode::kInvalidArgument,
-                               "component '" + component.name + "': call '" + decl.name +
-                                   "': " + sig.error().message);
+      return RegistrationError(
+          ErrorCode::kInvalidArgument,
+          "component '" + component.name + "': call '" + decl.name + "': " + sig.error().message);
     }
     claimed.emplace(ns, component.name);
     auto record = std::make_unique<CallRecord>();

@@ -7,9 +7,8 @@ namespace alknet::call {
 
 namespace {
 
-constexpr std::string_view kTypeNames[] = {"any",    "null",   "bool",  "int",
-                                           "float",  "number", "string", "bytes",
-                                           "list",   "map",    "tensor"};
+constexpr std::string_view kTypeNames[] = {"any",    "null",  "bool", "int", "float", "number",
+                                           "string", "bytes", "list", "map", "tensor"};
 
 // A tiny cursor over the signature text; errors report the column (1-based).
 class Cursor {
@@ -39,9 +38,9 @@ class Cursor {
     return pos_ == text_.size();
   }
   Error Fail(std::string_view what) const {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "signature \"" + std::string(text_) + "\", column " +
-                         std::to_string(pos_ + 1) + ": " + std::string(what));
+    return MakeError(ErrorCode::kInvalidArgument, "signature \"" + std::string(text_) +
+                                                      "\", column " + std::to_string(pos_ + 1) +
+                                                      ": " + std::string(what));
   }
 
  private:
@@ -133,8 +132,7 @@ Result<Signature> ParseSignature(std::string_view text) {
   return sig;
 }
 
-Status CheckArguments(std::string_view call, const Signature& sig,
-                            std::span<const Value> args) {
+Status CheckArguments(std::string_view call, const Signature& sig, std::span<const Value> args) {
   auto fail = [&](std::string message) {
     return Error{ErrorCode::kInvalidArgument, std::string(call), std::move(message)};
   };

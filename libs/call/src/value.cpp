@@ -70,16 +70,18 @@ Status Tensor::Validate() const {
   auto bytes = tensor::ByteLength(info->dtype, dims);
   if (!bytes) return MakeError(ErrorCode::kInvalidArgument, bytes.error().message());
   if (*bytes != data.size()) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "tensor of dtype " + dtype + " and shape [" + [&] {
-                       std::string s;
-                       for (std::size_t i = 0; i < shape.size(); ++i) {
-                         if (i) s += ",";
-                         s += std::to_string(shape[i]);
-                       }
-                       return s;
-                     }() + "] needs " + std::to_string(*bytes) + " bytes, has " +
-                         std::to_string(data.size()));
+    return MakeError(
+        ErrorCode::kInvalidArgument, "tensor of dtype " + dtype + " and shape [" +
+                                         [&] {
+                                           std::string s;
+                                           for (std::size_t i = 0; i < shape.size(); ++i) {
+                                             if (i) s += ",";
+                                             s += std::to_string(shape[i]);
+                                           }
+                                           return s;
+                                         }() +
+                                         "] needs " + std::to_string(*bytes) + " bytes, has " +
+                                         std::to_string(data.size()));
   }
   return {};
 }

@@ -77,9 +77,8 @@ TEST_F(Invoke, AsyncFutureAndCallback) {
   EXPECT_EQ(r->as_int(), 2);
 
   std::promise<std::int64_t> got;
-  reg_.InvokeAsync("test.add", {Value(1), Value(2)}, {}, [&](Result<Value> v) {
-    got.set_value(v.ok() ? v->as_int() : -1);
-  });
+  reg_.InvokeAsync("test.add", {Value(1), Value(2)}, {},
+                   [&](Result<Value> v) { got.set_value(v.ok() ? v->as_int() : -1); });
   EXPECT_EQ(got.get_future().get(), 3);
 }
 

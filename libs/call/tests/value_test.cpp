@@ -26,13 +26,12 @@ TEST(Signature, ErrorsGiveTheColumn) {
     const char* text;
     const char* needle;
   };
-  for (const Case& c : {Case{"(x: int", "expected ',' or ')'"},
-                        Case{"(x int) -> int", "column 4"},
-                        Case{"(x: int?, y: int) -> int", "follows an optional"},
-                        Case{"(...x: int, y: int) -> int", "variadic parameter must be the last"},
-                        Case{"(x: int, x: int) -> int", "appears twice"},
-                        Case{"() -> int extra", "unexpected text"},
-                        Case{"() int", "expected '->'"}}) {
+  for (const Case& c :
+       {Case{"(x: int", "expected ',' or ')'"}, Case{"(x int) -> int", "column 4"},
+        Case{"(x: int?, y: int) -> int", "follows an optional"},
+        Case{"(...x: int, y: int) -> int", "variadic parameter must be the last"},
+        Case{"(x: int, x: int) -> int", "appears twice"},
+        Case{"() -> int extra", "unexpected text"}, Case{"() int", "expected '->'"}}) {
     auto s = ParseSignature(c.text);
     ASSERT_FALSE(s.ok()) << c.text;
     EXPECT_NE(s.error().message.find(c.needle), std::string::npos)
@@ -131,12 +130,12 @@ TEST(Json, ErrorsAreClear) {
     const char* text;
     const char* needle;
   };
-  for (const Case& c : {Case{"", "end of the text"}, Case{"[1,", "end of the text"},
-                        Case{"01", "cannot start with 0"},
-                        Case{"99999999999999999999", "does not fit in int64"},
-                        Case{"\"abc", "unterminated string"}, Case{"{\"a\" 1}", "expected ':'"},
-                        Case{"{\"a\":1,\"a\":2}", "duplicate key"}, Case{"tru", "unexpected"},
-                        Case{"1 2", "after the JSON value"}, Case{"\"\\ud800\"", "surrogate"}}) {
+  for (const Case& c :
+       {Case{"", "end of the text"}, Case{"[1,", "end of the text"},
+        Case{"01", "cannot start with 0"}, Case{"99999999999999999999", "does not fit in int64"},
+        Case{"\"abc", "unterminated string"}, Case{"{\"a\" 1}", "expected ':'"},
+        Case{"{\"a\":1,\"a\":2}", "duplicate key"}, Case{"tru", "unexpected"},
+        Case{"1 2", "after the JSON value"}, Case{"\"\\ud800\"", "surrogate"}}) {
     auto v = ParseJson(c.text);
     ASSERT_FALSE(v.ok()) << c.text;
     EXPECT_NE(v.error().message.find(c.needle), std::string::npos)

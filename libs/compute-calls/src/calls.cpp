@@ -1,7 +1,7 @@
 #include "alknet/compute-calls/calls.h"
 
-#include <mutex>
 #include <cctype>
+#include <mutex>
 #include <set>
 
 #include "alknet/compute/executor.h"
@@ -24,12 +24,15 @@ struct Device {
     if (!executor) {
       auto created = webgpu::Context::Create();
       if (!created.ok()) {
-        return c::MakeError(c::ErrorCode::kUnavailable, "no WebGPU device: " + created.error().ToString());
+        return c::MakeError(c::ErrorCode::kUnavailable,
+                            "no WebGPU device: " + created.error().ToString());
       }
       ctx = std::move(created).value();
       executor = std::make_unique<Executor>(*ctx);
     }
-    if (ctx->lost()) return c::MakeError(c::ErrorCode::kUnavailable, "the WebGPU device was lost: " + ctx->lost_message());
+    if (ctx->lost())
+      return c::MakeError(c::ErrorCode::kUnavailable,
+                          "the WebGPU device was lost: " + ctx->lost_message());
     return executor.get();
   }
 };
@@ -71,14 +74,16 @@ c::Result<AttrValue> ToAttr(const std::string& name, const c::Value& v) {
           all_int = false;
           floats.push_back(x.as_float());
         } else {
-          return c::MakeError(c::ErrorCode::kInvalidArgument, "attribute '" + name + "': lists hold numbers only");
+          return c::MakeError(c::ErrorCode::kInvalidArgument,
+                              "attribute '" + name + "': lists hold numbers only");
         }
       }
       return all_int ? AttrValue(ints) : AttrValue(floats);
     }
     default:
       return c::MakeError(c::ErrorCode::kInvalidArgument,
-                          "attribute '" + name + "' is a " + std::string(c::ValueKindName(v.kind())) +
+                          "attribute '" + name + "' is a " +
+                              std::string(c::ValueKindName(v.kind())) +
                               "; attributes are int, float, string or a list of numbers");
   }
 }
@@ -88,9 +93,9 @@ c::Result<c::Value> RunOp(const std::string& op, std::span<const c::Value> args)
   for (size_t i = 0; i < args[0].as_list().size(); ++i) {
     const c::Value& v = args[0].as_list()[i];
     if (v.kind() != c::ValueKind::kTensor) {
-      return c::MakeError(c::ErrorCode::kInvalidArgument, "inputs[" + std::to_string(i) + "] is a " +
-                                                              std::string(c::ValueKindName(v.kind())) +
-                                                              ", not a tensor");
+      return c::MakeError(c::ErrorCode::kInvalidArgument,
+                          "inputs[" + std::to_string(i) + "] is a " +
+                              std::string(c::ValueKindName(v.kind())) + ", not a tensor");
     }
     in.push_back(v.as_tensor());
   }
@@ -112,11 +117,14 @@ c::Result<c::Value> RunOp(const std::string& op, std::span<const c::Value> args)
   for (size_t i = 0; i < in.size(); ++i) {
     const tensor::DTypeInfo* info = tensor::FindDType(in[i].dtype);
     if (info == nullptr) {
-      return c::MakeError(c::ErrorCode::kInvalidArgument, "inputs[" + std::to_string(i) + "]: unknown dtype '" + in[i].dtype + "'");
+      return c::MakeError(c::ErrorCode::kInvalidArgument,
+                          "inputs[" + std::to_string(i) + "]: unknown dtype '" + in[i].dtype + "'");
     }
     Shape shape;
     for (int64_t d : in[i].shape) {
-      if (d < 0) return c::MakeError(c::ErrorCode::kInvalidArgument, "inputs[" + std::to_string(i) + "]: negative dimension");
+      if (d < 0)
+        return c::MakeError(c::ErrorCode::kInvalidArgument,
+                            "inputs[" + std::to_string(i) + "]: negative dimension");
       shape.push_back(static_cast<uint64_t>(d));
     }
     auto t = (*ex)->Upload(info->dtype, shape, in[i].data);
@@ -128,7 +136,8 @@ c::Result<c::Value> RunOp(const std::string& op, std::span<const c::Value> args)
   auto host = (*ex)->Download(*out);
   if (!host.ok()) return ToCallError(host.error());
   std::vector<int64_t> shape(host->shape.begin(), host->shape.end());
-  return c::Value(c::Tensor::Adopt(DTypeName(host->dtype), std::move(shape), std::move(host->data)));
+  return c::Value(
+      c::Tensor::Adopt(DTypeName(host->dtype), std::move(shape), std::move(host->data)));
 }
 
 c::Result<c::Value> RunSha256(std::span<const c::Value> args) {
@@ -137,7 +146,8 @@ c::Result<c::Value> RunSha256(std::span<const c::Value> args) {
     const c::Value& v = args[0].as_list()[i];
     if (v.kind() == c::ValueKind::kBytes) {
       msgs.push_back(std::as_bytes(std::span(v.as_bytes())));
-    } else if (v.kind() == c::ValueKind::kTensor && (v.as_tensor().dtype == "u8" || v.as_tensor().dtype == "i8")) {
+    } else if (v.kind() == c::ValueKind::kTensor &&
+               (v.as_tensor().dtype == "u8" || v.as_tensor().dtype == "i8")) {
       msgs.push_back(v.as_tensor().data);
     } else {
       return c::MakeError(c::ErrorCode::kInvalidArgument,
@@ -177,7 +187,8 @@ c::Component ComputeComponent() {
   std::set<std::string> seen;
   for (const OpRecord& r : OpTable::Default().records()) {
     if (r.family == "internal") continue;  // building blocks of composites, not ONNX ops
-    if (!seen.insert(r.name).second) continue;  // one call per op; the opset argument picks the record
+    if (!seen.insert(r.name).second)
+      continue;  // one call per op; the opset argument picks the record
     c::CallDecl d;
     d.name = CallNameOf(r.name);
     d.signature = "(inputs: list, attrs: map?, opset: int?) -> tensor";

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "alknet/call/builtins.h"
 #include "alknet/call-grpc/remote.h"
+#include "alknet/call/builtins.h"
 #include "alknet/compute-calls/calls.h"
 #include "test_util.h"
 
@@ -76,36 +76,45 @@ TEST_F(ComputeCalls, RemoteOpsMatchTheReference) {
   std::vector<float> a(3 * 5 * 7), b(5 * 1);
   for (float& v : a) v = u(rng);
   for (float& v : b) v = u(rng);
-  for (c::CallTarget* target : {static_cast<c::CallTarget*>(&registry_), static_cast<c::CallTarget*>(remote_.get())}) {
-    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({3, 5, 7}, a), F32Tensor({5, 1}, b)})};
-    auto r = target->Invoke("compute.mul", args, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
+  for (c::CallTarget* target :
+       {static_cast<c::CallTarget*>(&registry_), static_cast<c::CallTarget*>(remote_.get())}) {
+    std::vector<c::Value> args{
+        c::Value(c::Value::List{F32Tensor({3, 5, 7}, a), F32Tensor({5, 1}, b)})};
+    auto r =
+        target->Invoke("compute.mul", args, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
     ASSERT_TRUE(r.ok()) << r.error().ToString();
     ASSERT_EQ(r->as_tensor().dtype, "f32");
     ASSERT_EQ(r->as_tensor().shape, (std::vector<int64_t>{3, 5, 7}));
     std::vector<float> got = Floats(r->as_tensor());
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 5; ++j)
-        for (int k = 0; k < 7; ++k) EXPECT_EQ(got[(i * 5 + j) * 7 + k], a[(i * 5 + j) * 7 + k] * b[j]);
+        for (int k = 0; k < 7; ++k)
+          EXPECT_EQ(got[(i * 5 + j) * 7 + k], a[(i * 5 + j) * 7 + k] * b[j]);
 
     // Attributes and opset travel too: Gemm with transB, alpha.
-    std::vector<float> x = {1, 2, 3, 4, 5, 6}, w = {1, 0, -1, 2, 1, 0};  // x [2,3], w [2,3] (transB)
-    std::vector<c::Value> gargs{c::Value(c::Value::List{F32Tensor({2, 3}, x), F32Tensor({2, 3}, w)}),
-                                c::Value(c::Value::Map{{"transB", c::Value(1)}, {"alpha", c::Value(0.5)}}),
-                                c::Value(13)};
-    auto g = target->Invoke("compute.gemm", gargs, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
+    std::vector<float> x = {1, 2, 3, 4, 5, 6},
+                       w = {1, 0, -1, 2, 1, 0};  // x [2,3], w [2,3] (transB)
+    std::vector<c::Value> gargs{
+        c::Value(c::Value::List{F32Tensor({2, 3}, x), F32Tensor({2, 3}, w)}),
+        c::Value(c::Value::Map{{"transB", c::Value(1)}, {"alpha", c::Value(0.5)}}), c::Value(13)};
+    auto g = target->Invoke("compute.gemm", gargs,
+                            c::CallOptions::WithTimeout(std::chrono::seconds(60)));
     ASSERT_TRUE(g.ok()) << g.error().ToString();
     EXPECT_EQ(Floats(g->as_tensor()), (std::vector<float>{-1, 2, -1, 6.5f}));
   }
 }
 
 TEST_F(ComputeCalls, RemoteErrorsNameTheProblem) {
-  std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({3}, {1, 2, 3}), F32Tensor({4}, {1, 2, 3, 4})})};
-  auto r = remote_->Invoke("compute.add", args, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
+  std::vector<c::Value> args{
+      c::Value(c::Value::List{F32Tensor({3}, {1, 2, 3}), F32Tensor({4}, {1, 2, 3, 4})})};
+  auto r =
+      remote_->Invoke("compute.add", args, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, c::ErrorCode::kInvalidArgument);
   EXPECT_NE(r.error().message.find("do not broadcast"), std::string::npos) << r.error().message;
   std::vector<c::Value> bad{c::Value(c::Value::List{c::Value(3)})};
-  auto r2 = remote_->Invoke("compute.relu", bad, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
+  auto r2 =
+      remote_->Invoke("compute.relu", bad, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
   ASSERT_FALSE(r2.ok());
   EXPECT_NE(r2.error().message.find("inputs[0] is a int"), std::string::npos) << r2.error().message;
 }
@@ -123,7 +132,8 @@ TEST_F(ComputeCalls, RemoteSha256MatchesOpenSsl) {
   std::vector<std::byte> u8(100, std::byte{7});
   msgs.emplace_back(c::Tensor::Copy("u8", {100}, u8));
   std::vector<c::Value> args{c::Value(msgs)};
-  auto r = remote_->Invoke("crypto.sha256", args, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
+  auto r =
+      remote_->Invoke("crypto.sha256", args, c::CallOptions::WithTimeout(std::chrono::seconds(60)));
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   ASSERT_EQ(r->as_list().size(), msgs.size());
   for (size_t i = 0; i < raw.size(); ++i) {

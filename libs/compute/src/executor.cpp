@@ -18,7 +18,8 @@ namespace wg = alknet::webgpu;
 
 Error FromWebGpu(const wg::Error& e) {
   // The layer's limit checks name the limit; keep them recognisable as limits.
-  const bool limit = e.code == wg::ErrorCode::kInvalidArgument && e.message.find("limit") != std::string::npos;
+  const bool limit =
+      e.code == wg::ErrorCode::kInvalidArgument && e.message.find("limit") != std::string::npos;
   return Error{limit ? ErrorCode::kLimit : ErrorCode::kDevice, e.ToString()};
 }
 
@@ -41,7 +42,8 @@ DeviceCaps CapsOf(const wg::Context& ctx) {
   return c;
 }
 
-int Graph::Add(std::string op, std::vector<int> inputs, Attributes attributes, int opset, int output_count) {
+int Graph::Add(std::string op, std::vector<int> inputs, Attributes attributes, int opset,
+               int output_count) {
   Node n;
   n.op = std::move(op);
   n.inputs = std::move(inputs);
@@ -55,7 +57,10 @@ int Graph::Add(std::string op, std::vector<int> inputs, Attributes attributes, i
 }
 
 Executor::Executor(wg::Context& ctx, ExecutorOptions options)
-    : ctx_(ctx), options_(options), caps_(options.caps ? *options.caps : CapsOf(ctx)), generator_(std::make_unique<WgslGenerator>()) {}
+    : ctx_(ctx),
+      options_(options),
+      caps_(options.caps ? *options.caps : CapsOf(ctx)),
+      generator_(std::make_unique<WgslGenerator>()) {}
 
 Executor::~Executor() = default;
 
@@ -84,7 +89,8 @@ Result<std::shared_ptr<wg::Buffer>> Executor::Acquire(uint64_t bytes) {
   auto best = pool_.end();
   for (auto it = pool_.begin(); it != pool_.end(); ++it) {
     const uint64_t size = (*it)->size;
-    if (size >= need && size <= 2 * need && (best == pool_.end() || size < (*best)->size)) best = it;
+    if (size >= need && size <= 2 * need && (best == pool_.end() || size < (*best)->size))
+      best = it;
   }
   if (best != pool_.end()) {
     auto b = std::move(*best);
@@ -106,8 +112,9 @@ void Executor::Release(std::shared_ptr<wg::Buffer> buffer) {
 
 Result<Tensor> Executor::Empty(DType dtype, const Shape& shape) {
   if (WgslStorageType(dtype) == nullptr) {
-    return Error{ErrorCode::kUnsupported, std::string("dtype ") + DTypeName(dtype) +
-                                              " cannot live on the device (use f32, f16, i32, u32 or bool)"};
+    return Error{ErrorCode::kUnsupported,
+                 std::string("dtype ") + DTypeName(dtype) +
+                     " cannot live on the device (use f32, f16, i32, u32 or bool)"};
   }
   uint64_t n = 1;
   for (uint64_t d : shape) n *= d;
@@ -142,7 +149,8 @@ uint16_t HalfOf(float f) {
   std::memcpy(&x, &f, 4);
   const uint32_t sign = (x >> 16) & 0x8000u;
   const uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  if (abs >= 0x7f800000u)
+    return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds past 65504
   if (abs < 0x38800000u) {  // subnormal or zero in half
     if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
@@ -166,10 +174,26 @@ std::vector<std::byte> EncodeHost(const RefTensor& r) {
   std::byte* p = out.data();
   for (double v : r.data) {
     switch (r.dtype) {
-      case DType::kF32: { float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
-      case DType::kF16: { uint16_t h = HalfOf(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
-      case DType::kI32: { int32_t i = static_cast<int32_t>(v); std::memcpy(p, &i, 4); break; }
-      case DType::kU32: { uint32_t u = static_cast<uint32_t>(v); std::memcpy(p, &u, 4); break; }
+      case DType::kF32: {
+        float f = static_cast<float>(v);
+        std::memcpy(p, &f, 4);
+        break;
+      }
+      case DType::kF16: {
+        uint16_t h = HalfOf(static_cast<float>(v));
+        std::memcpy(p, &h, 2);
+        break;
+      }
+      case DType::kI32: {
+        int32_t i = static_cast<int32_t>(v);
+        std::memcpy(p, &i, 4);
+        break;
+      }
+      case DType::kU32: {
+        uint32_t u = static_cast<uint32_t>(v);
+        std::memcpy(p, &u, 4);
+        break;
+      }
       case DType::kBool: *p = std::byte{v != 0 ? uint8_t{1} : uint8_t{0}}; break;
       default: break;
     }
@@ -181,8 +205,9 @@ std::vector<std::byte> EncodeHost(const RefTensor& r) {
 
 Result<Tensor> Executor::UploadConstant(const RefTensor& value, bool fresh) {
   if (WgslStorageType(value.dtype) == nullptr) {
-    return Error{ErrorCode::kUnsupported, std::string("constant of dtype ") + DTypeName(value.dtype) +
-                                              " cannot live on the device (use f32, f16, i32, u32 or bool)"};
+    return Error{ErrorCode::kUnsupported,
+                 std::string("constant of dtype ") + DTypeName(value.dtype) +
+                     " cannot live on the device (use f32, f16, i32, u32 or bool)"};
   }
   uint64_t n = 1;
   for (uint64_t d : value.shape) n *= d;
@@ -192,7 +217,8 @@ Result<Tensor> Executor::UploadConstant(const RefTensor& value, bool fresh) {
                                                   std::to_string(value.data.size()) + " values"};
   }
   if (!fresh) return Upload(value.dtype, value.shape, EncodeHost(value));
-  auto created = ctx_.CreateBuffer(Rounded(DeviceBytes(value.dtype, n)), wg::kStorageUsage, "alknet-compute constant");
+  auto created = ctx_.CreateBuffer(Rounded(DeviceBytes(value.dtype, n)), wg::kStorageUsage,
+                                   "alknet-compute constant");
   if (!created.ok()) return FromWebGpu(created.error());
   ++stats_.buffers_created;
   Tensor t(std::make_shared<wg::Buffer>(std::move(created).value()), value.dtype, value.shape);
@@ -260,7 +286,8 @@ Status Executor::Dispatch(wg::Recorder& rec, const ShaderProgram& program,
   if (!kernel.ok()) return FromWebGpu(kernel.error());
   std::vector<wg::BufferBinding> bb;
   for (const wg::Buffer* b : bindings) bb.push_back(wg::BufferBinding{b, 0, WGPU_WHOLE_SIZE});
-  wg::Status st = rec.Dispatch(**kernel, bb, wg::Grid{program.grid[0], program.grid[1], program.grid[2]});
+  wg::Status st =
+      rec.Dispatch(**kernel, bb, wg::Grid{program.grid[0], program.grid[1], program.grid[2]});
   if (!st.ok()) return FromWebGpu(st.error());
   ++stats_.dispatches;
   return Ok{};
@@ -347,22 +374,25 @@ Result<std::vector<int>> LastUses(const Graph& graph) {
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
     const Graph::Node& n = graph.nodes[k];
     if (!n.input_values.empty() && n.input_values.size() != n.inputs.size()) {
-      return Error{ErrorCode::kInvalidArgument, "node " + std::to_string(k) + " (" + n.op + ") has " +
-                                                    std::to_string(n.input_values.size()) + " input values for " +
-                                                    std::to_string(n.inputs.size()) + " inputs"};
+      return Error{ErrorCode::kInvalidArgument,
+                   "node " + std::to_string(k) + " (" + n.op + ") has " +
+                       std::to_string(n.input_values.size()) + " input values for " +
+                       std::to_string(n.inputs.size()) + " inputs"};
     }
     for (int v : n.inputs) {
       if (v == Graph::kAbsent) continue;
       if (v < 0 || v >= n.first_output) {
-        return Error{ErrorCode::kInvalidArgument, "node " + std::to_string(k) + " (" + n.op + ") reads value " +
-                                                      std::to_string(v) + ", which is not defined before it"};
+        return Error{ErrorCode::kInvalidArgument, "node " + std::to_string(k) + " (" + n.op +
+                                                      ") reads value " + std::to_string(v) +
+                                                      ", which is not defined before it"};
       }
       last_use[v] = static_cast<int>(k);
     }
   }
   for (int v : graph.outputs) {
     if (v < 0 || v >= graph.num_values) {
-      return Error{ErrorCode::kInvalidArgument, "graph output " + std::to_string(v) + " is undefined"};
+      return Error{ErrorCode::kInvalidArgument,
+                   "graph output " + std::to_string(v) + " is undefined"};
     }
     last_use[v] = INT_MAX;
   }
@@ -378,8 +408,10 @@ Result<Tensor> Executor::Contiguous(Pass& pass, const Tensor& t, const std::stri
   return c;
 }
 
-Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, const std::vector<Tensor>& inputs,
-                                             const std::vector<ConstValue>& known_inputs, int depth) {
+Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph,
+                                             const std::vector<Tensor>& inputs,
+                                             const std::vector<ConstValue>& known_inputs,
+                                             int depth) {
   if (static_cast<int>(inputs.size()) != graph.num_inputs) {
     return Error{ErrorCode::kInvalidArgument, "graph takes " + std::to_string(graph.num_inputs) +
                                                   " inputs, got " + std::to_string(inputs.size())};
@@ -413,12 +445,13 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const int v = n.inputs[i];
       ConstValue value = i < n.input_values.size() && n.input_values[i] ? n.input_values[i]
-                         : v >= 0                                        ? known[v]
-                                                                         : nullptr;
+                         : v >= 0                                       ? known[v]
+                                                                        : nullptr;
       node.input_values[i] = value;
       if (v >= 0 && !values[v].valid()) {
-        return Error{ErrorCode::kInvalidArgument, "node " + std::to_string(k) + " (" + n.op + ") reads value " +
-                                                      std::to_string(v) + ", which holds no tensor"};
+        return Error{ErrorCode::kInvalidArgument, "node " + std::to_string(k) + " (" + n.op +
+                                                      ") reads value " + std::to_string(v) +
+                                                      ", which holds no tensor"};
       }
       TensorDesc d;
       if (v >= 0) {
@@ -437,7 +470,8 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
         d.absent = true;
       }
       const bool host = record != nullptr && record->is_host_input(i);
-      if (v >= 0 && !host && !d.absent && !ins[i].contiguous() && record != nullptr && !record->accepts_views) {
+      if (v >= 0 && !host && !d.absent && !ins[i].contiguous() && record != nullptr &&
+          !record->accepts_views) {
         ALKNET_ASSIGN_OR_RETURN(Tensor c, Contiguous(pass, ins[i], n.name));
         temps.push_back(c);
         ins[i] = c;
@@ -448,12 +482,14 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
     // A record may produce optional trailing outputs the graph does not use (ONNX lets a node
     // list fewer outputs): they are computed and dropped.
     auto store = [&](size_t o, Tensor t) {
-      if (static_cast<int>(o) < n.output_count) values[n.first_output + static_cast<int>(o)] = std::move(t);
+      if (static_cast<int>(o) < n.output_count)
+        values[n.first_output + static_cast<int>(o)] = std::move(t);
     };
     auto check_count = [&](size_t got) -> Status {
       if (static_cast<int>(got) >= n.output_count) return Ok{};
       return Error{ErrorCode::kInvalidArgument, node.Describe() + ": has " + std::to_string(got) +
-                                                    " outputs, the graph expects " + std::to_string(n.output_count)};
+                                                    " outputs, the graph expects " +
+                                                    std::to_string(n.output_count)};
     };
 
     if (record != nullptr && (record->view || record->decompose)) {
@@ -463,17 +499,20 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
       ALKNET_TRY(check_count(outs.size()));
       if (record->view) {
         if (!ins[0].valid()) {
-          return Error{ErrorCode::kInvalidArgument, node.Describe() + ": input 0 of a view op must be on the device"};
+          return Error{ErrorCode::kInvalidArgument,
+                       node.Describe() + ": input 0 of a view op must be on the device"};
         }
         ALKNET_ASSIGN_OR_RETURN(TensorDesc layout, record->view(node, attrs));
         store(0, Tensor(ins[0].storage(), layout));
       } else {
         if (depth >= kMaxDecompositionDepth) {
-          return Error{ErrorCode::kInvalidArgument, node.Describe() + ": decompositions nest deeper than " +
+          return Error{ErrorCode::kInvalidArgument, node.Describe() +
+                                                        ": decompositions nest deeper than " +
                                                         std::to_string(kMaxDecompositionDepth)};
         }
         ALKNET_ASSIGN_OR_RETURN(Graph sub, record->decompose(node, attrs));
-        ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs_t, Record(pass, sub, ins, node.input_values, depth + 1));
+        ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs_t,
+                                Record(pass, sub, ins, node.input_values, depth + 1));
         ALKNET_TRY(check_count(outs_t.size()));
         for (size_t o = 0; o < outs_t.size(); ++o) store(o, outs_t[o]);
       }
@@ -497,10 +536,12 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
         }
       } else if (special) {
         if (depth >= kMaxDecompositionDepth) {
-          return Error{ErrorCode::kInvalidArgument, node.Describe() + ": decompositions nest deeper than " +
+          return Error{ErrorCode::kInvalidArgument, node.Describe() +
+                                                        ": decompositions nest deeper than " +
                                                         std::to_string(kMaxDecompositionDepth)};
         }
-        ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs_t, Record(pass, *special, ins, node.input_values, depth + 1));
+        ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs_t,
+                                Record(pass, *special, ins, node.input_values, depth + 1));
         ALKNET_TRY(check_count(outs_t.size()));
         for (size_t o = 0; o < outs_t.size(); ++o) store(o, outs_t[o]);
       } else {
@@ -521,7 +562,8 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
         ALKNET_TRY(check_count(program.outputs.size()));
         std::vector<Tensor> outs;
         for (size_t o = 0; o < program.outputs.size(); ++o) {
-          ALKNET_ASSIGN_OR_RETURN(Tensor out, Empty(program.outputs[o].dtype, program.outputs[o].shape));
+          ALKNET_ASSIGN_OR_RETURN(Tensor out,
+                                  Empty(program.outputs[o].dtype, program.outputs[o].shape));
           if (options_.poison_outputs) {
             ShaderProgram fill;
             fill.source = kFillWgsl;
@@ -538,14 +580,16 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
         for (const ProgramBinding& b : program.bindings) {
           if (b.role == ProgramBinding::Role::kInput) {
             if (b.index >= ins.size() || !ins[b.index].valid()) {
-              return Error{ErrorCode::kInvalidArgument,
-                           node.Describe() + ": input " + std::to_string(b.index) + " is bound but not on the device"};
+              return Error{ErrorCode::kInvalidArgument, node.Describe() + ": input " +
+                                                            std::to_string(b.index) +
+                                                            " is bound but not on the device"};
             }
             bindings.push_back(&ins[b.index].buffer());
           } else if (b.role == ProgramBinding::Role::kOutput) {
             bindings.push_back(&outs.at(b.index).buffer());
           } else {
-            return Error{ErrorCode::kInvalidArgument, node.Describe() + ": scratch bindings are not supported"};
+            return Error{ErrorCode::kInvalidArgument,
+                         node.Describe() + ": scratch bindings are not supported"};
           }
         }
         ALKNET_TRY(Dispatch(pass.rec, program, bindings));
@@ -560,10 +604,13 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
       np.name = n.name;
       const int first = n.first_output;
       if (first < static_cast<int>(values.size()) && values[first].valid()) {
-        np.output = std::string(DTypeName(values[first].dtype())) + ShapeToString(values[first].shape());
+        np.output =
+            std::string(DTypeName(values[first].dtype())) + ShapeToString(values[first].shape());
       }
       np.dispatches = stats_.dispatches - node_dispatches;
-      np.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - node_start).count();
+      np.ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - node_start)
+              .count();
       profile_->nodes.push_back(std::move(np));
       pass.rec = ctx_.BeginCommands("alknet-compute run");
     }
@@ -580,7 +627,8 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph, con
 
 Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<Tensor>& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].valid()) return Error{ErrorCode::kInvalidArgument, "graph input " + std::to_string(i) + " is empty"};
+    if (!inputs[i].valid())
+      return Error{ErrorCode::kInvalidArgument, "graph input " + std::to_string(i) + " is empty"};
   }
   if (profile_ != nullptr) {
     // The floor under every node's time: an empty submit and the wait for it.
@@ -589,7 +637,8 @@ Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<
     const auto t0 = std::chrono::steady_clock::now();
     ALKNET_TRY(SubmitChecked(ctx_.BeginCommands("alknet-compute profile floor")));
     if (auto idle = ctx_.WaitIdle(); !idle.ok()) return FromWebGpu(idle.error());
-    profile_->sync_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    profile_->sync_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   // Only the top-level graph: decompositions and device plans are the records' own.
   std::optional<Graph> rewritten;
@@ -600,13 +649,14 @@ Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<
     stats_.graph_rewrites += static_cast<uint64_t>(RunPasses(*rewritten, descs).rewrites);
   }
   Pass pass{ctx_.BeginCommands("alknet-compute run")};
-  ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Record(pass, rewritten ? *rewritten : graph, inputs, {}, 0));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs,
+                          Record(pass, rewritten ? *rewritten : graph, inputs, {}, 0));
   ALKNET_TRY(SubmitChecked(std::move(pass.rec)));
   return outs;
 }
 
-Result<Tensor> Executor::Run(const std::string& op, const std::vector<Tensor>& inputs, Attributes attributes,
-                             int opset) {
+Result<Tensor> Executor::Run(const std::string& op, const std::vector<Tensor>& inputs,
+                             Attributes attributes, int opset) {
   Graph g(static_cast<int>(inputs.size()));
   std::vector<int> ids;
   for (int i = 0; i < g.num_inputs; ++i) ids.push_back(i);

@@ -113,7 +113,8 @@ Result<Shape> BroadcastShapes(const std::vector<Shape>& shapes) {
         continue;
       }
       std::string all;
-      for (size_t j = 0; j < shapes.size(); ++j) all += (j ? " and " : "") + ShapeToString(shapes[j]);
+      for (size_t j = 0; j < shapes.size(); ++j)
+        all += (j ? " and " : "") + ShapeToString(shapes[j]);
       return Error{ErrorCode::kShape, "shapes " + all + " do not broadcast: dimension " +
                                           std::to_string(rank - 1 - k) + " (from the right: " +
                                           std::to_string(k) + ") is " + std::to_string(o) +

@@ -77,14 +77,15 @@ Status CheckContract(const OpRecord& record, const OpNode& node) {
     if (in.absent) continue;
     const DTypeSet* ok = record.contract.accepted(i);
     if (ok != nullptr && std::find(ok->begin(), ok->end(), in.dtype) == ok->end()) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) + " has dtype " +
-                                                DTypeName(in.dtype) + "; " + record.name + " accepts " +
-                                                DTypeList(*ok)};
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) +
+                                                " has dtype " + DTypeName(in.dtype) + "; " +
+                                                record.name + " accepts " + DTypeList(*ok)};
     }
     if (record.contract.contiguous && !record.is_host_input(i) && !in.contiguous()) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) +
-                                                " is a strided view; " + record.name +
-                                                " reads contiguous operands (the executor copies views first)"};
+      return Error{ErrorCode::kUnsupported,
+                   node.Describe() + ": input " + std::to_string(i) + " is a strided view; " +
+                       record.name +
+                       " reads contiguous operands (the executor copies views first)"};
     }
   }
   return Ok{};
@@ -101,7 +102,8 @@ Result<Attributes> OpTable::ResolveAttributes(const OpRecord& record, const OpNo
     }
     if (spec == nullptr) {
       std::string known;
-      for (const AttributeSpec& s : record.attributes) known += (known.empty() ? "" : ", ") + s.name;
+      for (const AttributeSpec& s : record.attributes)
+        known += (known.empty() ? "" : ", ") + s.name;
       return Error{ErrorCode::kInvalidAttribute,
                    node.Describe() + ": unknown attribute '" + name + "' (" + record.name +
                        " takes " + (known.empty() ? std::string("none") : known) + ")"};
@@ -112,10 +114,10 @@ Result<Attributes> OpTable::ResolveAttributes(const OpRecord& record, const OpNo
       v = static_cast<double>(std::get<int64_t>(v));
     }
     if (spec->default_value && spec->default_value->index() != v.index()) {
-      return Error{ErrorCode::kInvalidAttribute,
-                   node.Describe() + ": attribute '" + name + "' must be " +
-                       KindName(*spec->default_value) + ", got " + KindName(v) + " " +
-                       AttrToString(v)};
+      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": attribute '" + name +
+                                                     "' must be " + KindName(*spec->default_value) +
+                                                     ", got " + KindName(v) + " " +
+                                                     AttrToString(v)};
     }
     if (spec->validate) {
       std::string why = spec->validate(v);
@@ -167,7 +169,8 @@ Result<std::vector<TensorDesc>> OpTable::Infer(const OpNode& node) const {
   }
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     if (node.inputs[i].absent && i < record->min_inputs) {
-      return Error{ErrorCode::kShape, node.Describe() + ": input " + std::to_string(i) + " is required"};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": input " + std::to_string(i) + " is required"};
     }
   }
   ALKNET_TRY(CheckContract(*record, node));
@@ -183,7 +186,8 @@ void RequestOutputs(OpNode& node, const OpRecord* record, int count) {
   }
 }
 
-Result<std::vector<RefTensor>> ReferenceRun(const OpNode& node, const std::vector<RefTensor>& inputs) {
+Result<std::vector<RefTensor>> ReferenceRun(const OpNode& node,
+                                            const std::vector<RefTensor>& inputs) {
   const OpTable& t = OpTable::Default();
   const OpRecord* record = t.Find(node.op_type, node.opset);
   if (record == nullptr) return Error{ErrorCode::kUnknownOp, node.Describe() + ": unknown op"};

@@ -28,7 +28,9 @@ std::vector<uint32_t> Primes(size_t n) {
   return p;
 }
 
-uint32_t FracBits(long double x) { return static_cast<uint32_t>((x - std::floor(x)) * 4294967296.0L); }
+uint32_t FracBits(long double x) {
+  return static_cast<uint32_t>((x - std::floor(x)) * 4294967296.0L);
+}
 
 std::string Hex(uint32_t v) {
   char buf[16];
@@ -39,8 +41,10 @@ std::string Hex(uint32_t v) {
 hbs::Value Context(const Sha256Options& o) {
   hbs::Array k, h0, rounds;
   const auto primes = Primes(64);
-  for (size_t i = 0; i < 64; ++i) k.push_back(Hex(FracBits(std::cbrt(static_cast<long double>(primes[i])))));
-  for (size_t i = 0; i < 8; ++i) h0.push_back(Hex(FracBits(std::sqrt(static_cast<long double>(primes[i])))));
+  for (size_t i = 0; i < 64; ++i)
+    k.push_back(Hex(FracBits(std::cbrt(static_cast<long double>(primes[i])))));
+  for (size_t i = 0; i < 8; ++i)
+    h0.push_back(Hex(FracBits(std::sqrt(static_cast<long double>(primes[i])))));
   for (int t = 0; t < 64; ++t) {
     // Rolling window: W_t lives in register t % 16, where W_{t-16} was.
     rounds.push_back(hbs::Value::object({{"k", k[t]},
@@ -87,17 +91,21 @@ std::string ToHex(const Sha256Digest& d) {
   return s;
 }
 
-Sha256::Sha256(Executor& executor, Sha256Options options) : ex_(executor), options_(std::move(options)) {}
+Sha256::Sha256(Executor& executor, Sha256Options options)
+    : ex_(executor), options_(std::move(options)) {}
 Sha256::~Sha256() = default;
 
 Result<std::string> Sha256::BatchSource() const {
   if (options_.k_mode != "inline" && options_.k_mode != "switch" && options_.k_mode != "array") {
-    return Error{ErrorCode::kInvalidArgument, "k_mode '" + options_.k_mode + "' is not inline, switch or array"};
+    return Error{ErrorCode::kInvalidArgument,
+                 "k_mode '" + options_.k_mode + "' is not inline, switch or array"};
   }
   return Generator().Render("crypto/sha256", Context(options_));
 }
 
-Result<std::string> Sha256::StreamSource() const { return Generator().Render("crypto/sha256_stream", Context(options_)); }
+Result<std::string> Sha256::StreamSource() const {
+  return Generator().Render("crypto/sha256_stream", Context(options_));
+}
 
 Result<ShaderProgram> Sha256::BatchProgram(size_t count) {
   ShaderProgram p;
@@ -110,7 +118,9 @@ Result<ShaderProgram> Sha256::BatchProgram(size_t count) {
                 {ProgramBinding::Role::kOutput, 0, Access::kReadWrite}};
   p.workgroup_size = {options_.workgroup_size, 1, 1};
   auto grid = ex_.context().GridFor(count, options_.workgroup_size);
-  if (!grid.ok()) return Error{ErrorCode::kLimit, "SHA-256 batch of " + std::to_string(count) + ": " + grid.error().message};
+  if (!grid.ok())
+    return Error{ErrorCode::kLimit,
+                 "SHA-256 batch of " + std::to_string(count) + ": " + grid.error().message};
   p.grid = {grid->x, grid->y, grid->z};
   return p;
 }
@@ -136,7 +146,8 @@ Result<Sha256::Prepared> Sha256::Prepare(std::span<const std::span<const std::by
   }
   std::vector<std::byte> packed(std::max<uint64_t>(total, 4));
   for (size_t i = 0; i < messages.size(); ++i) {
-    if (!messages[i].empty()) std::memcpy(packed.data() + index[2 * i], messages[i].data(), messages[i].size());
+    if (!messages[i].empty())
+      std::memcpy(packed.data() + index[2 * i], messages[i].data(), messages[i].size());
   }
   wg::Context& ctx = ex_.context();
   Prepared p;
@@ -162,7 +173,8 @@ Status Sha256::Dispatch(const Prepared& p, bool checked) {
   ALKNET_ASSIGN_OR_RETURN(ShaderProgram prog, BatchProgram(p.count));
   wg::Recorder rec = ex_.context().BeginCommands("sha256 batch");
   // The index binding is sized to the batch so arrayLength() gives the message count.
-  wg::KernelSpec spec{prog.source, "main",
+  wg::KernelSpec spec{prog.source,
+                      "main",
                       {wg::BindingType::kReadOnlyStorage, wg::BindingType::kReadOnlyStorage,
                        wg::BindingType::kStorage},
                       prog.label};
@@ -171,7 +183,8 @@ Status Sha256::Dispatch(const Prepared& p, bool checked) {
   const wg::BufferBinding b[] = {{p.data.get(), 0, WGPU_WHOLE_SIZE},
                                  {p.index.get(), 0, p.count * 8},
                                  {p.digests.get(), 0, p.count * 32}};
-  if (auto st = rec.Dispatch(**kernel, b, wg::Grid{prog.grid[0], prog.grid[1], prog.grid[2]}); !st.ok())
+  if (auto st = rec.Dispatch(**kernel, b, wg::Grid{prog.grid[0], prog.grid[1], prog.grid[2]});
+      !st.ok())
     return Wrap(st.error());
   if (checked) return ex_.SubmitChecked(std::move(rec));
   ex_.context().SubmitUnchecked(std::move(rec));
@@ -191,21 +204,26 @@ Result<std::vector<Sha256Digest>> Sha256::Finish(const Prepared& p) {
   return out;
 }
 
-Result<std::vector<Sha256Digest>> Sha256::HashBatch(std::span<const std::span<const std::byte>> messages) {
+Result<std::vector<Sha256Digest>> Sha256::HashBatch(
+    std::span<const std::span<const std::byte>> messages) {
   ALKNET_ASSIGN_OR_RETURN(Prepared p, Prepare(messages));
   ALKNET_TRY(Dispatch(p, /*checked=*/true));
   return Finish(p);
 }
 
-Result<Sha256Digest> Sha256::HashStream(const std::function<Result<size_t>(std::span<std::byte>)>& read,
-                                        uint64_t chunk_bytes) {
+Result<Sha256Digest> Sha256::HashStream(
+    const std::function<Result<size_t>(std::span<std::byte>)>& read, uint64_t chunk_bytes) {
   wg::Context& ctx = ex_.context();
-  chunk_bytes = std::min<uint64_t>(chunk_bytes, ex_.caps().max_storage_binding_bytes) & ~uint64_t{63};
+  chunk_bytes =
+      std::min<uint64_t>(chunk_bytes, ex_.caps().max_storage_binding_bytes) & ~uint64_t{63};
   chunk_bytes = std::min<uint64_t>(chunk_bytes, 1ull << 31);
-  if (chunk_bytes == 0) return Error{ErrorCode::kInvalidArgument, "chunk size must be at least 64 bytes"};
+  if (chunk_bytes == 0)
+    return Error{ErrorCode::kInvalidArgument, "chunk size must be at least 64 bytes"};
   ALKNET_ASSIGN_OR_RETURN(std::string source, StreamSource());
-  wg::KernelSpec spec{source, "main",
-                      {wg::BindingType::kReadOnlyStorage, wg::BindingType::kReadOnlyStorage, wg::BindingType::kStorage},
+  wg::KernelSpec spec{source,
+                      "main",
+                      {wg::BindingType::kReadOnlyStorage, wg::BindingType::kReadOnlyStorage,
+                       wg::BindingType::kStorage},
                       "sha256/stream"};
   auto kernel = ctx.GetKernel(spec);
   if (!kernel.ok()) return Wrap(kernel.error());
@@ -217,8 +235,11 @@ Result<Sha256Digest> Sha256::HashStream(const std::function<Result<size_t>(std::
   if (!state.ok()) return Wrap(state.error());
   hbs::Value c = Context(options_);
   uint32_t h0[8];
-  for (int i = 0; i < 8; ++i) h0[i] = static_cast<uint32_t>(std::stoul(c.as_object().find("h0")->as_array()[i].as_string(), nullptr, 16));
-  if (auto st = ctx.Write(*state, 0, std::as_bytes(std::span<const uint32_t>(h0))); !st.ok()) return Wrap(st.error());
+  for (int i = 0; i < 8; ++i)
+    h0[i] = static_cast<uint32_t>(
+        std::stoul(c.as_object().find("h0")->as_array()[i].as_string(), nullptr, 16));
+  if (auto st = ctx.Write(*state, 0, std::as_bytes(std::span<const uint32_t>(h0))); !st.ok())
+    return Wrap(st.error());
 
   // Read one chunk ahead: a chunk is final when the next read returns nothing.
   std::vector<std::byte> cur(chunk_bytes), next(chunk_bytes);
@@ -243,12 +264,15 @@ Result<Sha256Digest> Sha256::HashStream(const std::function<Result<size_t>(std::
     const uint64_t bits = total * 8;
     const uint32_t p[4] = {static_cast<uint32_t>(cur_len), final_chunk ? 1u : 0u,
                            static_cast<uint32_t>(bits >> 32), static_cast<uint32_t>(bits)};
-    if (auto st = ctx.Write(*params, 0, std::as_bytes(std::span<const uint32_t>(p))); !st.ok()) return Wrap(st.error());
+    if (auto st = ctx.Write(*params, 0, std::as_bytes(std::span<const uint32_t>(p))); !st.ok())
+      return Wrap(st.error());
     if (cur_len > 0) {
-      if (auto st = ctx.Write(*data, 0, std::span<const std::byte>(cur.data(), cur_len)); !st.ok()) return Wrap(st.error());
+      if (auto st = ctx.Write(*data, 0, std::span<const std::byte>(cur.data(), cur_len)); !st.ok())
+        return Wrap(st.error());
     }
     wg::Recorder rec = ctx.BeginCommands("sha256 stream");
-    const wg::BufferBinding b[] = {{&*data, 0, WGPU_WHOLE_SIZE}, {&*params, 0, 16}, {&*state, 0, 32}};
+    const wg::BufferBinding b[] = {
+        {&*data, 0, WGPU_WHOLE_SIZE}, {&*params, 0, 16}, {&*state, 0, 32}};
     if (auto st = rec.Dispatch(**kernel, b, wg::Grid{1, 1, 1}); !st.ok()) return Wrap(st.error());
     ALKNET_TRY(ex_.SubmitChecked(std::move(rec)));
     if (final_chunk) break;
@@ -256,7 +280,8 @@ Result<Sha256Digest> Sha256::HashStream(const std::function<Result<size_t>(std::
     cur_len = next_len;
   }
   uint32_t words[8];
-  if (auto st = ctx.Read(*state, 0, std::as_writable_bytes(std::span<uint32_t>(words))); !st.ok()) return Wrap(st.error());
+  if (auto st = ctx.Read(*state, 0, std::as_writable_bytes(std::span<uint32_t>(words))); !st.ok())
+    return Wrap(st.error());
   return FromWords(words);
 }
 

@@ -21,9 +21,10 @@ Result<Tensor> Tensor::Reshape(Shape shape) const {
   uint64_t n = 1;
   for (uint64_t d : shape) n *= d;
   if (n != elements()) {
-    return Error{ErrorCode::kShape, "cannot reshape " + DescToString(desc_) + " to " + ShapeToString(shape) +
-                                        ": element counts differ (" + std::to_string(elements()) + " vs " +
-                                        std::to_string(n) + ")"};
+    return Error{ErrorCode::kShape, "cannot reshape " + DescToString(desc_) + " to " +
+                                        ShapeToString(shape) + ": element counts differ (" +
+                                        std::to_string(elements()) + " vs " + std::to_string(n) +
+                                        ")"};
   }
   if (!contiguous()) {
     return Error{ErrorCode::kShape, "cannot reshape the strided view " + DescToString(desc_) +
@@ -34,14 +35,15 @@ Result<Tensor> Tensor::Reshape(Shape shape) const {
 
 Result<Tensor> Tensor::Transpose(const std::vector<size_t>& perm) const {
   if (perm.size() != rank()) {
-    return Error{ErrorCode::kShape, "permutation of " + std::to_string(perm.size()) + " axes for a rank-" +
-                                        std::to_string(rank()) + " tensor"};
+    return Error{ErrorCode::kShape, "permutation of " + std::to_string(perm.size()) +
+                                        " axes for a rank-" + std::to_string(rank()) + " tensor"};
   }
   std::vector<bool> seen(rank(), false);
   Tensor t = *this;
   for (size_t i = 0; i < perm.size(); ++i) {
     if (perm[i] >= rank() || seen[perm[i]]) {
-      return Error{ErrorCode::kShape, "permutation is not a permutation of 0.." + std::to_string(rank() - 1)};
+      return Error{ErrorCode::kShape,
+                   "permutation is not a permutation of 0.." + std::to_string(rank() - 1)};
     }
     seen[perm[i]] = true;
     t.desc_.shape[i] = desc_.shape[perm[i]];
@@ -65,7 +67,8 @@ Result<Tensor> Tensor::Slice(size_t axis, uint64_t start, uint64_t end) const {
 Result<Tensor> Tensor::Expand(const Shape& shape) const {
   ALKNET_ASSIGN_OR_RETURN(Shape b, BroadcastShapes({desc_.shape, shape}));
   if (b != shape) {
-    return Error{ErrorCode::kShape, "cannot expand " + DescToString(desc_) + " to " + ShapeToString(shape)};
+    return Error{ErrorCode::kShape,
+                 "cannot expand " + DescToString(desc_) + " to " + ShapeToString(shape)};
   }
   Tensor t = *this;
   t.desc_.shape = shape;

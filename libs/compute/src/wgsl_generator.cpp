@@ -36,13 +36,15 @@ struct WgslGenerator::Impl {
   std::vector<std::pair<std::string, std::string>> broken;
 };
 
-WgslGenerator::WgslGenerator(const OpTable& table) : table_(table), impl_(std::make_unique<Impl>()) {
+WgslGenerator::WgslGenerator(const OpTable& table)
+    : table_(table), impl_(std::make_unique<Impl>()) {
   // Every file under shaders/ is a template and a partial, named by its path without
   // ".wgsl.hbs" ("common/index"). Parse errors here are bugs in our own templates; they
   // surface as kTemplate errors from Render/Generate, naming template:line:col.
   for (std::size_t i = 0; i < shaders::kEmbeddedFileCount; ++i) {
     std::string_view name = shaders::kEmbeddedFiles[i].name;
-    if (name.size() <= kSuffix.size() || name.substr(name.size() - kSuffix.size()) != kSuffix) continue;
+    if (name.size() <= kSuffix.size() || name.substr(name.size() - kSuffix.size()) != kSuffix)
+      continue;
     std::string id(name.substr(0, name.size() - kSuffix.size()));
     try {
       impl_->registry.register_template_string(id, shaders::kEmbeddedFiles[i].contents,
@@ -65,13 +67,15 @@ std::vector<std::string> WgslGenerator::TemplateErrors() const {
   return out;
 }
 
-Result<std::string> WgslGenerator::Render(const std::string& shader, const hbs::Value& context) const {
+Result<std::string> WgslGenerator::Render(const std::string& shader,
+                                          const hbs::Value& context) const {
   for (const auto& [id, message] : impl_->broken) {
     if (id == shader) return Error{ErrorCode::kTemplate, message};
   }
   if (!impl_->registry.has_template(shader)) {
-    return Error{ErrorCode::kTemplate, "no template shaders/" + shader + std::string(kSuffix) +
-                                           " is embedded (is the file under libs/compute/shaders/?)"};
+    return Error{ErrorCode::kTemplate,
+                 "no template shaders/" + shader + std::string(kSuffix) +
+                     " is embedded (is the file under libs/compute/shaders/?)"};
   }
   try {
     return impl_->registry.render(shader, context);
@@ -95,8 +99,8 @@ hbs::Value Operand(const TensorDesc& d, size_t index, long long binding) {
                              {"elements", d.elements()}});
 }
 
-Result<std::array<uint32_t, 3>> Grid(const OpNode& node, const DispatchPlan& plan, const DeviceCaps& caps,
-                                     std::array<uint32_t, 3>* wg) {
+Result<std::array<uint32_t, 3>> Grid(const OpNode& node, const DispatchPlan& plan,
+                                     const DeviceCaps& caps, std::array<uint32_t, 3>* wg) {
   const uint64_t max = caps.max_workgroups_per_dimension;
   if (plan.kind == DispatchPlan::Kind::kLinear) {
     *wg = {caps.linear_workgroup_size, 1, 1};
@@ -104,9 +108,10 @@ Result<std::array<uint32_t, 3>> Grid(const OpNode& node, const DispatchPlan& pla
     if (groups <= max) return std::array<uint32_t, 3>{static_cast<uint32_t>(groups), 1, 1};
     const uint64_t y = (groups + max - 1) / max;
     if (y > max) {
-      return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(plan.invocations) +
-                                          " invocations need more than maxComputeWorkgroupsPerDimension^2 (" +
-                                          std::to_string(max) + "^2) workgroups"};
+      return Error{ErrorCode::kLimit,
+                   node.Describe() + ": " + std::to_string(plan.invocations) +
+                       " invocations need more than maxComputeWorkgroupsPerDimension^2 (" +
+                       std::to_string(max) + "^2) workgroups"};
     }
     return std::array<uint32_t, 3>{static_cast<uint32_t>(max), static_cast<uint32_t>(y), 1};
   }
@@ -120,10 +125,11 @@ Result<std::array<uint32_t, 3>> Grid(const OpNode& node, const DispatchPlan& pla
   std::array<uint32_t, 3> g{};
   for (int k = 0; k < 3; ++k) {
     if (plan.groups[k] > max) {
-      return Error{ErrorCode::kLimit, node.Describe() + ": needs " + std::to_string(plan.groups[k]) +
-                                          " workgroups in dimension " + "xyz"[k] +
-                                          "; the device limit maxComputeWorkgroupsPerDimension is " +
-                                          std::to_string(max)};
+      return Error{ErrorCode::kLimit,
+                   node.Describe() + ": needs " + std::to_string(plan.groups[k]) +
+                       " workgroups in dimension " + "xyz"[k] +
+                       "; the device limit maxComputeWorkgroupsPerDimension is " +
+                       std::to_string(max)};
     }
     g[k] = static_cast<uint32_t>(std::max<uint64_t>(1, plan.groups[k]));
   }
@@ -136,9 +142,10 @@ Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const Devic
   ALKNET_ASSIGN_OR_RETURN(std::vector<TensorDesc> outputs, table_.Infer(in_node));
   const OpRecord* record = table_.Find(in_node.op_type, in_node.opset);
   if (record->view || record->decompose || record->shader.empty()) {
-    return Error{ErrorCode::kUnsupported, in_node.Describe() + ": " + in_node.op_type +
-                                              " is a view or a composite op and has no shader of its own; "
-                                              "run it through the Executor"};
+    return Error{ErrorCode::kUnsupported,
+                 in_node.Describe() + ": " + in_node.op_type +
+                     " is a view or a composite op and has no shader of its own; "
+                     "run it through the Executor"};
   }
   OpNode node = in_node;
   node.outputs = outputs;
@@ -162,21 +169,24 @@ Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const Devic
   all.insert(all.end(), outputs.begin(), outputs.end());
   for (const TensorDesc& d : all) {
     if (WgslStorageType(d.dtype) == nullptr) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": dtype " + DTypeName(d.dtype) +
-                                                " has no WGSL storage type (use f32, f16, i32, u32 or bool)"};
+      return Error{ErrorCode::kUnsupported,
+                   node.Describe() + ": dtype " + DTypeName(d.dtype) +
+                       " has no WGSL storage type (use f32, f16, i32, u32 or bool)"};
     }
     if (d.dtype == DType::kF16) f16 = true;
     const uint64_t bytes = d.elements() * DeviceElementSize(d.dtype);
     if (bytes > caps.max_storage_binding_bytes) {
       return Error{ErrorCode::kLimit, node.Describe() + ": operand " + DescToString(d) + " spans " +
-                                          std::to_string(bytes) + " bytes; the device limit "
+                                          std::to_string(bytes) +
+                                          " bytes; the device limit "
                                           "maxStorageBufferBindingSize is " +
                                           std::to_string(caps.max_storage_binding_bytes)};
     }
   }
   if (f16 && !caps.shader_f16) {
-    return Error{ErrorCode::kUnsupported,
-                 node.Describe() + ": f16 needs the WebGPU feature shader-f16, which this device lacks"};
+    return Error{
+        ErrorCode::kUnsupported,
+        node.Describe() + ": f16 needs the WebGPU feature shader-f16, which this device lacks"};
   }
 
   ShaderProgram p;
@@ -195,9 +205,11 @@ Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const Devic
                                        {"outputs", hbs::Value(std::move(outs))},
                                        {"op", std::move(op)}});
   ALKNET_ASSIGN_OR_RETURN(p.source, Render(record->shader, ctx));
-  for (uint32_t i : bound_inputs) p.bindings.push_back({ProgramBinding::Role::kInput, i, Access::kRead});
+  for (uint32_t i : bound_inputs)
+    p.bindings.push_back({ProgramBinding::Role::kInput, i, Access::kRead});
   for (size_t i = 0; i < outputs.size(); ++i) {
-    p.bindings.push_back({ProgramBinding::Role::kOutput, static_cast<uint32_t>(i), Access::kReadWrite});
+    p.bindings.push_back(
+        {ProgramBinding::Role::kOutput, static_cast<uint32_t>(i), Access::kReadWrite});
   }
   return p;
 }

@@ -43,7 +43,8 @@ TEST(Tensor, ViewsShareStorageAndChangeOnlyTheLayout) {
   std::vector<float> got = AsF32(*host);
   for (size_t a = 0; a < 4; ++a)
     for (size_t b = 0; b < 2; ++b)
-      for (size_t c = 0; c < 3; ++c) EXPECT_EQ(got[a * 6 + b * 3 + c], static_cast<float>(b * 12 + c * 4 + a));
+      for (size_t c = 0; c < 3; ++c)
+        EXPECT_EQ(got[a * 6 + b * 3 + c], static_cast<float>(b * 12 + c * 4 + a));
 
   auto sl = t->Slice(1, 1, 3);
   ASSERT_TRUE(sl.ok());
@@ -125,7 +126,8 @@ TEST(Executor, GraphRunsInOneCommandBufferAndReusesBuffers) {
   ASSERT_TRUE(h.ok());
   std::vector<float> got = AsF32(*h);
   for (size_t i = 0; i < n; ++i) {
-    double y = std::sqrt(std::fabs(-1.0 / (1.0 + std::exp(-std::tanh(std::exp(-std::fabs(x[i])))))));
+    double y =
+        std::sqrt(std::fabs(-1.0 / (1.0 + std::exp(-std::tanh(std::exp(-std::fabs(x[i])))))));
     ASSERT_NEAR(got[i], y, 1e-5) << i;
   }
   // A second run takes every buffer from the pool except its output.
@@ -145,8 +147,8 @@ TEST(Executor, ProgramsAreCachedPerNodeAndKnownValues) {
   auto graph = [](std::vector<double> target) {
     Graph g(1);
     const int r = g.Add("Reshape", {0, Graph::kAbsent});
-    g.nodes.back().input_values = {nullptr, std::make_shared<const RefTensor>(
-                                                RefTensor{DType::kI32, {target.size()}, std::move(target)})};
+    g.nodes.back().input_values = {nullptr, std::make_shared<const RefTensor>(RefTensor{
+                                                DType::kI32, {target.size()}, std::move(target)})};
     // Softmax over the last axis of the reshaped view: its program depends on the target.
     g.outputs = {g.Add("Softmax", {r}, {{"axis", int64_t{-1}}}, 13)};
     return g;
@@ -163,7 +165,8 @@ TEST(Executor, ProgramsAreCachedPerNodeAndKnownValues) {
   const auto s1 = ex.stats();
   EXPECT_GE(s1.programs_generated, 1u);
   const auto second = run(g34);
-  EXPECT_EQ(ex.stats().programs_generated, s1.programs_generated) << "the second run rendered templates";
+  EXPECT_EQ(ex.stats().programs_generated, s1.programs_generated)
+      << "the second run rendered templates";
   EXPECT_GE(ex.stats().programs_reused, 1u);
   EXPECT_EQ(first, second);
   const auto s2 = ex.stats();
@@ -173,7 +176,8 @@ TEST(Executor, ProgramsAreCachedPerNodeAndKnownValues) {
   for (uint64_t i = 0; i < 4; ++i) {
     double sum = 0;
     for (uint64_t j = 0; j < 3; ++j) sum += std::exp(double(x[i * 3 + j]));
-    for (uint64_t j = 0; j < 3; ++j) EXPECT_NEAR(t[i * 3 + j], std::exp(double(x[i * 3 + j])) / sum, 1e-6) << i << "," << j;
+    for (uint64_t j = 0; j < 3; ++j)
+      EXPECT_NEAR(t[i * 3 + j], std::exp(double(x[i * 3 + j])) / sum, 1e-6) << i << "," << j;
   }
 }
 
@@ -183,7 +187,7 @@ TEST(Executor, GraphWithBranchesAndSharedValues) {
   auto b = ex.Upload(DType::kF32, {3}, F32Bytes({1, -1, 2}));
   ASSERT_TRUE(a.ok() && b.ok());
   Graph g(2);
-  const int s = g.Add("Add", {0, 1});       // used twice below
+  const int s = g.Add("Add", {0, 1});  // used twice below
   const int r = g.Add("Relu", {s});
   const int m = g.Add("Mul", {s, r});
   const int sm = g.Add("Softmax", {m});
@@ -252,7 +256,8 @@ TEST(Executor, MetatensorUploadAndDownload) {
   ASSERT_TRUE(dv.ok());
   auto d = ex.Upload(*dv);
   ASSERT_FALSE(d.ok());
-  EXPECT_NE(d.error().message.find("tensor 'f64' has dtype f64"), std::string::npos) << d.error().message;
+  EXPECT_NE(d.error().message.find("tensor 'f64' has dtype f64"), std::string::npos)
+      << d.error().message;
   auto wrong = ex.Upload(DType::kF32, {3}, F32Bytes({1, 2}));
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.error().message.find("needs 12 bytes, got 8"), std::string::npos);

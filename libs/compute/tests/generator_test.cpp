@@ -52,40 +52,72 @@ std::vector<Golden> GoldenNodes() {
       {"erf_f32", {"Erf", "", 13, {}, {T(f32, {100})}, {}}},
       {"not_bool", {"Not", "", 13, {}, {T(DType::kBool, {9})}, {}}},
       {"add_f32_broadcast", {"Add", "", 14, {}, {T(f32, {3, 1, 7}), T(f32, {5, 1})}, {}}},
-      {"add_i32_scalar_broadcast", {"Add", "", 14, {}, {T(DType::kI32, {}), T(DType::kI32, {6, 5})}, {}}},
+      {"add_i32_scalar_broadcast",
+       {"Add", "", 14, {}, {T(DType::kI32, {}), T(DType::kI32, {6, 5})}, {}}},
       {"relu_f16", {"Relu", "", 14, {}, {T(DType::kF16, {64})}, {}}},
       {"leakyrelu_alpha", {"LeakyRelu", "", 16, {{"alpha", 0.25}}, {T(f32, {10})}, {}}},
       {"gelu_erf", {"Gelu", "", 20, {}, {T(f32, {10})}, {}}},
       {"gelu_tanh", {"Gelu", "", 20, {{"approximate", std::string("tanh")}}, {T(f32, {10})}, {}}},
       {"pow_f32", {"Pow", "", 15, {}, {T(f32, {10}), T(f32, {10})}, {}}},
       {"mod_i32_fmod0", {"Mod", "", 13, {}, {T(DType::kI32, {10}), T(DType::kI32, {10})}, {}}},
-      {"max_variadic3", {"Max", "", 13, {}, {T(f32, {3, 5, 7}), T(f32, {5, 7}), T(f32, {1, 7})}, {}}},
+      {"max_variadic3",
+       {"Max", "", 13, {}, {T(f32, {3, 5, 7}), T(f32, {5, 7}), T(f32, {1, 7})}, {}}},
       {"less_f32", {"Less", "", 13, {}, {T(f32, {8}), T(f32, {8})}, {}}},
-      {"where_broadcast", {"Where", "", 16, {}, {T(DType::kBool, {4, 1}), T(f32, {4, 6}), T(f32, {6})}, {}}},
+      {"where_broadcast",
+       {"Where", "", 16, {}, {T(DType::kBool, {4, 1}), T(f32, {4, 6}), T(f32, {6})}, {}}},
       {"clip6_min_only", {"Clip", "", 6, {{"min", -1.0}}, {T(f32, {10})}, {}}},
       {"clip13_bounds", {"Clip", "", 13, {}, {T(f32, {10}), T(f32, {}), T(f32, {})}, {}}},
-      {"clip13_max_only", {"Clip", "", 13, {}, {T(DType::kI32, {10}), absent, T(DType::kI32, {})}, {}}},
+      {"clip13_max_only",
+       {"Clip", "", 13, {}, {T(DType::kI32, {10}), absent, T(DType::kI32, {})}, {}}},
       {"pow_i32_base_f32_exponent", {"Pow", "", 15, {}, {T(DType::kI32, {8}), T(f32, {8})}, {}}},
-      {"nll_weighted_mean", {"NegativeLogLikelihoodLoss", "", 13, {}, {T(f32, {3, 5, 2}), T(DType::kI32, {3, 2}), T(f32, {5})}, {}}},
+      {"nll_weighted_mean",
+       {"NegativeLogLikelihoodLoss",
+        "",
+        13,
+        {},
+        {T(f32, {3, 5, 2}), T(DType::kI32, {3, 2}), T(f32, {5})},
+        {}}},
       {"trilu_lower", {"Trilu", "", 14, {{"upper", int64_t{0}}}, {T(DType::kI32, {2, 3, 4})}, {}}},
       {"cast_f32_to_bool", {"Cast", "", 13, {{"to", int64_t{9}}}, {T(f32, {10})}, {}}},
       {"identity_transposed_view", {"Identity", "", 13, {}, {view}, {}}},
       {"matmul_vec4", {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}}},
       {"matmul_batched_odd", {"MatMul", "", 13, {}, {T(f32, {3, 65, 33}), T(f32, {33, 67})}, {}}},
-      {"matmul_cpu_direct", {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}}, CpuCaps()},
-      {"gemm_transb_bias", {"Gemm", "", 13, {{"transB", int64_t{1}}, {"alpha", 0.5}}, {T(f32, {7, 13}), T(f32, {5, 13}), T(f32, {5})}, {}}},
+      {"matmul_cpu_direct",
+       {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}},
+       CpuCaps()},
+      {"gemm_transb_bias",
+       {"Gemm",
+        "",
+        13,
+        {{"transB", int64_t{1}}, {"alpha", 0.5}},
+        {T(f32, {7, 13}), T(f32, {5, 13}), T(f32, {5})},
+        {}}},
       {"softmax_axis0", {"Softmax", "", 13, {{"axis", int64_t{0}}}, {T(f32, {3, 4, 5})}, {}}},
       {"logsoftmax_opset11_flatten", {"LogSoftmax", "", 11, {}, {T(f32, {3, 4, 5})}, {}}},
       // The activation partials (shaders/common/activation/) in a fused epilogue and a cell.
-      {"conv_fused_sigmoid", {"Conv", "", 11, {{"alknet.activation", std::string("Sigmoid")}},
-                              {T(f32, {1, 3, 8, 8}), T(f32, {4, 3, 3, 3})}, {}}},
-      {"conv_transpose_fused_leakyrelu", {"ConvTranspose", "", 11, {{"alknet.activation", std::string("LeakyRelu:0.1")}},
-                                          {T(f32, {1, 2, 5, 5}), T(f32, {2, 3, 3, 3})}, {}}},
+      {"conv_fused_sigmoid",
+       {"Conv",
+        "",
+        11,
+        {{"alknet.activation", std::string("Sigmoid")}},
+        {T(f32, {1, 3, 8, 8}), T(f32, {4, 3, 3, 3})},
+        {}}},
+      {"conv_transpose_fused_leakyrelu",
+       {"ConvTranspose",
+        "",
+        11,
+        {{"alknet.activation", std::string("LeakyRelu:0.1")}},
+        {T(f32, {1, 2, 5, 5}), T(f32, {2, 3, 3, 3})},
+        {}}},
       {"rnn_sequence_softplus_bidirectional",
-       {"alknet.RnnSequence", "", 17,
-        {{"cell", std::string("RNN")}, {"direction", std::string("bidirectional")},
+       {"alknet.RnnSequence",
+        "",
+        17,
+        {{"cell", std::string("RNN")},
+         {"direction", std::string("bidirectional")},
          {"activations", std::string("Softplus, Sigmoid")}},
-        {T(f32, {3, 2, 4}), T(f32, {2, 5, 4}), T(f32, {2, 5, 5})}, {}}},
+        {T(f32, {3, 2, 4}), T(f32, {2, 5, 4}), T(f32, {2, 5, 5})},
+        {}}},
   };
 }
 
@@ -170,13 +202,17 @@ TEST(Golden, OpsDocMatchesTheTable) {
       "The contract column is `OpRecord::contract`: the dtypes each input accepts (one list for\n"
       "all inputs, or per input separated by `;`, the last covering the rest) and whether the\n"
       "kernel needs contiguous inputs; `-` leaves the dtype rule to the record's `infer`.\n\n"
-      "| op | opset | kernel | inputs | contract | attributes (default) | dtypes tested | tolerance abs / rel | what |\n"
+      "| op | opset | kernel | inputs | contract | attributes (default) | dtypes tested | "
+      "tolerance abs / rel | what |\n"
       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const OpRecord& r : OpTable::Default().records()) {
     std::string attrs;
     for (const AttributeSpec& a : r.attributes) {
       attrs += (attrs.empty() ? "" : ", ") + a.name + " (" +
-               (a.default_value ? AttrToString(*a.default_value) : a.optional ? "unset" : "required") + ")";
+               (a.default_value ? AttrToString(*a.default_value)
+                : a.optional    ? "unset"
+                                : "required") +
+               ")";
     }
     std::string contract;
     for (const DTypeSet& set : r.contract.dtypes) {
@@ -187,12 +223,15 @@ TEST(Golden, OpsDocMatchesTheTable) {
     if (contract.empty()) contract = "-";
     if (r.contract.contiguous) contract += ", contiguous";
     std::string dtypes;
-    for (DType d : r.test_dtypes) dtypes += (dtypes.empty() ? "" : ", ") + std::string(DTypeName(d));
+    for (DType d : r.test_dtypes)
+      dtypes += (dtypes.empty() ? "" : ", ") + std::string(DTypeName(d));
     char tol[64];
     std::snprintf(tol, sizeof tol, "%g / %g", r.hints.abs_tol, r.hints.rel_tol);
-    const std::string opset = std::to_string(r.opset_min) + (r.opset_max >= 99 ? "+" : ".." + std::to_string(r.opset_max));
+    const std::string opset = std::to_string(r.opset_min) +
+                              (r.opset_max >= 99 ? "+" : ".." + std::to_string(r.opset_max));
     const std::string inputs = r.min_inputs == r.max_inputs ? std::to_string(r.min_inputs)
-                                                            : std::to_string(r.min_inputs) + ".." + std::to_string(r.max_inputs);
+                                                            : std::to_string(r.min_inputs) + ".." +
+                                                                  std::to_string(r.max_inputs);
     const std::string how = r.view        ? std::string("view (no shader)")
                             : r.decompose ? std::string("composite")
                                           : "`shaders/" + r.shader + ".wgsl.hbs`";
@@ -223,7 +262,8 @@ TEST(Templates, EveryEmbeddedShaderIsRegistered) {
       EXPECT_TRUE(r.shader.empty()) << r.name << " is a view or composite and names a shader too";
       continue;
     }
-    EXPECT_TRUE(set.count(r.shader)) << r.name << " names shaders/" << r.shader << ".wgsl.hbs, which is not embedded";
+    EXPECT_TRUE(set.count(r.shader))
+        << r.name << " names shaders/" << r.shader << ".wgsl.hbs, which is not embedded";
   }
   EXPECT_TRUE(set.count("common/index"));
   EXPECT_TRUE(set.count("crypto/sha256_compress"));
@@ -275,7 +315,8 @@ TEST(Templates, RenderErrorNamesTemplateLineAndColumn) {
   auto r = gen.Render("common/index", hbs::Value::object({}));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kTemplate);
-  EXPECT_NE(r.error().message.find("shaders/common/index.wgsl.hbs:"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("shaders/common/index.wgsl.hbs:"), std::string::npos)
+      << r.error().message;
   auto missing = gen.Render("no/such", hbs::Value::object({}));
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("shaders/no/such.wgsl.hbs"), std::string::npos);
@@ -296,50 +337,94 @@ TEST(Errors, UnknownOpAndOpset) {
   EXPECT_NE(e.message.find("NoSuchOp 'c1'"), std::string::npos) << e.message;
   e = GenerateError({"Gelu", "", 13, {}, {T(DType::kF32, {1})}, {}});
   EXPECT_EQ(e.code, ErrorCode::kUnknownOp);
-  EXPECT_NE(e.message.find("opset 13 is outside the supported range 20..99"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("opset 13 is outside the supported range 20..99"), std::string::npos)
+      << e.message;
 }
 
 // Windowed ops (Conv, pools) and normalisations name what does not fit.
 TEST(Errors, ConvPoolNormShapesAndAttributes) {
-  Error e = GenerateError({"Conv", "c", 17, {{"group", int64_t{2}}}, {T(DType::kF32, {1, 3, 8, 8}), T(DType::kF32, {4, 1, 3, 3})}, {}});
+  Error e = GenerateError({"Conv",
+                           "c",
+                           17,
+                           {{"group", int64_t{2}}},
+                           {T(DType::kF32, {1, 3, 8, 8}), T(DType::kF32, {4, 1, 3, 3})},
+                           {}});
   EXPECT_EQ(e.code, ErrorCode::kShape);
   EXPECT_NE(e.message.find("with group = 2"), std::string::npos) << e.message;
-  e = GenerateError({"Conv", "c", 17, {{"alknet.activation", std::string("Tanh")}},
-                     {T(DType::kF32, {1, 3, 8, 8}), T(DType::kF32, {4, 3, 3, 3})}, {}});
+  e = GenerateError({"Conv",
+                     "c",
+                     17,
+                     {{"alknet.activation", std::string("Tanh")}},
+                     {T(DType::kF32, {1, 3, 8, 8}), T(DType::kF32, {4, 3, 3, 3})},
+                     {}});
   EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
   EXPECT_NE(e.message.find("alknet.activation"), std::string::npos) << e.message;
-  e = GenerateError({"Conv", "c", 17, {}, {T(DType::kF32, {1, 3, 2, 2}), T(DType::kF32, {4, 3, 3, 3})}, {}});
+  e = GenerateError(
+      {"Conv", "c", 17, {}, {T(DType::kF32, {1, 3, 2, 2}), T(DType::kF32, {4, 3, 3, 3})}, {}});
   EXPECT_EQ(e.code, ErrorCode::kShape);
   EXPECT_NE(e.message.find("larger than the padded input"), std::string::npos) << e.message;
-  e = GenerateError({"MaxPool", "p", 12, {{"kernel_shape", std::vector<int64_t>{3}}}, {T(DType::kF32, {1, 3, 8, 8})}, {}});
+  e = GenerateError({"MaxPool",
+                     "p",
+                     12,
+                     {{"kernel_shape", std::vector<int64_t>{3}}},
+                     {T(DType::kF32, {1, 3, 8, 8})},
+                     {}});
   EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
-  EXPECT_NE(e.message.find("kernel_shape must have one value per spatial axis (2)"), std::string::npos) << e.message;
-  e = GenerateError({"AveragePool", "p", 12, {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"auto_pad", std::string("SAME")}},
-                     {T(DType::kF32, {1, 3, 8, 8})}, {}});
+  EXPECT_NE(e.message.find("kernel_shape must have one value per spatial axis (2)"),
+            std::string::npos)
+      << e.message;
+  e = GenerateError(
+      {"AveragePool",
+       "p",
+       12,
+       {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"auto_pad", std::string("SAME")}},
+       {T(DType::kF32, {1, 3, 8, 8})},
+       {}});
   EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
-  EXPECT_NE(e.message.find("must be NOTSET, SAME_UPPER, SAME_LOWER or VALID"), std::string::npos) << e.message;
-  e = GenerateError({"BatchNormalization", "b", 15, {},
-                     {T(DType::kF32, {2, 3, 4}), T(DType::kF32, {3}), T(DType::kF32, {3}), T(DType::kF32, {4}), T(DType::kF32, {3})}, {}});
+  EXPECT_NE(e.message.find("must be NOTSET, SAME_UPPER, SAME_LOWER or VALID"), std::string::npos)
+      << e.message;
+  e = GenerateError({"BatchNormalization",
+                     "b",
+                     15,
+                     {},
+                     {T(DType::kF32, {2, 3, 4}), T(DType::kF32, {3}), T(DType::kF32, {3}),
+                      T(DType::kF32, {4}), T(DType::kF32, {3})},
+                     {}});
   EXPECT_EQ(e.code, ErrorCode::kShape);
   EXPECT_NE(e.message.find("mean [4] must be [3]"), std::string::npos) << e.message;
-  e = GenerateError({"LayerNormalization", "l", 17, {{"axis", int64_t{3}}}, {T(DType::kF32, {2, 3}), T(DType::kF32, {3})}, {}});
+  e = GenerateError({"LayerNormalization",
+                     "l",
+                     17,
+                     {{"axis", int64_t{3}}},
+                     {T(DType::kF32, {2, 3}), T(DType::kF32, {3})},
+                     {}});
   EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
   EXPECT_NE(e.message.find("axis 3 is out of range for rank 2"), std::string::npos) << e.message;
 }
 
 TEST(Errors, AttributesAreValidated) {
-  Error e = GenerateError({"LeakyRelu", "", 16, {{"alpha", std::string("big")}}, {T(DType::kF32, {1})}, {}});
+  Error e = GenerateError(
+      {"LeakyRelu", "", 16, {{"alpha", std::string("big")}}, {T(DType::kF32, {1})}, {}});
   EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
-  EXPECT_NE(e.message.find("attribute 'alpha' must be float, got string"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("attribute 'alpha' must be float, got string"), std::string::npos)
+      << e.message;
   e = GenerateError({"Relu", "", 16, {{"alpha", 1.0}}, {T(DType::kF32, {1})}, {}});
-  EXPECT_NE(e.message.find("unknown attribute 'alpha' (Relu takes none)"), std::string::npos) << e.message;
-  e = GenerateError({"Gemm", "", 13, {{"transA", int64_t{2}}}, {T(DType::kF32, {2, 2}), T(DType::kF32, {2, 2})}, {}});
+  EXPECT_NE(e.message.find("unknown attribute 'alpha' (Relu takes none)"), std::string::npos)
+      << e.message;
+  e = GenerateError({"Gemm",
+                     "",
+                     13,
+                     {{"transA", int64_t{2}}},
+                     {T(DType::kF32, {2, 2}), T(DType::kF32, {2, 2})},
+                     {}});
   EXPECT_NE(e.message.find("'transA' = 2 must be 0 or 1"), std::string::npos) << e.message;
   e = GenerateError({"Cast", "", 13, {}, {T(DType::kF32, {1})}, {}});
   EXPECT_NE(e.message.find("required attribute 'to' is missing"), std::string::npos) << e.message;
   // DOUBLE (11) lands on f32 like every narrowed dtype; strings have no device form.
   e = GenerateError({"Cast", "", 13, {{"to", int64_t{8}}}, {T(DType::kF32, {1})}, {}});
-  EXPECT_NE(e.message.find("ONNX dtype 8 (STRING) is not supported on the device"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("ONNX dtype 8 (STRING) is not supported on the device"),
+            std::string::npos)
+      << e.message;
   e = GenerateError({"Mod", "", 13, {}, {T(DType::kF32, {1}), T(DType::kF32, {1})}, {}});
   EXPECT_NE(e.message.find("needs fmod=1"), std::string::npos) << e.message;
   e = GenerateError({"Softmax", "", 13, {{"axis", int64_t{3}}}, {T(DType::kF32, {2, 2})}, {}});
@@ -349,38 +434,53 @@ TEST(Errors, AttributesAreValidated) {
 TEST(Errors, UnsupportedDtypesSayWhatIsSupported) {
   Error e = GenerateError({"Sin", "s", 13, {}, {T(DType::kI32, {4})}, {}});
   EXPECT_EQ(e.code, ErrorCode::kUnsupported);
-  EXPECT_NE(e.message.find("input 0 has dtype i32; Sin supports f32, f16"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("input 0 has dtype i32; Sin supports f32, f16"), std::string::npos)
+      << e.message;
   e = GenerateError({"Add", "", 14, {}, {T(DType::kF64, {4}), T(DType::kF64, {4})}, {}});
   EXPECT_NE(e.message.find("has dtype f64"), std::string::npos) << e.message;
   e = GenerateError({"MatMul", "", 13, {}, {T(DType::kI32, {2, 2}), T(DType::kI32, {2, 2})}, {}});
-  EXPECT_NE(e.message.find("input 0 has dtype i32; MatMul accepts f32"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("input 0 has dtype i32; MatMul accepts f32"), std::string::npos)
+      << e.message;
   DeviceCaps no_f16;
   no_f16.shader_f16 = false;
   e = GenerateError({"Relu", "", 14, {}, {T(DType::kF16, {4})}, {}}, no_f16);
   EXPECT_NE(e.message.find("needs the WebGPU feature shader-f16"), std::string::npos) << e.message;
-  e = GenerateError({"Where", "", 16, {}, {T(DType::kF32, {4}), T(DType::kF32, {4}), T(DType::kF32, {4})}, {}});
+  e = GenerateError(
+      {"Where", "", 16, {}, {T(DType::kF32, {4}), T(DType::kF32, {4}), T(DType::kF32, {4})}, {}});
   EXPECT_NE(e.message.find("condition must be bool"), std::string::npos) << e.message;
 }
 
 // OpRecord::contract is checked by OpTable::Infer for every record that declares one: the
 // message names the op, the input, the dtype given and the dtypes accepted, or the view.
 TEST(Errors, InputContractNamesInputDtypeAndAccepted) {
-  Error e = GenerateError({"Conv", "c", 17, {}, {T(DType::kF32, {1, 3, 8, 8}), T(DType::kF16, {4, 3, 3, 3})}, {}});
+  Error e = GenerateError(
+      {"Conv", "c", 17, {}, {T(DType::kF32, {1, 3, 8, 8}), T(DType::kF16, {4, 3, 3, 3})}, {}});
   EXPECT_EQ(e.code, ErrorCode::kUnsupported);
   EXPECT_NE(e.message.find("Conv 'c'"), std::string::npos) << e.message;
-  EXPECT_NE(e.message.find("input 1 has dtype f16; Conv accepts f32"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("input 1 has dtype f16; Conv accepts f32"), std::string::npos)
+      << e.message;
   e = GenerateError({"Det", "d", 11, {}, {T(DType::kI32, {3, 3})}, {}});
-  EXPECT_NE(e.message.find("input 0 has dtype i32; Det accepts f32"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("input 0 has dtype i32; Det accepts f32"), std::string::npos)
+      << e.message;
   // An absent optional input is not checked; a present one is (the last entry covers it).
   TensorDesc absent;
   absent.absent = true;
-  e = GenerateError({"BatchNormalization", "b", 15, {},
-                     {T(DType::kF32, {2, 3, 4}), T(DType::kF32, {3}), T(DType::kF32, {3}), T(DType::kF32, {3}), T(DType::kI32, {3})}, {}});
-  EXPECT_NE(e.message.find("input 4 has dtype i32; BatchNormalization accepts f32"), std::string::npos) << e.message;
+  e = GenerateError({"BatchNormalization",
+                     "b",
+                     15,
+                     {},
+                     {T(DType::kF32, {2, 3, 4}), T(DType::kF32, {3}), T(DType::kF32, {3}),
+                      T(DType::kF32, {3}), T(DType::kI32, {3})},
+                     {}});
+  EXPECT_NE(e.message.find("input 4 has dtype i32; BatchNormalization accepts f32"),
+            std::string::npos)
+      << e.message;
   TensorDesc view = T(DType::kF32, {3, 4, 5});
   view.strides = {1, 3, 12};  // a permuted [5, 4, 3]
   e = GenerateError({"Softmax", "s", 13, {}, {view}, {}});
-  EXPECT_NE(e.message.find("input 0 is a strided view; Softmax reads contiguous operands"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("input 0 is a strided view; Softmax reads contiguous operands"),
+            std::string::npos)
+      << e.message;
   e = GenerateError({"MatMul", "m", 13, {}, {T(DType::kF32, {4, 5}), view}, {}});
   EXPECT_NE(e.message.find("input 1 is a strided view"), std::string::npos) << e.message;
 }
@@ -390,9 +490,11 @@ TEST(Errors, InputContractNamesInputDtypeAndAccepted) {
 TEST(Contracts, EveryRecordIsConsistent) {
   size_t declared = 0;
   for (const OpRecord& r : OpTable::Default().records()) {
-    EXPECT_FALSE(r.contract.contiguous && r.accepts_views) << r.name << " needs contiguous inputs and accepts views";
+    EXPECT_FALSE(r.contract.contiguous && r.accepts_views)
+        << r.name << " needs contiguous inputs and accepts views";
     EXPECT_LE(r.contract.dtypes.size(), r.max_inputs) << r.name;
-    for (const DTypeSet& set : r.contract.dtypes) EXPECT_FALSE(set.empty()) << r.name << " accepts no dtype at all";
+    for (const DTypeSet& set : r.contract.dtypes)
+      EXPECT_FALSE(set.empty()) << r.name << " accepts no dtype at all";
     if (!r.contract.dtypes.empty()) ++declared;
   }
   EXPECT_GT(declared, 0u);
@@ -401,12 +503,19 @@ TEST(Contracts, EveryRecordIsConsistent) {
 TEST(Errors, ShapesThatDoNotFit) {
   Error e = GenerateError({"Add", "", 14, {}, {T(DType::kF32, {3, 4}), T(DType::kF32, {5})}, {}});
   EXPECT_EQ(e.code, ErrorCode::kShape);
-  EXPECT_NE(e.message.find("shapes [3,4] and [5] do not broadcast"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("shapes [3,4] and [5] do not broadcast"), std::string::npos)
+      << e.message;
   e = GenerateError({"MatMul", "", 13, {}, {T(DType::kF32, {3, 4}), T(DType::kF32, {5, 2})}, {}});
-  EXPECT_NE(e.message.find("inner dimensions differ: A has K = 4, B has 5"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("inner dimensions differ: A has K = 4, B has 5"), std::string::npos)
+      << e.message;
   e = GenerateError({"PRelu", "", 16, {}, {T(DType::kF32, {4}), T(DType::kF32, {3, 4})}, {}});
   EXPECT_NE(e.message.find("unidirectional"), std::string::npos) << e.message;
-  e = GenerateError({"Gemm", "", 13, {}, {T(DType::kF32, {2, 3}), T(DType::kF32, {3, 4}), T(DType::kF32, {3})}, {}});
+  e = GenerateError({"Gemm",
+                     "",
+                     13,
+                     {},
+                     {T(DType::kF32, {2, 3}), T(DType::kF32, {3, 4}), T(DType::kF32, {3})},
+                     {}});
   EXPECT_NE(e.message.find("does not broadcast to [M, N] = [2,4]"), std::string::npos) << e.message;
   e = GenerateError({"Add", "", 14, {}, {T(DType::kF32, {4})}, {}});
   EXPECT_NE(e.message.find("takes 2..2 inputs, got 1"), std::string::npos) << e.message;
@@ -414,30 +523,49 @@ TEST(Errors, ShapesThatDoNotFit) {
 
 // Reductions, selections, Einsum and the recurrent ops name what is wrong before any shader.
 TEST(Errors, ReduceTopKEinsumRecurrent) {
-  Error e = GenerateError({"ReduceSum", "r", 11, {{"axes", std::vector<int64_t>{3}}}, {T(DType::kF32, {2, 2})}, {}});
+  Error e = GenerateError(
+      {"ReduceSum", "r", 11, {{"axes", std::vector<int64_t>{3}}}, {T(DType::kF32, {2, 2})}, {}});
   EXPECT_EQ(e.code, ErrorCode::kInvalidAttribute);
   EXPECT_NE(e.message.find("axis 3 is out of range for rank 2"), std::string::npos) << e.message;
   e = GenerateError({"ReduceSum", "r", 13, {}, {T(DType::kF32, {2, 2}), T(DType::kI32, {1})}, {}});
-  EXPECT_NE(e.message.find("must be known when the graph is planned"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("must be known when the graph is planned"), std::string::npos)
+      << e.message;
   e = GenerateError({"ReduceL2", "", 13, {}, {T(DType::kI32, {2, 2})}, {}});
   EXPECT_NE(e.message.find("ReduceL2 takes f32, f16; got i32"), std::string::npos) << e.message;
   OpNode topk{"TopK", "", 11, {}, {T(DType::kF32, {3, 4}), T(DType::kI32, {1})}, {}};
-  topk.input_values = {nullptr, std::make_shared<const RefTensor>(RefTensor{DType::kI32, {1}, {5}})};
+  topk.input_values = {nullptr,
+                       std::make_shared<const RefTensor>(RefTensor{DType::kI32, {1}, {5}})};
   e = GenerateError(topk);
   EXPECT_NE(e.message.find("k = 5 must be in 0..4"), std::string::npos) << e.message;
   e = GenerateError({"ArgMax", "", 13, {{"axis", int64_t{-3}}}, {T(DType::kF32, {3, 4})}, {}});
   EXPECT_NE(e.message.find("axis -3 is out of range for rank 2"), std::string::npos) << e.message;
-  e = GenerateError({"Einsum", "", 12, {{"equation", std::string("ij,jk->ik")}},
-                     {T(DType::kF32, {2, 3}), T(DType::kF32, {4, 5})}, {}});
+  e = GenerateError({"Einsum",
+                     "",
+                     12,
+                     {{"equation", std::string("ij,jk->ik")}},
+                     {T(DType::kF32, {2, 3}), T(DType::kF32, {4, 5})},
+                     {}});
   EXPECT_NE(e.message.find("subscript 'j' has extents 3 and 4"), std::string::npos) << e.message;
-  e = GenerateError({"Einsum", "", 12, {{"equation", std::string("ij->ix")}}, {T(DType::kF32, {2, 3})}, {}});
+  e = GenerateError(
+      {"Einsum", "", 12, {{"equation", std::string("ij->ix")}}, {T(DType::kF32, {2, 3})}, {}});
   EXPECT_NE(e.message.find("output subscript 'x'"), std::string::npos) << e.message;
-  e = GenerateError({"LSTM", "l", 14, {},
-                     {T(DType::kF32, {4, 1, 3}), T(DType::kF32, {1, 12, 3}), T(DType::kF32, {1, 16, 4})}, {}});
+  e = GenerateError(
+      {"LSTM",
+       "l",
+       14,
+       {},
+       {T(DType::kF32, {4, 1, 3}), T(DType::kF32, {1, 12, 3}), T(DType::kF32, {1, 16, 4})},
+       {}});
   EXPECT_NE(e.message.find("W must be [1,16,3]"), std::string::npos) << e.message;
-  e = GenerateError({"GRU", "g", 14, {{"activations", std::string("Tanh")}},
-                     {T(DType::kF32, {4, 1, 3}), T(DType::kF32, {1, 12, 3}), T(DType::kF32, {1, 12, 4})}, {}});
-  EXPECT_NE(e.message.find("activations lists 1 functions; GRU with 1 direction(s) takes 2"), std::string::npos)
+  e = GenerateError(
+      {"GRU",
+       "g",
+       14,
+       {{"activations", std::string("Tanh")}},
+       {T(DType::kF32, {4, 1, 3}), T(DType::kF32, {1, 12, 3}), T(DType::kF32, {1, 12, 4})},
+       {}});
+  EXPECT_NE(e.message.find("activations lists 1 functions; GRU with 1 direction(s) takes 2"),
+            std::string::npos)
       << e.message;
 }
 
@@ -454,13 +582,17 @@ TEST(Errors, DeviceLimitsAreNamed) {
   Error e = GenerateError({"Abs", "", 13, {}, {T(DType::kF32, {5001})}, {}}, small);
   EXPECT_EQ(e.code, ErrorCode::kLimit);
   EXPECT_NE(e.message.find("maxComputeWorkgroupsPerDimension"), std::string::npos) << e.message;
-  e = GenerateError({"MatMul", "", 13, {}, {T(DType::kF32, {5, 2, 2}), T(DType::kF32, {2, 2})}, {}}, small);
-  EXPECT_NE(e.message.find("needs 5 workgroups in dimension z; the device limit maxComputeWorkgroupsPerDimension is 4"),
-            std::string::npos) << e.message;
+  e = GenerateError({"MatMul", "", 13, {}, {T(DType::kF32, {5, 2, 2}), T(DType::kF32, {2, 2})}, {}},
+                    small);
+  EXPECT_NE(e.message.find("needs 5 workgroups in dimension z; the device limit "
+                           "maxComputeWorkgroupsPerDimension is 4"),
+            std::string::npos)
+      << e.message;
   DeviceCaps tiny;
   tiny.max_storage_binding_bytes = 1024;
   e = GenerateError({"Add", "", 14, {}, {T(DType::kF32, {300}), T(DType::kF32, {300})}, {}}, tiny);
-  EXPECT_NE(e.message.find("1200 bytes; the device limit maxStorageBufferBindingSize is 1024"), std::string::npos)
+  EXPECT_NE(e.message.find("1200 bytes; the device limit maxStorageBufferBindingSize is 1024"),
+            std::string::npos)
       << e.message;
 }
 

@@ -15,8 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -33,8 +33,9 @@ namespace fs = std::filesystem;
 
 // linalg, gather, resize and signal took in the ops of the former "misc" family (Trilu, Det,
 // EyeLike, GatherND, ScatterND, ReverseSequence, Compress, GridSample, DFT, STFT, windows).
-const std::set<std::string> kChecked = {"unary", "activation", "binary", "select",   "loss",  "quantize",
-                                        "training", "linalg", "gather", "resize", "signal"};
+const std::set<std::string> kChecked = {"unary",  "activation", "binary",   "select",
+                                        "loss",   "quantize",   "training", "linalg",
+                                        "gather", "resize",     "signal"};
 
 std::string ReadFile(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -48,9 +49,12 @@ float HalfToFloat(uint16_t h) {
   const int exp = (h >> 10) & 0x1f;
   const uint32_t mant = h & 0x3ffu;
   float v;
-  if (exp == 0) v = std::ldexp(static_cast<float>(mant), -24);
-  else if (exp == 31) v = mant ? NAN : INFINITY;
-  else v = std::ldexp(static_cast<float>(mant | 0x400u), exp - 25);
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31)
+    v = mant ? NAN : INFINITY;
+  else
+    v = std::ldexp(static_cast<float>(mant | 0x400u), exp - 25);
   return sign ? -v : v;
 }
 
@@ -58,10 +62,17 @@ float HalfToFloat(uint16_t h) {
 std::optional<DType> Narrowed(int t) {
   using TP = onnx::TensorProto;
   switch (t) {
-    case TP::FLOAT: case TP::DOUBLE: return DType::kF32;
+    case TP::FLOAT:
+    case TP::DOUBLE: return DType::kF32;
     case TP::FLOAT16: return DType::kF16;
-    case TP::INT8: case TP::INT16: case TP::INT32: case TP::INT64: return DType::kI32;
-    case TP::UINT8: case TP::UINT16: case TP::UINT32: case TP::UINT64: return DType::kU32;
+    case TP::INT8:
+    case TP::INT16:
+    case TP::INT32:
+    case TP::INT64: return DType::kI32;
+    case TP::UINT8:
+    case TP::UINT16:
+    case TP::UINT32:
+    case TP::UINT64: return DType::kU32;
     case TP::BOOL: return DType::kBool;
     default: return std::nullopt;
   }
@@ -87,17 +98,76 @@ std::optional<RefTensor> ToRef(const onnx::TensorProto& t, std::string* why) {
   };
   if (!raw.empty()) {
     switch (t.data_type()) {
-      case TP::FLOAT: from_raw(4, [](const char* p) { float v; std::memcpy(&v, p, 4); return double{v}; }); break;
-      case TP::DOUBLE: from_raw(8, [](const char* p) { double v; std::memcpy(&v, p, 8); return v; }); break;
-      case TP::FLOAT16: from_raw(2, [](const char* p) { uint16_t v; std::memcpy(&v, p, 2); return static_cast<double>(HalfToFloat(v)); }); break;
-      case TP::INT8: from_raw(1, [](const char* p) { return static_cast<double>(static_cast<int8_t>(*p)); }); break;
-      case TP::UINT8: case TP::BOOL: from_raw(1, [](const char* p) { return static_cast<double>(static_cast<uint8_t>(*p)); }); break;
-      case TP::INT16: from_raw(2, [](const char* p) { int16_t v; std::memcpy(&v, p, 2); return static_cast<double>(v); }); break;
-      case TP::UINT16: from_raw(2, [](const char* p) { uint16_t v; std::memcpy(&v, p, 2); return static_cast<double>(v); }); break;
-      case TP::INT32: from_raw(4, [](const char* p) { int32_t v; std::memcpy(&v, p, 4); return double(v); }); break;
-      case TP::UINT32: from_raw(4, [](const char* p) { uint32_t v; std::memcpy(&v, p, 4); return double(v); }); break;
-      case TP::INT64: from_raw(8, [](const char* p) { int64_t v; std::memcpy(&v, p, 8); return double(v); }); break;
-      case TP::UINT64: from_raw(8, [](const char* p) { uint64_t v; std::memcpy(&v, p, 8); return double(v); }); break;
+      case TP::FLOAT:
+        from_raw(4, [](const char* p) {
+          float v;
+          std::memcpy(&v, p, 4);
+          return double{v};
+        });
+        break;
+      case TP::DOUBLE:
+        from_raw(8, [](const char* p) {
+          double v;
+          std::memcpy(&v, p, 8);
+          return v;
+        });
+        break;
+      case TP::FLOAT16:
+        from_raw(2, [](const char* p) {
+          uint16_t v;
+          std::memcpy(&v, p, 2);
+          return static_cast<double>(HalfToFloat(v));
+        });
+        break;
+      case TP::INT8:
+        from_raw(1, [](const char* p) { return static_cast<double>(static_cast<int8_t>(*p)); });
+        break;
+      case TP::UINT8:
+      case TP::BOOL:
+        from_raw(1, [](const char* p) { return static_cast<double>(static_cast<uint8_t>(*p)); });
+        break;
+      case TP::INT16:
+        from_raw(2, [](const char* p) {
+          int16_t v;
+          std::memcpy(&v, p, 2);
+          return static_cast<double>(v);
+        });
+        break;
+      case TP::UINT16:
+        from_raw(2, [](const char* p) {
+          uint16_t v;
+          std::memcpy(&v, p, 2);
+          return static_cast<double>(v);
+        });
+        break;
+      case TP::INT32:
+        from_raw(4, [](const char* p) {
+          int32_t v;
+          std::memcpy(&v, p, 4);
+          return double(v);
+        });
+        break;
+      case TP::UINT32:
+        from_raw(4, [](const char* p) {
+          uint32_t v;
+          std::memcpy(&v, p, 4);
+          return double(v);
+        });
+        break;
+      case TP::INT64:
+        from_raw(8, [](const char* p) {
+          int64_t v;
+          std::memcpy(&v, p, 8);
+          return double(v);
+        });
+        break;
+      case TP::UINT64:
+        from_raw(8, [](const char* p) {
+          uint64_t v;
+          std::memcpy(&v, p, 8);
+          return double(v);
+        });
+        break;
       default: *why = "raw data of this type"; return std::nullopt;
     }
   } else {
@@ -110,7 +180,8 @@ std::optional<RefTensor> ToRef(const onnx::TensorProto& t, std::string* why) {
     }
   }
   if (r.data.size() != n) {
-    *why = "tensor holds " + std::to_string(r.data.size()) + " values for " + std::to_string(n) + " elements";
+    *why = "tensor holds " + std::to_string(r.data.size()) + " values for " + std::to_string(n) +
+           " elements";
     return std::nullopt;
   }
   return r;
@@ -179,7 +250,8 @@ std::optional<Outcome> LoadNodeTest(const fs::path& dir, NodeTest* out) {
     return Outcome{Outcome::kSkip, it->second};
   }
   onnx::ModelProto model;
-  if (!model.ParseFromString(ReadFile(dir / "model.onnx"))) return Outcome{Outcome::kSkip, "model.onnx does not parse"};
+  if (!model.ParseFromString(ReadFile(dir / "model.onnx")))
+    return Outcome{Outcome::kSkip, "model.onnx does not parse"};
   const onnx::GraphProto& g = model.graph();
   if (g.node_size() != 1) return Outcome{Outcome::kSkip, "not a single-node test"};
   const onnx::NodeProto& n = g.node(0);
@@ -187,11 +259,13 @@ std::optional<Outcome> LoadNodeTest(const fs::path& dir, NodeTest* out) {
   int opset = 0;
   const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
   for (const auto& o : model.opset_import()) {
-    if ((o.domain() == "ai.onnx" ? "" : o.domain()) == domain) opset = static_cast<int>(o.version());
+    if ((o.domain() == "ai.onnx" ? "" : o.domain()) == domain)
+      opset = static_cast<int>(o.version());
   }
   const OpRecord* record = OpTable::Default().Find(n.op_type(), opset);
   if (record == nullptr) {
-    return Outcome{Outcome::kSkip, n.op_type() + " opset " + std::to_string(opset) + " not in the table"};
+    return Outcome{Outcome::kSkip,
+                   n.op_type() + " opset " + std::to_string(opset) + " not in the table"};
   }
   out->family = record->family;
   out->node = OpNode{n.op_type(), n.name(), opset, {}, {}, {}};
@@ -206,7 +280,8 @@ std::optional<Outcome> LoadNodeTest(const fs::path& dir, NodeTest* out) {
     for (const auto& vi : *list) {
       const int t = vi.type().tensor_type().elem_type();
       if (vi.type().has_tensor_type() && !Narrowed(t)) {
-        return Outcome{Outcome::kSkip, vi.name() + " has element type " + std::to_string(t) + " (no device dtype)"};
+        return Outcome{Outcome::kSkip,
+                       vi.name() + " has element type " + std::to_string(t) + " (no device dtype)"};
       }
     }
   }
@@ -214,7 +289,8 @@ std::optional<Outcome> LoadNodeTest(const fs::path& dir, NodeTest* out) {
   std::map<std::string, RefTensor> given;
   for (int k = 0; k < g.input_size(); ++k) {
     onnx::TensorProto t;
-    if (!t.ParseFromString(ReadFile(dir / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb")))) {
+    if (!t.ParseFromString(
+            ReadFile(dir / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb")))) {
       return Outcome{Outcome::kSkip, "input " + std::to_string(k) + " is not a tensor"};
     }
     auto r = ToRef(t, &why);
@@ -227,7 +303,8 @@ std::optional<Outcome> LoadNodeTest(const fs::path& dir, NodeTest* out) {
       d.absent = true;
       out->inputs.push_back(RefTensor{});
     } else {
-      if (!given.count(name)) return Outcome{Outcome::kSkip, "input " + name + " is not a graph input"};
+      if (!given.count(name))
+        return Outcome{Outcome::kSkip, "input " + name + " is not a graph input"};
       out->inputs.push_back(given[name]);
       d = TensorDesc{given[name].dtype, given[name].shape};
     }
@@ -235,7 +312,8 @@ std::optional<Outcome> LoadNodeTest(const fs::path& dir, NodeTest* out) {
   }
   for (int k = 0; k < g.output_size(); ++k) {
     onnx::TensorProto t;
-    if (!t.ParseFromString(ReadFile(dir / "test_data_set_0" / ("output_" + std::to_string(k) + ".pb")))) {
+    if (!t.ParseFromString(
+            ReadFile(dir / "test_data_set_0" / ("output_" + std::to_string(k) + ".pb")))) {
       return Outcome{Outcome::kSkip, "output " + std::to_string(k) + " is not a tensor"};
     }
     auto want = ToRef(t, &why);
@@ -253,19 +331,21 @@ Outcome Compare(const NodeTest& t, const std::vector<RefTensor>& got) {
     const RefTensor& r = got[k];
     const RefTensor& want = t.expected[k];
     if (r.dtype != want.dtype) {
-      return {Outcome::kFail, "output " + std::to_string(k) + " dtype " + DTypeName(r.dtype) + ", want " + DTypeName(want.dtype)};
+      return {Outcome::kFail, "output " + std::to_string(k) + " dtype " + DTypeName(r.dtype) +
+                                  ", want " + DTypeName(want.dtype)};
     }
     if (r.shape != want.shape) {
-      return {Outcome::kFail, "output " + std::to_string(k) + " shape " + ShapeToString(r.shape) + ", want " +
-                                  ShapeToString(want.shape)};
+      return {Outcome::kFail, "output " + std::to_string(k) + " shape " + ShapeToString(r.shape) +
+                                  ", want " + ShapeToString(want.shape)};
     }
     // The backend tests' own tolerance (onnx/backend/test/runner: rtol 1e-3, atol 1e-7).
     for (size_t i = 0; i < r.data.size(); ++i) {
       const double a = Widen(r.data[i], t.expected_types[k]), b = want.data[i];
-      const bool ok = (std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= 1e-7 + 1e-3 * std::fabs(b);
+      const bool ok = (std::isnan(a) && std::isnan(b)) || a == b ||
+                      std::fabs(a - b) <= 1e-7 + 1e-3 * std::fabs(b);
       if (!ok) {
-        return {Outcome::kFail, "output " + std::to_string(k) + " element " + std::to_string(i) + ": got " +
-                                    std::to_string(a) + ", want " + std::to_string(b)};
+        return {Outcome::kFail, "output " + std::to_string(k) + " element " + std::to_string(i) +
+                                    ": got " + std::to_string(a) + ", want " + std::to_string(b)};
       }
     }
   }
@@ -276,7 +356,8 @@ Outcome CheckReference(const NodeTest& t) {
   auto got = ReferenceRun(t.node, t.inputs);
   if (!got.ok()) {
     // A refusal with a reason (kUnsupported) is a documented limit, listed apart from failures.
-    if (got.error().code == ErrorCode::kUnsupported) return {Outcome::kRefused, got.error().ToString()};
+    if (got.error().code == ErrorCode::kUnsupported)
+      return {Outcome::kRefused, got.error().ToString()};
     return {Outcome::kFail, "reference refused: " + got.error().ToString()};
   }
   return Compare(t, *got);
@@ -341,7 +422,8 @@ std::vector<fs::path> NodeTestDirs() {
 
 void RunAll(const char* what, const std::function<Outcome(const NodeTest&)>& check) {
   const std::vector<fs::path> dirs = NodeTestDirs();
-  if (dirs.empty()) GTEST_SKIP() << "no ONNX node tests (Debian package libonnx-testdata, or ALKNET_NODE_TESTS)";
+  if (dirs.empty())
+    GTEST_SKIP() << "no ONNX node tests (Debian package libonnx-testdata, or ALKNET_NODE_TESTS)";
   const bool verbose = std::getenv("ALKNET_NODE_TESTS_VERBOSE") != nullptr;
   int pass = 0, fail = 0, skip = 0, other_fail = 0, refused = 0;
   for (const fs::path& dir : dirs) {
@@ -361,16 +443,23 @@ void RunAll(const char* what, const std::function<Outcome(const NodeTest&)>& che
       ADD_FAILURE() << what << " " << name << ": " << o.detail;
     } else if (o.kind == Outcome::kFail) {
       ++other_fail;
-      std::printf("[ note     ] %s (%s, not checked here): %s\n", name.c_str(), t.family.c_str(), o.detail.c_str());
+      std::printf("[ note     ] %s (%s, not checked here): %s\n", name.c_str(), t.family.c_str(),
+                  o.detail.c_str());
     }
     if (verbose) {
       std::printf("%-60s %s %s\n", name.c_str(),
-                  o.kind == Outcome::kPass ? "pass" : o.kind == Outcome::kFail ? "FAIL" : o.kind == Outcome::kRefused ? "refused" : "skip",
+                  o.kind == Outcome::kPass      ? "pass"
+                  : o.kind == Outcome::kFail    ? "FAIL"
+                  : o.kind == Outcome::kRefused ? "refused"
+                                                : "skip",
                   o.detail.c_str());
     }
   }
-  std::printf("[ node     ] %s: %d reproduced, %d failed (checked families), %d failed (other families), %d refused, "
-              "%d skipped\n", what, pass, fail, other_fail, refused, skip);
+  std::printf(
+      "[ node     ] %s: %d reproduced, %d failed (checked families), %d failed (other families), "
+      "%d refused, "
+      "%d skipped\n",
+      what, pass, fail, other_fail, refused, skip);
 }
 
 TEST(OpSemantics, NodeTestReferences) { RunAll("reference", CheckReference); }
@@ -381,11 +470,13 @@ TEST(OpSemantics, NodeTestReferences) { RunAll("reference", CheckReference); }
 TEST(OpSemantics, NodeTestsOnDevice) {
   // About 300 distinct shaders: a minute of CPU on lavapipe, too long for every CI run.
   if (std::getenv("ALKNET_NODE_TESTS_DEVICE") == nullptr) {
-    GTEST_SKIP() << "set ALKNET_NODE_TESTS_DEVICE=1 to run the node tests' data through the shaders";
+    GTEST_SKIP()
+        << "set ALKNET_NODE_TESTS_DEVICE=1 to run the node tests' data through the shaders";
   }
   Executor ex(testing::SharedContext(), ExecutorOptions{.poison_outputs = true});
   RunAll("device", [&](const NodeTest& t) {
-    if (!kChecked.count(t.family)) return Outcome{Outcome::kSkip, "family " + t.family + " is not checked here"};
+    if (!kChecked.count(t.family))
+      return Outcome{Outcome::kSkip, "family " + t.family + " is not checked here"};
     return CheckDevice(t, ex);
   });
 }

@@ -31,7 +31,8 @@ std::string ParamName(const ::testing::TestParamInfo<Param>& p) {
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
-  return name + "_opset" + std::to_string(p.param.record->opset_min) + "_" + DTypeName(p.param.dtype);
+  return name + "_opset" + std::to_string(p.param.record->opset_min) + "_" +
+         DTypeName(p.param.dtype);
 }
 
 std::vector<Param> AllParams() {
@@ -49,24 +50,32 @@ std::vector<Case> CasesFor(const OpRecord& r, DType dtype, bool tiled) {
   const std::string& n = r.name;
   if (n == "MatMul") {
     if (!tiled) return {{{{64, 64}, {64, 64}}}, {{{3, 65, 33}, {33, 67}}}, {{{4, 13}, {13}}}};
-    return {{{{7, 13}, {13, 5}}},     {{{64, 64}, {64, 64}}},    {{{3, 65, 33}, {33, 67}}},
-            {{{2, 1, 8, 16}, {3, 16, 12}}}, {{{13}, {13, 6}}},     {{{4, 13}, {13}}},
+    return {{{{7, 13}, {13, 5}}},           {{{64, 64}, {64, 64}}}, {{{3, 65, 33}, {33, 67}}},
+            {{{2, 1, 8, 16}, {3, 16, 12}}}, {{{13}, {13, 6}}},      {{{4, 13}, {13}}},
             {{{130, 96}, {96, 132}}}};
   }
   if (n == "Gemm") {
-    if (!tiled) return {{{{13, 7}, {13, 5}, {7, 1}}, {{"transA", int64_t{1}}}},
-                        {{{70, 33}, {68, 33}, {}}, {{"transB", int64_t{1}}, {"alpha", -1.5}}}};
+    if (!tiled)
+      return {{{{13, 7}, {13, 5}, {7, 1}}, {{"transA", int64_t{1}}}},
+              {{{70, 33}, {68, 33}, {}}, {{"transB", int64_t{1}}, {"alpha", -1.5}}}};
     return {{{{7, 13}, {13, 5}}},
             {{{7, 13}, {13, 5}, {5}}},
             {{{13, 7}, {13, 5}, {7, 1}}, {{"transA", int64_t{1}}}},
             {{{7, 13}, {5, 13}, {7, 5}}, {{"transB", int64_t{1}}, {"alpha", 0.5}, {"beta", 2.0}}},
-            {{{70, 33}, {68, 33}, {}}, {{"transA", int64_t{0}}, {"transB", int64_t{1}}, {"alpha", -1.5}}},
+            {{{70, 33}, {68, 33}, {}},
+             {{"transA", int64_t{0}}, {"transB", int64_t{1}}, {"alpha", -1.5}}},
             {{{64, 32}, {32, 68}, {1, 68}}}};
   }
   if (n == "Softmax" || n == "LogSoftmax") {
-    if (r.opset_min < 13) return {{{{3, 4, 5}}}, {{{3, 4, 5}}, {{"axis", int64_t{0}}}}, {{{2, 3, 7}}, {{"axis", int64_t{2}}}}};
-    return {{{{3, 4, 5}}}, {{{3, 4, 5}}, {{"axis", int64_t{0}}}}, {{{3, 4, 5}}, {{"axis", int64_t{-2}}}},
-            {{{1000}}}, {{{7, 1, 9}}, {{"axis", int64_t{1}}}}};
+    if (r.opset_min < 13)
+      return {{{{3, 4, 5}}},
+              {{{3, 4, 5}}, {{"axis", int64_t{0}}}},
+              {{{2, 3, 7}}, {{"axis", int64_t{2}}}}};
+    return {{{{3, 4, 5}}},
+            {{{3, 4, 5}}, {{"axis", int64_t{0}}}},
+            {{{3, 4, 5}}, {{"axis", int64_t{-2}}}},
+            {{{1000}}},
+            {{{7, 1, 9}}, {{"axis", int64_t{1}}}}};
   }
   std::vector<Case> cases;
   const uint32_t arity = r.name == "Where" || r.name == "Clip" ? r.max_inputs
@@ -76,9 +85,16 @@ std::vector<Case> CasesFor(const OpRecord& r, DType dtype, bool tiled) {
   if (arity == 1) {
     cases = {{{{3, 5, 7}}}, {{{1031}}}, {{{7, 5}}, {}, true}};
   } else if (arity == 2) {
-    cases = {{{{3, 1, 7}, {5, 1}}}, {{{1031}, {1031}}}, {{{2, 3, 4, 5}, {4, 1}}}, {{{}, {6, 5}}},
+    cases = {{{{3, 1, 7}, {5, 1}}},
+             {{{1031}, {1031}}},
+             {{{2, 3, 4, 5}, {4, 1}}},
+             {{{}, {6, 5}}},
              {{{5, 9}, {9}}, {}, true}};
-    if (n == "PRelu") cases = {{{{3, 5, 7}, {5, 1}}}, {{{1031}, {1031}}}, {{{2, 3, 4, 5}, {}}}, {{{5, 9}, {9}}, {}, true}};
+    if (n == "PRelu")
+      cases = {{{{3, 5, 7}, {5, 1}}},
+               {{{1031}, {1031}}},
+               {{{2, 3, 4, 5}, {}}},
+               {{{5, 9}, {9}}, {}, true}};
   } else {
     cases = {{{{3, 5, 7}, {5, 7}, {1, 7}}}, {std::vector<Shape>(arity, Shape{1031})}};
     if (n == "Clip") cases = {{{{3, 5, 7}, {}, {}}}, {{{1031}, {}}}, {{{9, 7}, {}, {}}, {}, true}};
@@ -106,7 +122,8 @@ std::vector<RefTensor> Transpose2D(RefTensor t) {
   // t has shape [b, a]; the returned data is laid out [a, b].
   RefTensor o{t.dtype, {t.shape[1], t.shape[0]}, std::vector<double>(t.data.size())};
   for (uint64_t i = 0; i < t.shape[0]; ++i)
-    for (uint64_t j = 0; j < t.shape[1]; ++j) o.data[j * t.shape[0] + i] = t.data[i * t.shape[1] + j];
+    for (uint64_t j = 0; j < t.shape[1]; ++j)
+      o.data[j * t.shape[0] + i] = t.data[i * t.shape[1] + j];
   return {o};
 }
 
@@ -153,7 +170,8 @@ void RunCase(const OpRecord& r, DType dtype, const Case& c, std::mt19937_64& rng
 
 // A case the record states itself (OpRecord::test_cases): fixed values where given (host
 // inputs always), random data elsewhere, absent inputs, every output compared.
-void RunRecordCase(const OpRecord& r, DType dtype, const OpTestCase& c, std::mt19937_64& rng, Executor& ex) {
+void RunRecordCase(const OpRecord& r, DType dtype, const OpTestCase& c, std::mt19937_64& rng,
+                   Executor& ex) {
   std::string what = r.name + " opset " + std::to_string(r.opset_min) + " " + DTypeName(dtype) +
                      (c.label.empty() ? "" : " [" + c.label + "]");
   Graph g(0);
@@ -176,7 +194,8 @@ void RunRecordCase(const OpRecord& r, DType dtype, const OpTestCase& c, std::mt1
       continue;
     }
     auto fixed = c.values.find(i);
-    RefTensor t = fixed != c.values.end() ? fixed->second : RandomTensor(rng, dtype, *c.shapes[i], r.hints);
+    RefTensor t =
+        fixed != c.values.end() ? fixed->second : RandomTensor(rng, dtype, *c.shapes[i], r.hints);
     what += " " + std::string(DTypeName(t.dtype)) + ShapeToString(t.shape);
     ref_inputs.push_back(t);
     ref_node.inputs.push_back(TensorDesc{t.dtype, t.shape});
@@ -188,7 +207,8 @@ void RunRecordCase(const OpRecord& r, DType dtype, const OpTestCase& c, std::mt1
     auto up = ex.Upload(t.dtype, t.shape, testing::ToHost(t));
     ASSERT_TRUE(up.ok()) << what << ": " << up.error().ToString();
     node.inputs.push_back(g.num_inputs);
-    node.input_values.push_back(fixed != c.values.end() ? std::make_shared<const RefTensor>(t) : nullptr);
+    node.input_values.push_back(fixed != c.values.end() ? std::make_shared<const RefTensor>(t)
+                                                        : nullptr);
     dev_inputs.push_back(*up);
     ++g.num_inputs;
   }
@@ -222,30 +242,32 @@ TEST_P(OpTest, MatchesFloat64Reference) {
   // Both MatMul, Conv and reduction kernels run everywhere: staged through workgroup memory
   // (what GPUs get) and straight from storage (what CPU adapters get).
   std::vector<DeviceCaps> variants{CapsOf(ctx)};
-  if (p.record->shader == "linalg/matmul" || p.record->shader == "conv/conv" || p.record->shader == "reduce/reduce" ||
-      p.record->shader == "reduce/argmax") {
+  if (p.record->shader == "linalg/matmul" || p.record->shader == "conv/conv" ||
+      p.record->shader == "reduce/reduce" || p.record->shader == "reduce/argmax") {
     variants = {CapsOf(ctx), CapsOf(ctx)};
     variants[0].shared_memory_tiles = true;
     variants[1].shared_memory_tiles = false;
   }
   for (const DeviceCaps& caps : variants) {
-  Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
-  std::mt19937_64 rng(testing::Seed() ^ std::hash<std::string>{}(p.record->name + DTypeName(p.dtype)));
-  if (!p.record->test_cases.empty()) {
-    for (const OpTestCase& c : p.record->test_cases) RunRecordCase(*p.record, p.dtype, c, rng, ex);
-    continue;
-  }
-  for (const Case& c : CasesFor(*p.record, p.dtype, caps.shared_memory_tiles)) {
-    if (p.record->name == "Cast") {
-      for (int64_t to : {1, 6, 9, 12}) {
-        Case cc = c;
-        cc.attrs["to"] = to;
-        RunCase(*p.record, p.dtype, cc, rng, ex);
-      }
+    Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
+    std::mt19937_64 rng(testing::Seed() ^
+                        std::hash<std::string>{}(p.record->name + DTypeName(p.dtype)));
+    if (!p.record->test_cases.empty()) {
+      for (const OpTestCase& c : p.record->test_cases)
+        RunRecordCase(*p.record, p.dtype, c, rng, ex);
       continue;
     }
-    RunCase(*p.record, p.dtype, c, rng, ex);
-  }
+    for (const Case& c : CasesFor(*p.record, p.dtype, caps.shared_memory_tiles)) {
+      if (p.record->name == "Cast") {
+        for (int64_t to : {1, 6, 9, 12}) {
+          Case cc = c;
+          cc.attrs["to"] = to;
+          RunCase(*p.record, p.dtype, cc, rng, ex);
+        }
+        continue;
+      }
+      RunCase(*p.record, p.dtype, c, rng, ex);
+    }
   }
 }
 
@@ -264,7 +286,7 @@ TEST(OpSemantics, ElementwiseItemsPerInvocation) {
     const OpTable& t = OpTable::Default();
     RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{4096}}}, rng, ex);  // vec4
     RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{3001}}}, rng, ex);
-    RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{}}}, rng, ex);  // rank 0
+    RunCase(*t.Find("Abs", 13), DType::kF32, Case{{{}}}, rng, ex);           // rank 0
     RunCase(*t.Find("Add", 14), DType::kF32, Case{{{0, 3}, {3}}}, rng, ex);  // no elements
     RunCase(*t.Find("Add", 14), DType::kF32, Case{{{4096}, {4096}}}, rng, ex);
     RunCase(*t.Find("Add", 14), DType::kI32, Case{{{3, 1, 7}, {5, 1}}}, rng, ex);
@@ -273,7 +295,8 @@ TEST(OpSemantics, ElementwiseItemsPerInvocation) {
     RunCase(*t.Find("Where", 16), DType::kF32, Case{{{4096}, {4096}, {4096}}}, rng, ex);
     RunCase(*t.Find("Max", 13), DType::kF32, Case{{{4096}, {4096}, {4096}}}, rng, ex);
     RunCase(*t.Find("Tanh", 13), DType::kF32, Case{{{9, 7}}, {}, true}, rng, ex);
-    if (ctx.HasFeature(WGPUFeatureName_ShaderF16)) RunCase(*t.Find("Gelu", 20), DType::kF16, Case{{{4096}}}, rng, ex);
+    if (ctx.HasFeature(WGPUFeatureName_ShaderF16))
+      RunCase(*t.Find("Gelu", 20), DType::kF16, Case{{{4096}}}, rng, ex);
   }
 }
 

@@ -56,7 +56,8 @@ std::vector<std::string> OpsOf(const Graph& g) {
   return ops;
 }
 
-std::vector<RefTensor> Randoms(const std::vector<Shape>& shapes, uint64_t salt, DType dtype = DType::kF32) {
+std::vector<RefTensor> Randoms(const std::vector<Shape>& shapes, uint64_t salt,
+                               DType dtype = DType::kF32) {
   std::mt19937_64 rng(testing::Seed() + salt);
   std::vector<RefTensor> out;
   for (const Shape& s : shapes) out.push_back(RandomTensor(rng, dtype, s, TestHints{}));
@@ -95,7 +96,8 @@ DeviceRun RunOnDevice(const Graph& graph, const std::vector<RefTensor>& inputs, 
 
 // The passes' graph on the device matches the float64 reference of the graph as built, and
 // so does the graph run without the passes.
-void ExpectSameResults(const Graph& built, const std::vector<RefTensor>& inputs, double tol, uint64_t rewrites) {
+void ExpectSameResults(const Graph& built, const std::vector<RefTensor>& inputs, double tol,
+                       uint64_t rewrites) {
   const std::vector<RefTensor> want = ReferenceOf(built, inputs);
   const DeviceRun fused = RunOnDevice(built, inputs, true);
   const DeviceRun plain = RunOnDevice(built, inputs, false);
@@ -104,8 +106,10 @@ void ExpectSameResults(const Graph& built, const std::vector<RefTensor>& inputs,
   EXPECT_EQ(fused.rewrites, rewrites);
   EXPECT_EQ(plain.rewrites, 0u);
   for (size_t o = 0; o < want.size(); ++o) {
-    EXPECT_TRUE(Close(fused.outputs[o], want[o].data, tol, tol, "fused output " + std::to_string(o)));
-    EXPECT_TRUE(Close(plain.outputs[o], want[o].data, tol, tol, "unfused output " + std::to_string(o)));
+    EXPECT_TRUE(
+        Close(fused.outputs[o], want[o].data, tol, tol, "fused output " + std::to_string(o)));
+    EXPECT_TRUE(
+        Close(plain.outputs[o], want[o].data, tol, tol, "unfused output " + std::to_string(o)));
   }
 }
 
@@ -207,7 +211,8 @@ TEST(AddReluFusion, LeavesIntegerSumsAndSumsReadElsewhere) {
   {
     Graph g(2);
     g.outputs = {g.Add("Relu", {g.Add("Add", {0, 1})})};
-    const std::vector<TensorDesc> ints = {TensorDesc{DType::kI32, {4}}, TensorDesc{DType::kI32, {4}}};
+    const std::vector<TensorDesc> ints = {TensorDesc{DType::kI32, {4}},
+                                          TensorDesc{DType::kI32, {4}}};
     EXPECT_EQ(RunPasses(g, ints).rewrites, 0);
     EXPECT_EQ(OpsOf(g), (std::vector<std::string>{"Add", "Relu"}));
   }
@@ -230,7 +235,9 @@ TEST(ConvActivationFusion, PutsEachActivationInTheConvEpilogue) {
     std::vector<ConstValue> bounds;  // Clip (opset 11+) min, max; nullptr: absent
     std::string want;
   };
-  const auto scalar = [](double v) { return std::make_shared<const RefTensor>(RefTensor{DType::kF32, {}, {v}}); };
+  const auto scalar = [](double v) {
+    return std::make_shared<const RefTensor>(RefTensor{DType::kF32, {}, {v}});
+  };
   const std::vector<Case> cases = {
       {"Relu", {}, 14, {}, "Relu"},
       {"Sigmoid", {}, 13, {}, "Sigmoid"},
@@ -283,7 +290,8 @@ TEST(ConvActivationFusion, LeavesClipsWithBoundsKnownOnlyOnTheDevice) {
 }
 
 TEST(ConvActivationFusion, LeavesConvsThatAlreadyHaveAnActivationOrOtherReaders) {
-  const std::vector<TensorDesc> d = {TensorDesc{DType::kF32, {1, 2, 5, 5}}, TensorDesc{DType::kF32, {3, 2, 3, 3}}};
+  const std::vector<TensorDesc> d = {TensorDesc{DType::kF32, {1, 2, 5, 5}},
+                                     TensorDesc{DType::kF32, {3, 2, 3, 3}}};
   {
     Graph g(2);
     const int conv = g.Add("Conv", {0, 1}, {{"alknet.activation", AttrValue(std::string("Relu"))}});
@@ -306,14 +314,14 @@ TEST(ConvActivationFusion, LeavesConvsThatAlreadyHaveAnActivationOrOtherReaders)
 TEST(ExecutorPasses, AGraphBuiltInCppGetsFused) {
   Graph g(5);  // x [2,3,8,8], w [4,3,3,3], w2 [36,6], bias [6], r [2,6]
   const int conv = g.Add("Conv", {0, 1}, {{"strides", std::vector<int64_t>{2, 2}}});
-  const int act = g.Add("Relu", {conv});                           // -> Conv + Relu
-  const int flat = g.Add("Reshape", {act, Graph::kAbsent});        // a view: [2, 36]
-  g.nodes.back().input_values = {nullptr,
-                                 std::make_shared<const RefTensor>(RefTensor{DType::kI32, {2}, {2, -1}})};
+  const int act = g.Add("Relu", {conv});                     // -> Conv + Relu
+  const int flat = g.Add("Reshape", {act, Graph::kAbsent});  // a view: [2, 36]
+  g.nodes.back().input_values = {
+      nullptr, std::make_shared<const RefTensor>(RefTensor{DType::kI32, {2}, {2, -1}})};
   const int mm = g.Add("MatMul", {flat, 2});
-  const int lin = g.Add("Add", {mm, 3});                           // -> Gemm
+  const int lin = g.Add("Add", {mm, 3});  // -> Gemm
   const int join = g.Add("Add", {lin, 4});
-  g.outputs = {g.Add("Relu", {join})};                             // -> alknet.AddRelu
+  g.outputs = {g.Add("Relu", {join})};  // -> alknet.AddRelu
   const Graph built = g;
   const auto inputs = Randoms({{2, 3, 8, 8}, {4, 3, 3, 3}, {36, 6}, {6}, {2, 6}}, 5);
 
@@ -358,7 +366,8 @@ TEST(ExecutorPasses, MalformedGraphsAreLeftForTheExecutorToRefuse) {
   ASSERT_TRUE(a.ok() && b.ok());
   auto out = ex.Run(g, {*a, *b});
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.error().message.find("not defined before it"), std::string::npos) << out.error().message;
+  EXPECT_NE(out.error().message.find("not defined before it"), std::string::npos)
+      << out.error().message;
 }
 
 }  // namespace

@@ -16,14 +16,17 @@ Sha256Digest OpenSsl(std::span<const std::byte> m) {
   return d;
 }
 
-std::span<const std::byte> Bytes(const std::string& s) { return std::as_bytes(std::span(s.data(), s.size())); }
+std::span<const std::byte> Bytes(const std::string& s) {
+  return std::as_bytes(std::span(s.data(), s.size()));
+}
 
 class Sha256Modes : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Sha256Modes, FipsExamples) {
   Executor ex(testing::SharedContext());
   Sha256 sha(ex, {.k_mode = GetParam()});
-  // FIPS 180-4 examples (NIST CSRC "SHA256.pdf", "SHA2_Additional.pdf") with their published digests.
+  // FIPS 180-4 examples (NIST CSRC "SHA256.pdf", "SHA2_Additional.pdf") with their published
+  // digests.
   const std::string million(1000000, 'a');
   const std::vector<std::pair<std::string, std::string>> vectors = {
       {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
@@ -61,7 +64,8 @@ TEST_P(Sha256Modes, EveryLengthTo1100MatchesOpenSsl) {
   ASSERT_EQ(got->size(), msgs.size());
   int bad = 0;
   for (size_t i = 0; i < msgs.size(); ++i) {
-    if ((*got)[i] != OpenSsl(msgs[i]) && bad++ < 5) ADD_FAILURE() << "length " << i << ": " << ToHex((*got)[i]);
+    if ((*got)[i] != OpenSsl(msgs[i]) && bad++ < 5)
+      ADD_FAILURE() << "length " << i << ": " << ToHex((*got)[i]);
   }
   EXPECT_EQ(bad, 0);
 }
@@ -75,7 +79,8 @@ TEST(Sha256Stream, ChunkBoundariesMatchOpenSsl) {
   Executor ex(testing::SharedContext());
   Sha256 sha(ex);
   std::mt19937_64 rng(testing::Seed() + 7);
-  for (size_t len : {0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 183, 184, 191, 192, 255, 256, 1000}) {
+  for (size_t len :
+       {0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 183, 184, 191, 192, 255, 256, 1000}) {
     std::vector<std::byte> m(len);
     for (auto& b : m) b = static_cast<std::byte>(rng());
     auto got = sha.HashOne(m, 128);

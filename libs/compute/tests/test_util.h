@@ -52,7 +52,8 @@ inline uint16_t F32ToF16(float f) {
   const uint32_t sign = (x >> 16) & 0x8000u;
   int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
   uint32_t mant = x & 0x7fffffu;
-  if (((x >> 23) & 0xff) == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
+  if (((x >> 23) & 0xff) == 0xff)
+    return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
   if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
   if (exp <= 0) {
     if (exp < -10) return static_cast<uint16_t>(sign);
@@ -78,7 +79,10 @@ inline float F16ToF32(uint16_t h) {
       x = sign;
     } else {
       int e = -1;
-      do { ++e; mant <<= 1; } while ((mant & 0x400u) == 0);
+      do {
+        ++e;
+        mant <<= 1;
+      } while ((mant & 0x400u) == 0);
       x = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
     }
   } else if (exp == 31) {
@@ -100,11 +104,31 @@ inline std::vector<std::byte> ToHost(const RefTensor& r) {
   };
   for (double v : r.data) {
     switch (r.dtype) {
-      case DType::kF32: { float f = static_cast<float>(v); put(&f, 4); break; }
-      case DType::kF16: { uint16_t h = F32ToF16(static_cast<float>(v)); put(&h, 2); break; }
-      case DType::kI32: { int32_t i = static_cast<int32_t>(v); put(&i, 4); break; }
-      case DType::kU32: { uint32_t u = static_cast<uint32_t>(v); put(&u, 4); break; }
-      case DType::kBool: { uint8_t b = v != 0; put(&b, 1); break; }
+      case DType::kF32: {
+        float f = static_cast<float>(v);
+        put(&f, 4);
+        break;
+      }
+      case DType::kF16: {
+        uint16_t h = F32ToF16(static_cast<float>(v));
+        put(&h, 2);
+        break;
+      }
+      case DType::kI32: {
+        int32_t i = static_cast<int32_t>(v);
+        put(&i, 4);
+        break;
+      }
+      case DType::kU32: {
+        uint32_t u = static_cast<uint32_t>(v);
+        put(&u, 4);
+        break;
+      }
+      case DType::kBool: {
+        uint8_t b = v != 0;
+        put(&b, 1);
+        break;
+      }
       default: ADD_FAILURE() << "test cannot encode dtype"; break;
     }
   }
@@ -117,10 +141,30 @@ inline std::vector<double> FromHost(const HostTensor& h) {
   const size_t n = h.data.size() / (h.dtype == DType::kBool ? 1 : DeviceElementSize(h.dtype));
   for (size_t i = 0; i < n; ++i) {
     switch (h.dtype) {
-      case DType::kF32: { float f; std::memcpy(&f, p + 4 * i, 4); out.push_back(f); break; }
-      case DType::kF16: { uint16_t v; std::memcpy(&v, p + 2 * i, 2); out.push_back(F16ToF32(v)); break; }
-      case DType::kI32: { int32_t v; std::memcpy(&v, p + 4 * i, 4); out.push_back(v); break; }
-      case DType::kU32: { uint32_t v; std::memcpy(&v, p + 4 * i, 4); out.push_back(v); break; }
+      case DType::kF32: {
+        float f;
+        std::memcpy(&f, p + 4 * i, 4);
+        out.push_back(f);
+        break;
+      }
+      case DType::kF16: {
+        uint16_t v;
+        std::memcpy(&v, p + 2 * i, 2);
+        out.push_back(F16ToF32(v));
+        break;
+      }
+      case DType::kI32: {
+        int32_t v;
+        std::memcpy(&v, p + 4 * i, 4);
+        out.push_back(v);
+        break;
+      }
+      case DType::kU32: {
+        uint32_t v;
+        std::memcpy(&v, p + 4 * i, 4);
+        out.push_back(v);
+        break;
+      }
       case DType::kBool: out.push_back(static_cast<uint8_t>(p[i]) ? 1.0 : 0.0); break;
       default: ADD_FAILURE() << "test cannot decode dtype"; break;
     }
@@ -129,7 +173,8 @@ inline std::vector<double> FromHost(const HostTensor& h) {
 }
 
 // Random values for an op's operand, honouring its test hints.
-inline RefTensor RandomTensor(std::mt19937_64& rng, DType dtype, const Shape& shape, const TestHints& h) {
+inline RefTensor RandomTensor(std::mt19937_64& rng, DType dtype, const Shape& shape,
+                              const TestHints& h) {
   RefTensor t{dtype, shape, {}};
   uint64_t n = 1;
   for (uint64_t d : shape) n *= d;
@@ -140,10 +185,15 @@ inline RefTensor RandomTensor(std::mt19937_64& rng, DType dtype, const Shape& sh
       v = static_cast<double>(rng() & 1);
     } else if (dtype == DType::kI32 || dtype == DType::kU32) {
       const double lo = dtype == DType::kU32 ? std::max(0.0, std::floor(h.lo)) : std::floor(h.lo);
-      std::uniform_int_distribution<int64_t> ui(static_cast<int64_t>(lo), static_cast<int64_t>(std::ceil(h.hi)));
-      do { v = static_cast<double>(ui(rng)); } while (h.nonzero && v == 0);
+      std::uniform_int_distribution<int64_t> ui(static_cast<int64_t>(lo),
+                                                static_cast<int64_t>(std::ceil(h.hi)));
+      do {
+        v = static_cast<double>(ui(rng));
+      } while (h.nonzero && v == 0);
     } else {
-      do { v = u(rng); } while (h.nonzero && std::fabs(v) < 0.5);
+      do {
+        v = u(rng);
+      } while (h.nonzero && std::fabs(v) < 0.5);
       if (h.integer_valued) v = std::round(v);
       v = dtype == DType::kF16 ? F16ToF32(F32ToF16(static_cast<float>(v))) : static_cast<float>(v);
     }
@@ -153,29 +203,34 @@ inline RefTensor RandomTensor(std::mt19937_64& rng, DType dtype, const Shape& sh
 }
 
 // |got - want| <= abs + rel * |want|; NaN matches NaN, infinities match exactly.
-inline ::testing::AssertionResult Close(const std::vector<double>& got, const std::vector<double>& want,
-                                        double abs_tol, double rel_tol, const std::string& what) {
+inline ::testing::AssertionResult Close(const std::vector<double>& got,
+                                        const std::vector<double>& want, double abs_tol,
+                                        double rel_tol, const std::string& what) {
   if (got.size() != want.size()) {
-    return ::testing::AssertionFailure() << what << ": " << got.size() << " elements, want " << want.size();
+    return ::testing::AssertionFailure()
+           << what << ": " << got.size() << " elements, want " << want.size();
   }
   size_t bad = 0, first = 0;
   double worst = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     const double g = got[i], w = want[i];
     bool ok;
-    if (std::isnan(w) || std::isnan(g)) ok = std::isnan(w) && std::isnan(g);
-    else if (std::isinf(w) || std::isinf(g)) ok = g == w;
-    else ok = std::fabs(g - w) <= abs_tol + rel_tol * std::fabs(w);
+    if (std::isnan(w) || std::isnan(g))
+      ok = std::isnan(w) && std::isnan(g);
+    else if (std::isinf(w) || std::isinf(g))
+      ok = g == w;
+    else
+      ok = std::fabs(g - w) <= abs_tol + rel_tol * std::fabs(w);
     if (!ok) {
       if (bad++ == 0) first = i;
       if (std::isfinite(g) && std::isfinite(w)) worst = std::max(worst, std::fabs(g - w));
     }
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": " << bad << " of " << got.size()
-                                       << " elements off; first at " << first << ": got " << got[first]
-                                       << ", want " << want[first] << " (tolerance abs " << abs_tol << " rel "
-                                       << rel_tol << ", worst finite error " << worst << ")";
+  return ::testing::AssertionFailure()
+         << what << ": " << bad << " of " << got.size() << " elements off; first at " << first
+         << ": got " << got[first] << ", want " << want[first] << " (tolerance abs " << abs_tol
+         << " rel " << rel_tol << ", worst finite error " << worst << ")";
 }
 
 }  // namespace alknet::compute::testing

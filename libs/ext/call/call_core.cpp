@@ -12,8 +12,8 @@
 #include <js/BigInt.h>
 
 #include "alknet/call/connect.h"
-#include "alknet/ext/call.h"
 #include "alknet/call/signature.h"
+#include "alknet/ext/call.h"
 #include "alknet/runtime/native_module.h"
 
 namespace alknet::ext::call_js {
@@ -43,11 +43,10 @@ struct CallState {
 void FinalizeState(JS::GCContext*, JSObject* obj) {
   delete JS::GetMaybePtrFromReservedSlot<CallState>(obj, 0);
 }
-constexpr JSClassOps kStateOps = {nullptr, nullptr, nullptr, nullptr, nullptr,
+constexpr JSClassOps kStateOps = {nullptr, nullptr,       nullptr, nullptr, nullptr,
                                   nullptr, FinalizeState, nullptr, nullptr, nullptr};
-constexpr JSClass kStateClass = {"AlknetCallState",
-                                 JSCLASS_HAS_RESERVED_SLOTS(1) | JSCLASS_FOREGROUND_FINALIZE,
-                                 &kStateOps};
+constexpr JSClass kStateClass = {
+    "AlknetCallState", JSCLASS_HAS_RESERVED_SLOTS(1) | JSCLASS_FOREGROUND_FINALIZE, &kStateOps};
 
 CallState& StateOf(const JS::CallArgs& args) {
   JSObject* holder = &js::GetFunctionNativeReserved(&args.callee(), 0).toObject();
@@ -64,7 +63,7 @@ bool ThrowCallError(JSContext* cx, const c::Error& e) {
       continue;
     }
     name += static_cast<char>(upper ? std::toupper(static_cast<unsigned char>(ch))
-                                   : std::tolower(static_cast<unsigned char>(ch)));
+                                    : std::tolower(static_cast<unsigned char>(ch)));
     upper = false;
   }
   return ThrowError(cx, e.ToString(), name.empty() ? "Error" : name);
@@ -99,7 +98,8 @@ std::vector<std::byte> ViewBytes(JSObject* view) {
 
 bool ToValue(JSContext* cx, JS::HandleValue v, c::Value* out, const std::string& where, int depth);
 
-bool TensorFromObject(JSContext* cx, JS::HandleObject obj, c::Value* out, const std::string& where) {
+bool TensorFromObject(JSContext* cx, JS::HandleObject obj, c::Value* out,
+                      const std::string& where) {
   JS::RootedValue dtype(cx), shape(cx), data(cx);
   if (!JS_GetProperty(cx, obj, "dtype", &dtype) || !JS_GetProperty(cx, obj, "shape", &shape) ||
       !JS_GetProperty(cx, obj, "data", &data)) {
@@ -126,7 +126,8 @@ bool TensorFromObject(JSContext* cx, JS::HandleObject obj, c::Value* out, const 
     JS::RootedValue d(cx);
     if (!JS_GetElement(cx, arr, i, &d)) return false;
     if (!d.isNumber() || d.toNumber() < 0 || std::floor(d.toNumber()) != d.toNumber()) {
-      return ThrowTypeError(cx, where + ": shape[" + std::to_string(i) + "] is not a non-negative integer");
+      return ThrowTypeError(
+          cx, where + ": shape[" + std::to_string(i) + "] is not a non-negative integer");
     }
     dims.push_back(static_cast<int64_t>(d.toNumber()));
   }
@@ -153,7 +154,8 @@ bool ToValue(JSContext* cx, JS::HandleValue v, c::Value* out, const std::string&
     *out = c::Value(ToUtf8(cx, v.toString()));
   } else if (v.isBigInt()) {
     int64_t i = 0;
-    if (!JS::detail::BigIntIsInt64(v.toBigInt(), &i)) return ThrowTypeError(cx, where + ": a BigInt outside int64");
+    if (!JS::detail::BigIntIsInt64(v.toBigInt(), &i))
+      return ThrowTypeError(cx, where + ": a BigInt outside int64");
     *out = c::Value(i);
   } else if (v.isObject()) {
     JS::RootedObject obj(cx, &v.toObject());
@@ -188,13 +190,15 @@ bool ToValue(JSContext* cx, JS::HandleValue v, c::Value* out, const std::string&
       for (uint32_t i = 0; i < n; ++i) {
         JS::RootedValue e(cx);
         if (!JS_GetElement(cx, obj, i, &e)) return false;
-        if (!ToValue(cx, e, &list[i], where + "[" + std::to_string(i) + "]", depth + 1)) return false;
+        if (!ToValue(cx, e, &list[i], where + "[" + std::to_string(i) + "]", depth + 1))
+          return false;
       }
       *out = c::Value(std::move(list));
       return true;
     }
     bool has_data = false, has_shape = false;
-    if (!JS_HasProperty(cx, obj, "data", &has_data) || !JS_HasProperty(cx, obj, "shape", &has_shape)) {
+    if (!JS_HasProperty(cx, obj, "data", &has_data) ||
+        !JS_HasProperty(cx, obj, "shape", &has_shape)) {
       return false;
     }
     if (has_data && has_shape) return TensorFromObject(cx, obj, out, where);
@@ -222,24 +226,36 @@ bool ToValue(JSContext* cx, JS::HandleValue v, c::Value* out, const std::string&
 
 // ---- Value -> JS ------------------------------------------------------------------------------
 
-JSObject* NewTypedArrayFor(JSContext* cx, std::string_view dtype, std::span<const std::byte> bytes) {
+JSObject* NewTypedArrayFor(JSContext* cx, std::string_view dtype,
+                           std::span<const std::byte> bytes) {
   const size_t size = c::DTypeSize(dtype);
   JSObject* arr = nullptr;
   const size_t n = size ? bytes.size() / size : bytes.size();
-  if (dtype == "f32") arr = JS_NewFloat32Array(cx, n);
-  else if (dtype == "f64") arr = JS_NewFloat64Array(cx, n);
-  else if (dtype == "i32") arr = JS_NewInt32Array(cx, n);
-  else if (dtype == "u32") arr = JS_NewUint32Array(cx, n);
-  else if (dtype == "i16") arr = JS_NewInt16Array(cx, n);
-  else if (dtype == "u16" || dtype == "f16" || dtype == "bf16") arr = JS_NewUint16Array(cx, n);
-  else if (dtype == "i8") arr = JS_NewInt8Array(cx, n);
-  else if (dtype == "i64") arr = JS_NewBigInt64Array(cx, n);
-  else if (dtype == "u64") arr = JS_NewBigUint64Array(cx, n);
-  else arr = JS_NewUint8Array(cx, bytes.size());  // u8, bool, block types: raw bytes
+  if (dtype == "f32")
+    arr = JS_NewFloat32Array(cx, n);
+  else if (dtype == "f64")
+    arr = JS_NewFloat64Array(cx, n);
+  else if (dtype == "i32")
+    arr = JS_NewInt32Array(cx, n);
+  else if (dtype == "u32")
+    arr = JS_NewUint32Array(cx, n);
+  else if (dtype == "i16")
+    arr = JS_NewInt16Array(cx, n);
+  else if (dtype == "u16" || dtype == "f16" || dtype == "bf16")
+    arr = JS_NewUint16Array(cx, n);
+  else if (dtype == "i8")
+    arr = JS_NewInt8Array(cx, n);
+  else if (dtype == "i64")
+    arr = JS_NewBigInt64Array(cx, n);
+  else if (dtype == "u64")
+    arr = JS_NewBigUint64Array(cx, n);
+  else
+    arr = JS_NewUint8Array(cx, bytes.size());  // u8, bool, block types: raw bytes
   if (!arr) return nullptr;
   JS::AutoCheckCannotGC nogc;
   bool shared = false;
-  if (!bytes.empty()) std::memcpy(JS_GetArrayBufferViewData(arr, &shared, nogc), bytes.data(), bytes.size());
+  if (!bytes.empty())
+    std::memcpy(JS_GetArrayBufferViewData(arr, &shared, nogc), bytes.data(), bytes.size());
   return arr;
 }
 
@@ -267,7 +283,8 @@ bool FromValue(JSContext* cx, const c::Value& v, JS::MutableHandleValue out) {
       if (!arr) return false;
       for (size_t i = 0; i < list.size(); ++i) {
         JS::RootedValue e(cx);
-        if (!FromValue(cx, list[i], &e) || !JS_SetElement(cx, arr, static_cast<uint32_t>(i), e)) return false;
+        if (!FromValue(cx, list[i], &e) || !JS_SetElement(cx, arr, static_cast<uint32_t>(i), e))
+          return false;
       }
       out.setObject(*arr);
       return true;
@@ -277,7 +294,8 @@ bool FromValue(JSContext* cx, const c::Value& v, JS::MutableHandleValue out) {
       if (!obj) return false;
       for (const auto& [k, e] : v.as_map()) {
         JS::RootedValue jv(cx);
-        if (!FromValue(cx, e, &jv) || !JS_DefineProperty(cx, obj, k.c_str(), jv, JSPROP_ENUMERATE)) return false;
+        if (!FromValue(cx, e, &jv) || !JS_DefineProperty(cx, obj, k.c_str(), jv, JSPROP_ENUMERATE))
+          return false;
       }
       out.setObject(*obj);
       return true;
@@ -290,7 +308,8 @@ bool FromValue(JSContext* cx, const c::Value& v, JS::MutableHandleValue out) {
       JS::RootedObject data(cx, NewTypedArrayFor(cx, t.dtype, t.data));
       if (!obj || !dt || !shape || !data) return false;
       for (size_t i = 0; i < t.shape.size(); ++i) {
-        if (!JS_DefineElement(cx, shape, static_cast<uint32_t>(i), static_cast<double>(t.shape[i]), JSPROP_ENUMERATE)) {
+        if (!JS_DefineElement(cx, shape, static_cast<uint32_t>(i), static_cast<double>(t.shape[i]),
+                              JSPROP_ENUMERATE)) {
           return false;
         }
       }
@@ -312,7 +331,8 @@ bool TargetOf(JSContext* cx, const JS::CallArgs& args, unsigned i, c::CallTarget
   if (args.get(i).isNullOrUndefined()) {
     *out = HostOf(cx).calls;
     if (*out == nullptr) {
-      return ThrowError(cx, "alknet:call: this host has no call registry (run the script with `alknet run`)");
+      return ThrowError(
+          cx, "alknet:call: this host has no call registry (run the script with `alknet run`)");
     }
     return true;
   }
@@ -333,7 +353,8 @@ bool Invoke(JSContext* cx, unsigned argc, JS::Value* vp) {
   const std::string name = ToUtf8(cx, args.get(1).toString());
   c::Value list;
   if (!ToValue(cx, args.get(2), &list, name + ": arguments", 0)) return false;
-  if (list.kind() != c::ValueKind::kList) return ThrowTypeError(cx, "call: arguments must be an array");
+  if (list.kind() != c::ValueKind::kList)
+    return ThrowTypeError(cx, "call: arguments must be an array");
   auto result = target->Invoke(name, list.as_list());
   if (!result) return ThrowCallError(cx, result.error());
   return FromValue(cx, *result, args.rval());
@@ -363,7 +384,8 @@ bool List(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (!arr) return false;
   for (size_t i = 0; i < infos->size(); ++i) {
     JS::RootedValue e(cx);
-    if (!InfoToJs(cx, (*infos)[i], &e) || !JS_SetElement(cx, arr, static_cast<uint32_t>(i), e)) return false;
+    if (!InfoToJs(cx, (*infos)[i], &e) || !JS_SetElement(cx, arr, static_cast<uint32_t>(i), e))
+      return false;
   }
   args.rval().setObject(*arr);
   return true;
@@ -373,7 +395,8 @@ bool List(JSContext* cx, unsigned argc, JS::Value* vp) {
 // so a List() here makes a wrong address or token fail at connect(), where the script expects.
 bool Connect(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
-  if (!args.get(0).isString()) return ThrowTypeError(cx, "connect: the address must be a string 'host:port'");
+  if (!args.get(0).isString())
+    return ThrowTypeError(cx, "connect: the address must be a string 'host:port'");
   c::RemoteOptions o;
   o.address = ToUtf8(cx, args.get(0).toString());
   const size_t colon = o.address.rfind(':');
@@ -389,15 +412,17 @@ bool Connect(JSContext* cx, unsigned argc, JS::Value* vp) {
     return ThrowTypeError(cx, "connect('" + o.address + "'): the address must be 'host:port'");
   }
   std::string host = o.address.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   if (auto s = HostOf(cx).permissions->CheckNet(host, static_cast<uint16_t>(port)); !s) {
     return ThrowStatus(cx, s.error());
   }
   if (args.get(1).isString()) o.token = ToUtf8(cx, args.get(1).toString());
   const auto& connect_remote = HostOf(cx).connect_remote;
   if (!connect_remote) {
-    return ThrowError(cx, "connect(" + o.address + "): this program has no remote transport " +
-                              "(its host passes no RemoteConnector; `alknet` links alknet-call-grpc)");
+    return ThrowError(cx,
+                      "connect(" + o.address + "): this program has no remote transport " +
+                          "(its host passes no RemoteConnector; `alknet` links alknet-call-grpc)");
   }
   auto remote = connect_remote(o);
   if (!remote) return ThrowCallError(cx, remote.error());
@@ -435,10 +460,12 @@ bool Register(JSContext* cx, unsigned argc, JS::Value* vp) {
       }
     }
     return ThrowError(cx,
-                      "register('" + name + "'): a script may only register calls in its own namespace '" + ns +
+                      "register('" + name +
+                          "'): a script may only register calls in its own namespace '" + ns +
                           "' (like '" + ns + ".my_call')" +
-                          (owner.empty() ? std::string() : "; namespace '" + std::string(c::NamespaceOf(name)) +
-                                                               "' belongs to component '" + owner + "'"),
+                          (owner.empty() ? std::string()
+                                         : "; namespace '" + std::string(c::NamespaceOf(name)) +
+                                               "' belongs to component '" + owner + "'"),
                       "PermissionDenied");
   }
   // All script calls form one component "script"; the registry refuses a second component of
@@ -455,8 +482,9 @@ bool Register(JSContext* cx, unsigned argc, JS::Value* vp) {
   all.calls.push_back(decl);
   for (auto& d : all.calls) {
     d.handler = [](c::CallContext& ctx, std::span<const c::Value>) -> c::Result<c::Value> {
-      return c::MakeError(c::ErrorCode::kUnavailable,
-                          std::string(ctx.call()) + " is defined by a script and runs on its thread only");
+      return c::MakeError(
+          c::ErrorCode::kUnavailable,
+          std::string(ctx.call()) + " is defined by a script and runs on its thread only");
     };
   }
   if (auto r = fresh->AddComponent(std::move(all)); !r) return ThrowCallError(cx, r.error());
@@ -475,7 +503,8 @@ bool CheckArgs(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (rec == nullptr) return ThrowError(cx, "no script call named '" + name + "'", "NotFound");
   c::Value list;
   if (!ToValue(cx, args.get(1), &list, name + ": arguments", 0)) return false;
-  if (auto r = c::CheckArguments(name, rec->signature, list.as_list()); !r) return ThrowCallError(cx, r.error());
+  if (auto r = c::CheckArguments(name, rec->signature, list.as_list()); !r)
+    return ThrowCallError(cx, r.error());
   args.rval().setUndefined();
   return true;
 }
@@ -486,7 +515,7 @@ struct Fn {
   unsigned nargs;
 };
 constexpr Fn kFns[] = {
-    {"invoke", Invoke, 3}, {"list", List, 1},           {"connect", Connect, 2},
+    {"invoke", Invoke, 3},     {"list", List, 1},           {"connect", Connect, 2},
     {"register", Register, 3}, {"checkArgs", CheckArgs, 2},
 };
 
@@ -508,6 +537,7 @@ bool DefineCallCore(JSContext* cx, JS::HandleObject core) {
 
 namespace alknet::ext {
 void InstallCallModule() {
-  runtime::RegisterNativeModule("call", call_js::kEmbeddedFiles[0].contents, &runtime::sm::DefineCallCore);
+  runtime::RegisterNativeModule("call", call_js::kEmbeddedFiles[0].contents,
+                                &runtime::sm::DefineCallCore);
 }
 }  // namespace alknet::ext

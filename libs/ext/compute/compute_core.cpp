@@ -10,9 +10,9 @@
 #include "alknet/compute/executor.h"
 #include "alknet/compute/op_table.h"
 #include "alknet/compute/sha256.h"
-#include "alknet/webgpu/context.h"
 #include "alknet/ext/compute.h"
 #include "alknet/ext/compute_core.h"
+#include "alknet/webgpu/context.h"
 
 namespace alknet::ext::compute_js {
 struct EmbeddedFile {
@@ -47,33 +47,38 @@ cp::Executor* GetExecutor(JSContext* cx) {
   if (!d.executor) {
     auto created = webgpu::Context::Create();
     if (!created.ok()) {
-      ThrowError(cx, "alknet:compute: no WebGPU device: " + created.error().ToString(), "NotSupportedError");
+      ThrowError(cx, "alknet:compute: no WebGPU device: " + created.error().ToString(),
+                 "NotSupportedError");
       return nullptr;
     }
     d.ctx = std::move(created).value();
     d.executor = std::make_unique<cp::Executor>(*d.ctx);
   }
   if (d.ctx->lost()) {
-    ThrowError(cx, "alknet:compute: the WebGPU device was lost: " + d.ctx->lost_message(), "OperationError");
+    ThrowError(cx, "alknet:compute: the WebGPU device was lost: " + d.ctx->lost_message(),
+               "OperationError");
     return nullptr;
   }
   return d.executor.get();
 }
 
-webgpu::Context* GetContext(JSContext* cx) { return GetExecutor(cx) == nullptr ? nullptr : TheDevice().ctx.get(); }
+webgpu::Context* GetContext(JSContext* cx) {
+  return GetExecutor(cx) == nullptr ? nullptr : TheDevice().ctx.get();
+}
 
-bool ThrowCompute(JSContext* cx, const cp::Error& e) { return ThrowError(cx, e.ToString(), "OperationError"); }
+bool ThrowCompute(JSContext* cx, const cp::Error& e) {
+  return ThrowError(cx, e.ToString(), "OperationError");
+}
 
 namespace {
 
 void FinalizeTensor(JS::GCContext*, JSObject* obj) {
   delete JS::GetMaybePtrFromReservedSlot<cp::Tensor>(obj, 0);
 }
-constexpr JSClassOps kTensorOps = {nullptr, nullptr, nullptr, nullptr, nullptr,
+constexpr JSClassOps kTensorOps = {nullptr, nullptr,        nullptr, nullptr, nullptr,
                                    nullptr, FinalizeTensor, nullptr, nullptr, nullptr};
-constexpr JSClass kTensorClass = {"AlknetTensor",
-                                  JSCLASS_HAS_RESERVED_SLOTS(1) | JSCLASS_FOREGROUND_FINALIZE,
-                                  &kTensorOps};
+constexpr JSClass kTensorClass = {
+    "AlknetTensor", JSCLASS_HAS_RESERVED_SLOTS(1) | JSCLASS_FOREGROUND_FINALIZE, &kTensorOps};
 
 }  // namespace
 
@@ -103,8 +108,10 @@ bool ShapeOf(JSContext* cx, JS::HandleValue v, cp::Shape* out, const std::string
   for (uint32_t i = 0; i < n; ++i) {
     JS::RootedValue d(cx);
     if (!JS_GetElement(cx, arr, i, &d)) return false;
-    if (!d.isNumber() || d.toNumber() < 0 || std::floor(d.toNumber()) != d.toNumber() || d.toNumber() > 9.0e15) {
-      return ThrowTypeError(cx, where + ": shape[" + std::to_string(i) + "] is not a non-negative integer");
+    if (!d.isNumber() || d.toNumber() < 0 || std::floor(d.toNumber()) != d.toNumber() ||
+        d.toNumber() > 9.0e15) {
+      return ThrowTypeError(
+          cx, where + ": shape[" + std::to_string(i) + "] is not a non-negative integer");
     }
     out->push_back(static_cast<uint64_t>(d.toNumber()));
   }
@@ -149,7 +156,8 @@ bool Describe(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::RootedObject shape(cx, JS::NewArrayObject(cx, t->rank()));
   if (!obj || !dt || !shape) return false;
   for (size_t i = 0; i < t->rank(); ++i) {
-    if (!JS_DefineElement(cx, shape, static_cast<uint32_t>(i), static_cast<double>(t->shape()[i]), JSPROP_ENUMERATE)) {
+    if (!JS_DefineElement(cx, shape, static_cast<uint32_t>(i), static_cast<double>(t->shape()[i]),
+                          JSPROP_ENUMERATE)) {
       return false;
     }
   }
@@ -178,7 +186,8 @@ bool Download(JSContext* cx, unsigned argc, JS::Value* vp) {
 
 // A JS attribute value as the record expects it: integers stay int64 unless the record's
 // default for that attribute is a float (alpha: 1 means 1.0), lists likewise.
-bool ToAttr(JSContext* cx, const cp::OpRecord& rec, const std::string& key, JS::HandleValue v, cp::AttrValue* out) {
+bool ToAttr(JSContext* cx, const cp::OpRecord& rec, const std::string& key, JS::HandleValue v,
+            cp::AttrValue* out) {
   bool wants_float = false;
   for (const auto& spec : rec.attributes) {
     if (spec.name == key && spec.default_value) {
@@ -221,8 +230,10 @@ bool ToAttr(JSContext* cx, const cp::OpRecord& rec, const std::string& key, JS::
       ints.push_back(static_cast<int64_t>(d));
       floats.push_back(d);
     }
-    if (all_int) *out = std::move(ints);
-    else *out = std::move(floats);
+    if (all_int)
+      *out = std::move(ints);
+    else
+      *out = std::move(floats);
     return true;
   }
   return ThrowTypeError(cx, where + ": attributes are numbers, strings or arrays of numbers");
@@ -232,7 +243,8 @@ bool ToAttr(JSContext* cx, const cp::OpRecord& rec, const std::string& key, JS::
 // download.
 bool Run(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
-  if (!args.get(0).isString()) return ThrowTypeError(cx, "op: the op name must be a string like 'MatMul'");
+  if (!args.get(0).isString())
+    return ThrowTypeError(cx, "op: the op name must be a string like 'MatMul'");
   const std::string op = ToUtf8(cx, args.get(0).toString());
   int opset = 17;
   if (args.get(3).isNumber()) opset = static_cast<int>(args.get(3).toNumber());
@@ -300,8 +312,10 @@ bool Ops(JSContext* cx, unsigned argc, JS::Value* vp) {
         !JS_DefineProperty(cx, o, "name", name, JSPROP_ENUMERATE) ||
         !JS_DefineProperty(cx, o, "family", family, JSPROP_ENUMERATE) ||
         !JS_DefineProperty(cx, o, "summary", summary, JSPROP_ENUMERATE) ||
-        !JS_DefineProperty(cx, o, "minInputs", static_cast<double>(r.min_inputs), JSPROP_ENUMERATE) ||
-        !JS_DefineProperty(cx, o, "maxInputs", static_cast<double>(r.max_inputs), JSPROP_ENUMERATE) ||
+        !JS_DefineProperty(cx, o, "minInputs", static_cast<double>(r.min_inputs),
+                           JSPROP_ENUMERATE) ||
+        !JS_DefineProperty(cx, o, "maxInputs", static_cast<double>(r.max_inputs),
+                           JSPROP_ENUMERATE) ||
         !JS_DefineProperty(cx, o, "opsetMin", r.opset_min, JSPROP_ENUMERATE) ||
         !JS_DefineProperty(cx, o, "opsetMax", r.opset_max, JSPROP_ENUMERATE) ||
         !JS_SetElement(cx, arr, static_cast<uint32_t>(i), o)) {
@@ -328,7 +342,9 @@ bool Sha256(JSContext* cx, unsigned argc, JS::Value* vp) {
     if (!JS_GetElement(cx, arr, i, &e)) return false;
     JS::AutoCheckCannotGC nogc;
     auto bytes = BytesOf(e, nogc);
-    if (!bytes) return ThrowTypeError(cx, "sha256: message " + std::to_string(i) + " is not a Uint8Array or ArrayBuffer");
+    if (!bytes)
+      return ThrowTypeError(
+          cx, "sha256: message " + std::to_string(i) + " is not a Uint8Array or ArrayBuffer");
     copies[i].assign(reinterpret_cast<const std::byte*>(bytes->data()),
                      reinterpret_cast<const std::byte*>(bytes->data()) + bytes->size());
   }
@@ -348,10 +364,13 @@ bool Sha256(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-const JSFunctionSpec kComputeCore[] = {
-    JS_FN("upload", Upload, 3, 0),     JS_FN("describe", Describe, 1, 0), JS_FN("download", Download, 1, 0),
-    JS_FN("run", Run, 4, 0),           JS_FN("ops", Ops, 0, 0),           JS_FN("sha256", Sha256, 1, 0),
-    JS_FS_END};
+const JSFunctionSpec kComputeCore[] = {JS_FN("upload", Upload, 3, 0),
+                                       JS_FN("describe", Describe, 1, 0),
+                                       JS_FN("download", Download, 1, 0),
+                                       JS_FN("run", Run, 4, 0),
+                                       JS_FN("ops", Ops, 0, 0),
+                                       JS_FN("sha256", Sha256, 1, 0),
+                                       JS_FS_END};
 
 }  // namespace
 

@@ -13,11 +13,11 @@
 #include <filesystem>
 #include <memory>
 
+#include "alknet/ext/compute_core.h"
+#include "alknet/ext/onnx.h"
 #include "alknet/onnx/session.h"
 #include "alknet/runtime/permissions.h"
 #include "alknet/tensor/dtype.h"
-#include "alknet/ext/compute_core.h"
-#include "alknet/ext/onnx.h"
 
 namespace alknet::runtime::sm::modules {
 
@@ -32,10 +32,12 @@ struct TypeName {
   const char* dtype;
 };
 constexpr TypeName kTypeNames[] = {
-    {ox::ElemType::kFloat, "f32"},  {ox::ElemType::kDouble, "f64"},   {ox::ElemType::kFloat16, "f16"},
-    {ox::ElemType::kBFloat16, "bf16"}, {ox::ElemType::kInt8, "i8"},   {ox::ElemType::kInt16, "i16"},
-    {ox::ElemType::kInt32, "i32"},  {ox::ElemType::kInt64, "i64"},    {ox::ElemType::kUint8, "u8"},
-    {ox::ElemType::kUint16, "u16"}, {ox::ElemType::kUint32, "u32"},   {ox::ElemType::kUint64, "u64"},
+    {ox::ElemType::kFloat, "f32"},   {ox::ElemType::kDouble, "f64"},
+    {ox::ElemType::kFloat16, "f16"}, {ox::ElemType::kBFloat16, "bf16"},
+    {ox::ElemType::kInt8, "i8"},     {ox::ElemType::kInt16, "i16"},
+    {ox::ElemType::kInt32, "i32"},   {ox::ElemType::kInt64, "i64"},
+    {ox::ElemType::kUint8, "u8"},    {ox::ElemType::kUint16, "u16"},
+    {ox::ElemType::kUint32, "u32"},  {ox::ElemType::kUint64, "u64"},
     {ox::ElemType::kBool, "bool"},
 };
 
@@ -56,10 +58,10 @@ std::optional<ox::ElemType> ElemTypeNamed(const std::string& dtype) {
 void FinalizeSession(JS::GCContext*, JSObject* obj) {
   delete JS::GetMaybePtrFromReservedSlot<ox::Session>(obj, 0);
 }
-constexpr JSClassOps kSessionOps = {nullptr, nullptr, nullptr, nullptr, nullptr,
+constexpr JSClassOps kSessionOps = {nullptr, nullptr,         nullptr, nullptr, nullptr,
                                     nullptr, FinalizeSession, nullptr, nullptr, nullptr};
-constexpr JSClass kSessionClass = {"AlknetOnnxSession",
-                                   JSCLASS_HAS_RESERVED_SLOTS(1) | JSCLASS_FOREGROUND_FINALIZE, &kSessionOps};
+constexpr JSClass kSessionClass = {
+    "AlknetOnnxSession", JSCLASS_HAS_RESERVED_SLOTS(1) | JSCLASS_FOREGROUND_FINALIZE, &kSessionOps};
 
 ox::Session* SessionOf(JSContext* cx, JS::HandleValue v) {
   if (v.isObject() && JS::GetClass(&v.toObject()) == &kSessionClass) {
@@ -81,7 +83,8 @@ bool DefineNumber(JSContext* cx, JS::HandleObject obj, const char* name, double 
 }
 
 // An options field as a number, or `fallback` when it is absent.
-bool NumberOption(JSContext* cx, JS::HandleObject opts, const char* name, double fallback, double* out) {
+bool NumberOption(JSContext* cx, JS::HandleObject opts, const char* name, double fallback,
+                  double* out) {
   JS::RootedValue v(cx);
   if (opts && !JS_GetProperty(cx, opts, name, &v)) return false;
   if (v.isUndefined()) {
@@ -89,7 +92,8 @@ bool NumberOption(JSContext* cx, JS::HandleObject opts, const char* name, double
     return true;
   }
   if (!v.isNumber() || v.toNumber() < 0 || std::floor(v.toNumber()) != v.toNumber()) {
-    return ThrowTypeError(cx, std::string("Session.load: options.") + name + " must be a non-negative integer");
+    return ThrowTypeError(
+        cx, std::string("Session.load: options.") + name + " must be a non-negative integer");
   }
   *out = v.toNumber();
   return true;
@@ -98,13 +102,15 @@ bool NumberOption(JSContext* cx, JS::HandleObject opts, const char* name, double
 // onnxLoad(path, options) -> session
 bool Load(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
-  if (!args.get(0).isString()) return ThrowTypeError(cx, "Session.load: the model path must be a string");
+  if (!args.get(0).isString())
+    return ThrowTypeError(cx, "Session.load: the model path must be a string");
   const std::filesystem::path path = ToUtf8(cx, args.get(0).toString());
   JS::RootedObject opts(cx, args.get(1).isObject() ? &args.get(1).toObject() : nullptr);
 
   ox::SessionOptions options;
   double cache = 0, fold = 0;
-  if (!NumberOption(cx, opts, "planCacheSize", static_cast<double>(options.plan_cache_size), &cache) ||
+  if (!NumberOption(cx, opts, "planCacheSize", static_cast<double>(options.plan_cache_size),
+                    &cache) ||
       !NumberOption(cx, opts, "foldLimit", static_cast<double>(options.fold_limit), &fold)) {
     return false;
   }
@@ -147,7 +153,8 @@ JSObject* InfoList(JSContext* cx, const std::vector<ox::ValueInfo>& infos) {
   for (size_t i = 0; i < infos.size(); ++i) {
     const ox::ValueInfo& v = infos[i];
     JS::RootedObject o(cx, JS_NewPlainObject(cx));
-    if (!o || !DefineString(cx, o, "name", v.name) || !DefineString(cx, o, "onnxType", ox::ElemTypeName(v.type))) {
+    if (!o || !DefineString(cx, o, "name", v.name) ||
+        !DefineString(cx, o, "onnxType", ox::ElemTypeName(v.type))) {
       return nullptr;
     }
     JS::RootedValue dtype(cx, JS::NullValue());
@@ -174,7 +181,8 @@ JSObject* InfoList(JSContext* cx, const std::vector<ox::ValueInfo>& infos) {
       }
       shape.setObject(*dims);
     }
-    if (!Define(cx, o, "shape", shape) || !JS_SetElement(cx, list, static_cast<uint32_t>(i), o)) return nullptr;
+    if (!Define(cx, o, "shape", shape) || !JS_SetElement(cx, list, static_cast<uint32_t>(i), o))
+      return nullptr;
   }
   return list;
 }
@@ -216,7 +224,8 @@ struct Feed {
 
 bool ReadFeed(JSContext* cx, JS::HandleObject f, Feed* feed) {
   JS::RootedValue name(cx), tensor(cx), dtype(cx), shape(cx), data(cx);
-  if (!JS_GetProperty(cx, f, "name", &name) || !JS_GetProperty(cx, f, "tensor", &tensor)) return false;
+  if (!JS_GetProperty(cx, f, "name", &name) || !JS_GetProperty(cx, f, "tensor", &tensor))
+    return false;
   if (!ValueToUtf8(cx, name, &feed->input.name)) return false;
   const std::string where = "Session.run: input '" + feed->input.name + "'";
   if (!tensor.isUndefined()) {
@@ -231,7 +240,9 @@ bool ReadFeed(JSContext* cx, JS::HandleObject f, Feed* feed) {
     } else {
       type = ox::ElemTypeOf(t->dtype());
     }
-    if (!type) return ThrowTypeError(cx, where + ": a " + cp::DTypeName(t->dtype()) + " tensor has no ONNX type");
+    if (!type)
+      return ThrowTypeError(
+          cx, where + ": a " + cp::DTypeName(t->dtype()) + " tensor has no ONNX type");
     feed->input.type = *type;
     feed->input.shape.assign(t->shape().begin(), t->shape().end());
     feed->input.device = *t;
@@ -259,15 +270,16 @@ bool ReadFeed(JSContext* cx, JS::HandleObject f, Feed* feed) {
     if (!view) return ThrowTypeError(cx, where + ": data must be a typed array");
     const uint64_t want = elements * ox::ElemSize(*type);
     if (view->size() != want) {
-      return ThrowTypeError(cx, where + ": " + std::to_string(view->size()) + " bytes of data, but shape [" +
-                                    [&] {
-                                      std::string s;
-                                      for (size_t i = 0; i < feed->input.shape.size(); ++i) {
-                                        s += (i ? ", " : "") + std::to_string(feed->input.shape[i]);
-                                      }
-                                      return s;
-                                    }() +
-                                    "] of " + dt + " needs " + std::to_string(want));
+      return ThrowTypeError(
+          cx, where + ": " + std::to_string(view->size()) + " bytes of data, but shape [" +
+                  [&] {
+                    std::string s;
+                    for (size_t i = 0; i < feed->input.shape.size(); ++i) {
+                      s += (i ? ", " : "") + std::to_string(feed->input.shape[i]);
+                    }
+                    return s;
+                  }() +
+                  "] of " + dt + " needs " + std::to_string(want));
     }
     const auto* p = reinterpret_cast<const std::byte*>(view->data());
     feed->bytes.assign(p, p + view->size());
@@ -293,7 +305,8 @@ bool Run(JSContext* cx, unsigned argc, JS::Value* vp) {
   for (uint32_t i = 0; i < n; ++i) {
     JS::RootedValue e(cx);
     if (!JS_GetElement(cx, list, i, &e)) return false;
-    if (!e.isObject()) return ThrowTypeError(cx, "Session.run: feeds[" + std::to_string(i) + "] is not an object");
+    if (!e.isObject())
+      return ThrowTypeError(cx, "Session.run: feeds[" + std::to_string(i) + "] is not an object");
     JS::RootedObject f(cx, &e.toObject());
     if (!ReadFeed(cx, f, &feeds[i])) return false;
   }
@@ -312,14 +325,17 @@ bool Run(JSContext* cx, unsigned argc, JS::Value* vp) {
     if (!o || !DefineString(cx, o, "name", t.name)) return false;
     const char* dtype = DTypeOf(t.type);
     if (dtype == nullptr) {
-      return ThrowError(cx, "Session.run: output '" + t.name + "' has ONNX type " + ox::ElemTypeName(t.type) +
-                                ", which has no typed array", "NotSupportedError");
+      return ThrowError(cx,
+                        "Session.run: output '" + t.name + "' has ONNX type " +
+                            ox::ElemTypeName(t.type) + ", which has no typed array",
+                        "NotSupportedError");
     }
     JS::RootedObject shape(cx, JS::NewArrayObject(cx, t.shape.size()));
     JS::RootedObject buffer(cx, NewArrayBufferFrom(cx, t.data));
     if (!shape || !buffer || !DefineString(cx, o, "dtype", dtype)) return false;
     for (size_t k = 0; k < t.shape.size(); ++k) {
-      if (!JS_DefineElement(cx, shape, static_cast<uint32_t>(k), static_cast<double>(t.shape[k]), JSPROP_ENUMERATE)) {
+      if (!JS_DefineElement(cx, shape, static_cast<uint32_t>(k), static_cast<double>(t.shape[k]),
+                            JSPROP_ENUMERATE)) {
         return false;
       }
     }
@@ -335,8 +351,10 @@ bool Run(JSContext* cx, unsigned argc, JS::Value* vp) {
     if (!JS_SetElement(cx, outputs, static_cast<uint32_t>(i), o)) return false;
   }
   JS::RootedObject out(cx, JS_NewPlainObject(cx));
-  JS::RootedValue outputs_v(cx, JS::ObjectValue(*outputs)), cached(cx, JS::BooleanValue(result->plan_cached));
-  if (!out || !Define(cx, out, "outputs", outputs_v) || !DefineNumber(cx, out, "planMs", result->plan_ms) ||
+  JS::RootedValue outputs_v(cx, JS::ObjectValue(*outputs)),
+      cached(cx, JS::BooleanValue(result->plan_cached));
+  if (!out || !Define(cx, out, "outputs", outputs_v) ||
+      !DefineNumber(cx, out, "planMs", result->plan_ms) ||
       !DefineNumber(cx, out, "runMs", result->run_ms) || !Define(cx, out, "planCached", cached)) {
     return false;
   }
@@ -344,7 +362,8 @@ bool Run(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-// onnxStats(session) -> {plansBuilt, planCacheHits, nodesFolded, nodesOnDevice, fusions, initializersUploaded}
+// onnxStats(session) -> {plansBuilt, planCacheHits, nodesFolded, nodesOnDevice, fusions,
+// initializersUploaded}
 bool Stats(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
   ox::Session* s = SessionOf(cx, args.get(0));
@@ -356,7 +375,8 @@ bool Stats(JSContext* cx, unsigned argc, JS::Value* vp) {
       !DefineNumber(cx, out, "nodesFolded", static_cast<double>(st.nodes_folded)) ||
       !DefineNumber(cx, out, "nodesOnDevice", static_cast<double>(st.nodes_on_device)) ||
       !DefineNumber(cx, out, "fusions", static_cast<double>(st.fusions)) ||
-      !DefineNumber(cx, out, "initializersUploaded", static_cast<double>(st.initializers_uploaded))) {
+      !DefineNumber(cx, out, "initializersUploaded",
+                    static_cast<double>(st.initializers_uploaded))) {
     return false;
   }
   args.rval().setObject(*out);
@@ -364,14 +384,19 @@ bool Stats(JSContext* cx, unsigned argc, JS::Value* vp) {
 }
 
 const JSFunctionSpec kOnnxCore[] = {JS_FN("onnxLoad", Load, 2, 0), JS_FN("onnxInfo", Info, 1, 0),
-                                    JS_FN("onnxRun", Run, 3, 0), JS_FN("onnxStats", Stats, 1, 0), JS_FS_END};
+                                    JS_FN("onnxRun", Run, 3, 0), JS_FN("onnxStats", Stats, 1, 0),
+                                    JS_FS_END};
 
 }  // namespace
 
-bool DefineOnnxCore(JSContext* cx, JS::HandleObject core) { return JS_DefineFunctions(cx, core, kOnnxCore); }
+bool DefineOnnxCore(JSContext* cx, JS::HandleObject core) {
+  return JS_DefineFunctions(cx, core, kOnnxCore);
+}
 
 }  // namespace alknet::runtime::sm::modules
 
 namespace alknet::ext {
-void InstallOnnxModule() { runtime::ExtendNativeCore("compute", &runtime::sm::modules::DefineOnnxCore); }
+void InstallOnnxModule() {
+  runtime::ExtendNativeCore("compute", &runtime::sm::modules::DefineOnnxCore);
+}
 }  // namespace alknet::ext

@@ -15,10 +15,10 @@
 #include <cstring>
 #include <memory>
 
-#include "alknet/tensor/reader.h"
-#include "alknet/tensor/writer.h"
 #include "alknet/ext/tensor.h"
 #include "alknet/runtime/native_module.h"
+#include "alknet/tensor/reader.h"
+#include "alknet/tensor/writer.h"
 
 namespace alknet::ext::tensor_js {
 struct EmbeddedFile {
@@ -88,7 +88,8 @@ bool MetadataToJs(JSContext* cx, const t::MetadataValue& m, JS::MutableHandleVal
           if (!s) return false;
           out.setString(s);
         } else if constexpr (std::is_same_v<V, t::Bytes>) {
-          JSObject* a = NewUint8Array(cx, std::span(reinterpret_cast<const uint8_t*>(v.data()), v.size()));
+          JSObject* a =
+              NewUint8Array(cx, std::span(reinterpret_cast<const uint8_t*>(v.data()), v.size()));
           if (!a) return false;
           out.setObject(*a);
         } else {
@@ -106,7 +107,8 @@ bool Open(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (!PathArg(cx, args, &path)) return false;
   if (auto s = HostOf(cx).permissions->CheckRead(path); !s) return ThrowStatus(cx, s.error());
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ThrowError(cx, "cannot open " + path.string() + ": " + std::strerror(errno), "NotFound");
+  if (fd < 0)
+    return ThrowError(cx, "cannot open " + path.string() + ": " + std::strerror(errno), "NotFound");
   struct stat st {};
   auto mapping = std::make_shared<Mapping>();
   if (fstat(fd, &st) != 0 || st.st_size == 0) {
@@ -121,8 +123,10 @@ bool Open(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (mapping->base == MAP_FAILED) {
     return ThrowError(cx, "cannot map " + path.string() + ": " + std::strerror(map_errno));
   }
-  auto reader = t::Reader::FromMemory(std::span(static_cast<const std::byte*>(mapping->base), mapping->size));
-  if (!reader) return ThrowError(cx, path.string() + ": " + reader.error().ToString(), "InvalidData");
+  auto reader =
+      t::Reader::FromMemory(std::span(static_cast<const std::byte*>(mapping->base), mapping->size));
+  if (!reader)
+    return ThrowError(cx, path.string() + ": " + reader.error().ToString(), "InvalidData");
 
   JS::RootedObject result(cx, JS_NewPlainObject(cx));
   JS::RootedObject meta(cx, JS_NewPlainObject(cx));
@@ -130,7 +134,8 @@ bool Open(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (!result || !meta || !list) return false;
   for (const t::MetadataEntry& e : reader->metadata()) {
     JS::RootedValue v(cx);
-    if (!MetadataToJs(cx, e.value, &v) || !JS_DefineProperty(cx, meta, e.key.c_str(), v, JSPROP_ENUMERATE)) {
+    if (!MetadataToJs(cx, e.value, &v) ||
+        !JS_DefineProperty(cx, meta, e.key.c_str(), v, JSPROP_ENUMERATE)) {
       return false;
     }
   }
@@ -143,20 +148,22 @@ bool Open(JSContext* cx, unsigned argc, JS::Value* vp) {
     JS::RootedObject shape(cx, JS::NewArrayObject(cx, view->rank()));
     if (!o || !name || !dtype || !shape) return false;
     for (size_t d = 0; d < view->rank(); ++d) {
-      if (!JS_DefineElement(cx, shape, static_cast<uint32_t>(d), static_cast<double>(view->shape()[d]), JSPROP_ENUMERATE)) {
+      if (!JS_DefineElement(cx, shape, static_cast<uint32_t>(d),
+                            static_cast<double>(view->shape()[d]), JSPROP_ENUMERATE)) {
         return false;
       }
     }
     auto* keep = new std::shared_ptr<Mapping>(mapping);
     // The view points into our own (writable, private) mapping, so dropping const is sound.
     void* data = const_cast<std::byte*>(view->data.data());
-    JS::RootedObject buffer(cx, JS::NewExternalArrayBuffer(cx, view->data.size(), data, ReleaseMapping, keep));
+    JS::RootedObject buffer(
+        cx, JS::NewExternalArrayBuffer(cx, view->data.size(), data, ReleaseMapping, keep));
     if (!buffer) {
       delete keep;
       return false;
     }
-    JS::RootedValue nv(cx, JS::StringValue(name)), dv(cx, JS::StringValue(dtype)), sv(cx, JS::ObjectValue(*shape)),
-        bv(cx, JS::ObjectValue(*buffer));
+    JS::RootedValue nv(cx, JS::StringValue(name)), dv(cx, JS::StringValue(dtype)),
+        sv(cx, JS::ObjectValue(*shape)), bv(cx, JS::ObjectValue(*buffer));
     if (!Define(cx, o, "name", nv) || !Define(cx, o, "dtype", dv) || !Define(cx, o, "shape", sv) ||
         !Define(cx, o, "buffer", bv) || !JS_SetElement(cx, list, static_cast<uint32_t>(i), o)) {
       return false;
@@ -168,14 +175,17 @@ bool Open(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-bool MetadataFromJs(JSContext* cx, const std::string& key, JS::HandleValue v, t::MetadataValue* out) {
+bool MetadataFromJs(JSContext* cx, const std::string& key, JS::HandleValue v,
+                    t::MetadataValue* out) {
   const std::string where = "metadata '" + key + "'";
   if (v.isBoolean()) {
     *out = v.toBoolean();
   } else if (v.isNumber()) {
     const double d = v.toNumber();
-    if (std::floor(d) == d && std::fabs(d) <= 9007199254740991.0) *out = static_cast<int64_t>(d);
-    else *out = d;
+    if (std::floor(d) == d && std::fabs(d) <= 9007199254740991.0)
+      *out = static_cast<int64_t>(d);
+    else
+      *out = d;
   } else if (v.isString()) {
     *out = ToUtf8(cx, v.toString());
   } else if (v.isObject()) {
@@ -189,7 +199,9 @@ bool MetadataFromJs(JSContext* cx, const std::string& key, JS::HandleValue v, t:
     }
     bool is_array = false;
     if (!JS::IsArrayObject(cx, obj, &is_array)) return false;
-    if (!is_array) return ThrowTypeError(cx, where + ": values are booleans, numbers, strings, Uint8Arrays or arrays");
+    if (!is_array)
+      return ThrowTypeError(
+          cx, where + ": values are booleans, numbers, strings, Uint8Arrays or arrays");
     uint32_t n = 0;
     if (!JS::GetArrayLength(cx, obj, &n)) return false;
     std::vector<int64_t> ints;
@@ -215,12 +227,17 @@ bool MetadataFromJs(JSContext* cx, const std::string& key, JS::HandleValue v, t:
     }
     const size_t kinds = (!strings.empty()) + (!bools.empty()) + (!floats.empty());
     if (kinds > 1) return ThrowTypeError(cx, where + ": an array holds one kind of element");
-    if (!strings.empty()) *out = std::move(strings);
-    else if (!bools.empty()) *out = std::move(bools);
-    else if (all_int) *out = std::move(ints);
-    else *out = std::move(floats);
+    if (!strings.empty())
+      *out = std::move(strings);
+    else if (!bools.empty())
+      *out = std::move(bools);
+    else if (all_int)
+      *out = std::move(ints);
+    else
+      *out = std::move(floats);
   } else {
-    return ThrowTypeError(cx, where + ": values are booleans, numbers, strings, Uint8Arrays or arrays");
+    return ThrowTypeError(cx,
+                          where + ": values are booleans, numbers, strings, Uint8Arrays or arrays");
   }
   return true;
 }
@@ -236,7 +253,8 @@ bool Write(JSContext* cx, unsigned argc, JS::Value* vp) {
     return ThrowTypeError(cx, "write: tensors must be an array of {name, dtype, shape, data}");
   }
   auto file = t::FileWriter::Create(path);
-  if (!file) return ThrowError(cx, "cannot write " + path.string() + ": " + file.error().ToString());
+  if (!file)
+    return ThrowError(cx, "cannot write " + path.string() + ": " + file.error().ToString());
   t::Writer& w = (*file)->writer();
   if (args.get(2).isObject()) {
     JS::RootedObject meta(cx, &args.get(2).toObject());
@@ -269,11 +287,13 @@ bool Write(JSContext* cx, unsigned argc, JS::Value* vp) {
         !JS_GetProperty(cx, o, "shape", &shape) || !JS_GetProperty(cx, o, "data", &data)) {
       return false;
     }
-    if (!name.isString() || !dtype.isString()) return ThrowTypeError(cx, where + ": name and dtype must be strings");
+    if (!name.isString() || !dtype.isString())
+      return ThrowTypeError(cx, where + ": name and dtype must be strings");
     const std::string tname = ToUtf8(cx, name.toString());
     const std::string dt = ToUtf8(cx, dtype.toString());
     const t::DTypeInfo* info = t::FindDType(dt);
-    if (info == nullptr) return ThrowTypeError(cx, where + " ('" + tname + "'): unknown dtype '" + dt + "'");
+    if (info == nullptr)
+      return ThrowTypeError(cx, where + " ('" + tname + "'): unknown dtype '" + dt + "'");
     std::vector<uint64_t> dims;
     bool shape_is_array = false;
     if (!shape.isObject() || !JS::IsArrayObject(cx, shape, &shape_is_array) || !shape_is_array) {
@@ -286,33 +306,41 @@ bool Write(JSContext* cx, unsigned argc, JS::Value* vp) {
       JS::RootedValue dv(cx);
       if (!JS_GetElement(cx, sa, d, &dv)) return false;
       if (!dv.isNumber() || dv.toNumber() < 0 || std::floor(dv.toNumber()) != dv.toNumber()) {
-        return ThrowTypeError(cx, where + " ('" + tname + "'): shape[" + std::to_string(d) + "] is not a non-negative integer");
+        return ThrowTypeError(cx, where + " ('" + tname + "'): shape[" + std::to_string(d) +
+                                      "] is not a non-negative integer");
       }
       dims.push_back(static_cast<uint64_t>(dv.toNumber()));
     }
     JS::AutoCheckCannotGC nogc;
     auto bytes = BytesOf(data, nogc);
-    if (!bytes) return ThrowTypeError(cx, where + " ('" + tname + "'): data must be a typed array or ArrayBuffer");
+    if (!bytes)
+      return ThrowTypeError(
+          cx, where + " ('" + tname + "'): data must be a typed array or ArrayBuffer");
     // The writer checks that the byte count matches dtype and shape (rule names in the error).
     if (auto s = w.AddTensor(tname, info->dtype, dims, std::as_bytes(*bytes)); !s) {
       return ThrowError(cx, path.string() + ": tensor '" + tname + "': " + s.error().ToString());
     }
   }
-  if (auto s = (*file)->Commit(); !s) return ThrowError(cx, "cannot write " + path.string() + ": " + s.error().ToString());
+  if (auto s = (*file)->Commit(); !s)
+    return ThrowError(cx, "cannot write " + path.string() + ": " + s.error().ToString());
   args.rval().setUndefined();
   return true;
 }
 
-const JSFunctionSpec kTensorCore[] = {JS_FN("open", Open, 1, 0), JS_FN("write", Write, 3, 0), JS_FS_END};
+const JSFunctionSpec kTensorCore[] = {JS_FN("open", Open, 1, 0), JS_FN("write", Write, 3, 0),
+                                      JS_FS_END};
 
 }  // namespace
 
-bool DefineTensorCore(JSContext* cx, JS::HandleObject core) { return JS_DefineFunctions(cx, core, kTensorCore); }
+bool DefineTensorCore(JSContext* cx, JS::HandleObject core) {
+  return JS_DefineFunctions(cx, core, kTensorCore);
+}
 
 }  // namespace alknet::runtime::sm::modules
 
 namespace alknet::ext {
 void InstallTensorModule() {
-  runtime::RegisterNativeModule("tensor", tensor_js::kEmbeddedFiles[0].contents, &runtime::sm::modules::DefineTensorCore);
+  runtime::RegisterNativeModule("tensor", tensor_js::kEmbeddedFiles[0].contents,
+                                &runtime::sm::modules::DefineTensorCore);
 }
 }  // namespace alknet::ext

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "alknet/hbs/value.h"
@@ -57,9 +57,9 @@ struct Expr {
   enum class Type { kPath, kLiteral, kSubExpr };
   // Fields the renderer reads on every lookup come first (one cache line).
   Type type = Type::kPath;
-  bool data = false;    // kPath: `@name`
-  bool scoped = false;  // kPath: starts with `this` or `.`: never a helper
-  int depth = 0;        // kPath: number of `../`
+  bool data = false;           // kPath: `@name`
+  bool scoped = false;         // kPath: starts with `this` or `.`: never a helper
+  int depth = 0;               // kPath: number of `../`
   int block_param_level = -1;  // >= 0: parts[0] names a block param this many scopes out
   int block_param_index = -1;
   std::vector<std::string> parts;
@@ -92,7 +92,7 @@ struct Statement {
   Type type = Type::kContent;
   bool escaped = true;  // kMustache: `{{x}}` (not `{{{x}}}` / `{{& x}}`)
   Loc loc;
-  std::string value;    // kContent: the text after whitespace control
+  std::string value;  // kContent: the text after whitespace control
   // kMustache, kBlock, kDecorator*, kPartial* (path = partial name)
   Call call;
 
@@ -125,7 +125,7 @@ struct Op {
   // JsValue in render.cpp): a run of text pieces between two blocks is summed on its own first.
   bool js_group_open = false;   // this op starts such a run
   bool js_group_close = false;  // this op ends it
-  std::string_view text;  // kText
+  std::string_view text;        // kText
   const Statement* statement = nullptr;
 };
 

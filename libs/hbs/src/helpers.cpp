@@ -19,7 +19,7 @@ bool helper_truthy(const Value& v) {
 void need_args(const HelperCall& c, std::size_t min, std::size_t max) {
   std::size_t n = c.param_count();
   if (n < min || n > max) {
-    std::string want = min == max ? std::to_string(min)
+    std::string want = min == max        ? std::to_string(min)
                        : max == SIZE_MAX ? "at least " + std::to_string(min)
                                          : std::to_string(min) + " to " + std::to_string(max);
     c.fail("takes " + want + " argument(s), got " + std::to_string(n));
@@ -66,8 +66,10 @@ Value arith2(const HelperCall& c, ArithOp op, const Value& a, const Value& b) {
       case ArithOp::kDiv:
       case ArithOp::kMod:
         if (y == 0) c.fail("division by zero (" + std::to_string(x) + " / 0)");
-        if (x == std::numeric_limits<std::int64_t>::min() && y == -1) overflow = true;
-        else r = op == ArithOp::kDiv ? x / y : x % y;
+        if (x == std::numeric_limits<std::int64_t>::min() && y == -1)
+          overflow = true;
+        else
+          r = op == ArithOp::kDiv ? x / y : x % y;
         break;
       case ArithOp::kMin: r = x < y ? x : y; break;
       case ArithOp::kMax: r = x > y ? x : y; break;
@@ -127,8 +129,14 @@ void register_builtin_helpers(Registry::Impl& impl) {
   add_native(impl, "log", NativeHelper::kLog);
   add_native(impl, "times", NativeHelper::kTimes);
 
-  add(impl, "eq", [](const HelperCall& c) { need_args(c, 2, 2); return Value(c.param(0) == c.param(1)); });
-  add(impl, "ne", [](const HelperCall& c) { need_args(c, 2, 2); return Value(!(c.param(0) == c.param(1))); });
+  add(impl, "eq", [](const HelperCall& c) {
+    need_args(c, 2, 2);
+    return Value(c.param(0) == c.param(1));
+  });
+  add(impl, "ne", [](const HelperCall& c) {
+    need_args(c, 2, 2);
+    return Value(!(c.param(0) == c.param(1)));
+  });
   add(impl, "gt", [](const HelperCall& c) { return Value(compare(c) > 0); });
   add(impl, "gte", [](const HelperCall& c) { return Value(compare(c) >= 0); });
   add(impl, "lt", [](const HelperCall& c) { return Value(compare(c) < 0); });
@@ -145,7 +153,10 @@ void register_builtin_helpers(Registry::Impl& impl) {
       if (helper_truthy(c.param(i))) return Value(true);
     return Value(false);
   });
-  add(impl, "not", [](const HelperCall& c) { need_args(c, 1, 1); return Value(!helper_truthy(c.param(0))); });
+  add(impl, "not", [](const HelperCall& c) {
+    need_args(c, 1, 1);
+    return Value(!helper_truthy(c.param(0)));
+  });
   add(impl, "len", [](const HelperCall& c) {
     need_args(c, 1, 1);
     const Value& v = c.param(0);

@@ -164,7 +164,8 @@ class Lexer {
               push(State::kMu);
             }
             pos_ = open;
-            if (!text.empty()) return Token{Tok::kContent, std::move(text), start, locate_fast(start)};
+            if (!text.empty())
+              return Token{Tok::kContent, std::move(text), start, locate_fast(start)};
             continue;
           }
           // Rule 1: the rest of the text.
@@ -200,8 +201,7 @@ class Lexer {
           }
           fail(start, "unterminated comment: '{{!--' needs a matching '--}}'");
         }
-        case State::kRaw:
-          return lex_raw();
+        case State::kRaw: return lex_raw();
         case State::kMu: {
           Token t;
           if (lex_mu(t)) return t;
@@ -227,7 +227,8 @@ class Lexer {
           at(p, "}}}}")) {
         pop();
         if (state() == State::kRaw) return make(Tok::kContent, start, p + 4);
-        return make(Tok::kEndRawBlock, start, p + 4, std::string(s_.substr(start + 5, p - start - 5)));
+        return make(Tok::kEndRawBlock, start, p + 4,
+                    std::string(s_.substr(start + 5, p - start - 5)));
       }
     }
     // Rule 5: text up to the next "{{{{" (at least one character).
@@ -254,9 +255,18 @@ class Lexer {
       return true;
     }
     char c = s_[p];
-    if (c == '(') { t = make(Tok::kOpenSexpr, p, p + 1); return true; }
-    if (c == ')') { t = make(Tok::kCloseSexpr, p, p + 1); return true; }
-    if (at(p, "{{{{")) { t = make(Tok::kOpenRawBlock, p, p + 4); return true; }
+    if (c == '(') {
+      t = make(Tok::kOpenSexpr, p, p + 1);
+      return true;
+    }
+    if (c == ')') {
+      t = make(Tok::kCloseSexpr, p, p + 1);
+      return true;
+    }
+    if (at(p, "{{{{")) {
+      t = make(Tok::kOpenRawBlock, p, p + 4);
+      return true;
+    }
     if (at(p, "}}}}")) {
       pop();
       push(State::kRaw);
@@ -265,15 +275,24 @@ class Lexer {
     }
     std::size_t o = open_at(p);
     if (o != std::string_view::npos) {
-      if (ch(o) == '>' && has(o)) { t = make(Tok::kOpenPartial, p, o + 1); return true; }
-      if (at(o, "#>")) { t = make(Tok::kOpenPartialBlock, p, o + 2); return true; }
+      if (ch(o) == '>' && has(o)) {
+        t = make(Tok::kOpenPartial, p, o + 1);
+        return true;
+      }
+      if (at(o, "#>")) {
+        t = make(Tok::kOpenPartialBlock, p, o + 2);
+        return true;
+      }
       if (ch(o) == '#' && has(o)) {
         std::size_t e = o + 1;
         if (ch(e) == '*' && has(e)) ++e;
         t = make(Tok::kOpenBlock, p, e);
         return true;
       }
-      if (ch(o) == '/' && has(o)) { t = make(Tok::kOpenEndBlock, p, o + 1); return true; }
+      if (ch(o) == '/' && has(o)) {
+        t = make(Tok::kOpenEndBlock, p, o + 1);
+        return true;
+      }
       if (ch(o) == '^' && has(o)) {  // rule 15: "{{^}}" is an inverse
         std::size_t e = o + 1;
         while (has(e) && is_space(s_[e])) ++e;
@@ -298,7 +317,10 @@ class Lexer {
           }
         }
       }
-      if (ch(o) == '^' && has(o)) { t = make(Tok::kOpenInverse, p, o + 1); return true; }
+      if (ch(o) == '^' && has(o)) {
+        t = make(Tok::kOpenInverse, p, o + 1);
+        return true;
+      }
       {  // rule 18: "{{else" followed by a word boundary
         std::size_t e = o;
         while (has(e) && is_space(s_[e])) ++e;
@@ -307,8 +329,14 @@ class Lexer {
           return true;
         }
       }
-      if (ch(o) == '{' && has(o)) { t = make(Tok::kOpenUnescaped, p, o + 1); return true; }
-      if (ch(o) == '&' && has(o)) { t = make(Tok::kOpen, p, o + 1); return true; }
+      if (ch(o) == '{' && has(o)) {
+        t = make(Tok::kOpenUnescaped, p, o + 1);
+        return true;
+      }
+      if (ch(o) == '&' && has(o)) {
+        t = make(Tok::kOpen, p, o + 1);
+        return true;
+      }
       if (at(o, "!--")) {  // rule 21: re-read from here in the comment state
         pop();
         push(State::kCom);
@@ -327,10 +355,22 @@ class Lexer {
       t = make(Tok::kOpen, p, e);
       return true;
     }
-    if (c == '=') { t = make(Tok::kEquals, p, p + 1); return true; }
-    if (at(p, "..")) { t = make(Tok::kId, p, p + 2); return true; }
-    if (c == '.' && has(p + 1) && id_lookahead(s_[p + 1])) { t = make(Tok::kId, p, p + 1); return true; }
-    if (c == '.' || c == '/') { t = make(Tok::kSep, p, p + 1); return true; }
+    if (c == '=') {
+      t = make(Tok::kEquals, p, p + 1);
+      return true;
+    }
+    if (at(p, "..")) {
+      t = make(Tok::kId, p, p + 2);
+      return true;
+    }
+    if (c == '.' && has(p + 1) && id_lookahead(s_[p + 1])) {
+      t = make(Tok::kId, p, p + 1);
+      return true;
+    }
+    if (c == '.' || c == '/') {
+      t = make(Tok::kSep, p, p + 1);
+      return true;
+    }
     if (is_space(c)) {
       std::size_t e = p;
       while (has(e) && is_space(s_[e])) ++e;
@@ -348,7 +388,10 @@ class Lexer {
       return true;
     }
     if (c == '"' || c == '\'') return lex_quoted(t, c);
-    if (c == '@') { t = make(Tok::kData, p, p + 1); return true; }
+    if (c == '@') {
+      t = make(Tok::kData, p, p + 1);
+      return true;
+    }
     for (auto [word, type] : {std::pair{std::string_view("true"), Tok::kBoolean},
                               std::pair{std::string_view("false"), Tok::kBoolean},
                               std::pair{std::string_view("undefined"), Tok::kUndefined},
@@ -387,7 +430,10 @@ class Lexer {
         return true;
       }
     }
-    if (c == '|') { t = make(Tok::kCloseBlockParams, p, p + 1); return true; }
+    if (c == '|') {
+      t = make(Tok::kCloseBlockParams, p, p + 1);
+      return true;
+    }
     if (is_id_char(c)) {  // rule 41
       std::size_t e = p;
       while (has(e) && is_id_char(s_[e])) ++e;

@@ -40,7 +40,8 @@ bool scoped_id(const std::string& original) {
     std::size_t after = i + 4;
     if (after >= original.size()) return true;
     char c = original[after];
-    bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    bool word =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     if (!word) return true;
   }
   return false;
@@ -160,20 +161,13 @@ class Parser {
         return s;
       }
       case Tok::kOpen:
-      case Tok::kOpenUnescaped:
-        return parse_mustache();
-      case Tok::kOpenBlock:
-        return parse_block(false);
-      case Tok::kOpenInverse:
-        return parse_block(true);
-      case Tok::kOpenRawBlock:
-        return parse_raw_block();
-      case Tok::kOpenPartial:
-        return parse_partial();
-      case Tok::kOpenPartialBlock:
-        return parse_partial_block();
-      default:
-        unexpected("a statement");
+      case Tok::kOpenUnescaped: return parse_mustache();
+      case Tok::kOpenBlock: return parse_block(false);
+      case Tok::kOpenInverse: return parse_block(true);
+      case Tok::kOpenRawBlock: return parse_raw_block();
+      case Tok::kOpenPartial: return parse_partial();
+      case Tok::kOpenPartialBlock: return parse_partial_block();
+      default: unexpected("a statement");
     }
   }
 
@@ -191,8 +185,8 @@ class Parser {
       bool literal = part != id.text;
       original += sep + part;
       if (!literal && (part == ".." || part == "." || part == "this")) {
-        if (!e->parts.empty()) fail(loc, "invalid path '" + original + "': '" + part +
-                                             "' may only start a path");
+        if (!e->parts.empty())
+          fail(loc, "invalid path '" + original + "': '" + part + "' may only start a path");
         if (part == "..") ++e->depth;
       } else {
         e->parts.push_back(part);
@@ -230,11 +224,8 @@ class Parser {
     const Token& t = peek();
     Loc loc = t.loc;
     switch (t.type) {
-      case Tok::kId:
-        return parse_path(false, loc);
-      case Tok::kData:
-        take();
-        return parse_path(true, loc);
+      case Tok::kId: return parse_path(false, loc);
+      case Tok::kData: take(); return parse_path(true, loc);
       case Tok::kString: {
         std::string s = take().text;
         auto e = literal(loc, Value(s), s);
@@ -256,14 +247,9 @@ class Parser {
         bool b = take().text == "true";
         return literal(loc, Value(b), b ? "true" : "false");
       }
-      case Tok::kUndefined:
-        take();
-        return literal(loc, Value(), "undefined");
-      case Tok::kNull:
-        take();
-        return literal(loc, Value(nullptr), "null");
-      default:
-        unexpected("a helper name or value");
+      case Tok::kUndefined: take(); return literal(loc, Value(), "undefined");
+      case Tok::kNull: take(); return literal(loc, Value(nullptr), "null");
+      default: unexpected("a helper name or value");
     }
   }
 
@@ -326,13 +312,13 @@ class Parser {
     s.call.path = parse_helper_name();
     parse_params_and_hash(s.call);
     bool unescaped_open = open.type == Tok::kOpenUnescaped;
-    const Token& close = unescaped_open ? expect(Tok::kCloseUnescaped, "'}}}'")
-                                        : expect(Tok::kClose, "'}}'");
+    const Token& close =
+        unescaped_open ? expect(Tok::kCloseUnescaped, "'}}}'") : expect(Tok::kClose, "'}}'");
     s.strip = strip_flags(open.text, close.text);
     char flag = open.text.size() > 3 ? open.text[3] : open.text[2];
     s.escaped = flag != '{' && flag != '&';
     s.type = open.text.find('*') != std::string::npos ? Statement::Type::kDecorator
-                                                       : Statement::Type::kMustache;
+                                                      : Statement::Type::kMustache;
     return s;
   }
 
@@ -376,8 +362,8 @@ class Parser {
 
   // compiler/helpers.js prepareBlock.
   Statement prepare_block(OpenBlock open, std::unique_ptr<Program> program,
-                          std::optional<InverseChain> inverse_and_program,
-                          const CloseBlock* close, const StripFlags* close_strip, bool inverted) {
+                          std::optional<InverseChain> inverse_and_program, const CloseBlock* close,
+                          const StripFlags* close_strip, bool inverted) {
     if (close) validate_close(open, close->original, close->loc);
     bool decorator = open.open_text.find('*') != std::string::npos;
     program->block_params = std::move(open.block_params);
@@ -652,8 +638,7 @@ class WhitespaceControl {
  private:
   std::optional<StandaloneInfo> accept(Statement& s) {
     switch (s.type) {
-      case Statement::Type::kContent:
-        return std::nullopt;
+      case Statement::Type::kContent: return std::nullopt;
       case Statement::Type::kMustache:
       case Statement::Type::kDecorator: {
         StandaloneInfo info;
@@ -671,8 +656,7 @@ class WhitespaceControl {
       }
       case Statement::Type::kBlock:
       case Statement::Type::kDecoratorBlock:
-      case Statement::Type::kPartialBlock:
-        return block(s);
+      case Statement::Type::kPartialBlock: return block(s);
     }
     return std::nullopt;
   }
@@ -719,8 +703,8 @@ class WhitespaceControl {
 // ---- compile-time resolution (compiler/compiler.js) ----
 
 bool is_known_helper(const std::string& name) {
-  static const char* const kKnown[] = {"helperMissing", "blockHelperMissing", "each", "if",
-                                       "unless",        "with",               "log",  "lookup"};
+  static const char* const kKnown[] = {
+      "helperMissing", "blockHelperMissing", "each", "if", "unless", "with", "log", "lookup"};
   return std::any_of(std::begin(kKnown), std::end(kKnown),
                      [&](const char* k) { return name == k; });
 }
@@ -765,11 +749,8 @@ class Resolver {
         if (e.depth == 0 && !e.scoped && !e.parts.empty())
           find_block_param(e.parts[0], e.block_param_level, e.block_param_index);
         break;
-      case Expr::Type::kLiteral:
-        break;
-      case Expr::Type::kSubExpr:
-        call(*e.call, true);
-        break;
+      case Expr::Type::kLiteral: break;
+      case Expr::Type::kSubExpr: call(*e.call, true); break;
     }
   }
 
@@ -810,19 +791,14 @@ class Resolver {
   void statement(Statement& s, Program& owner) {
     switch (s.type) {
       case Statement::Type::kContent:
-      case Statement::Type::kComment:
-        return;
-      case Statement::Type::kMustache:
-        call(s.call, false);
-        return;
+      case Statement::Type::kComment: return;
+      case Statement::Type::kMustache: call(s.call, false); return;
       case Statement::Type::kBlock:
         call(s.call, false);
         if (s.program) program(*s.program);
         if (s.inverse) program(*s.inverse);
         return;
-      case Statement::Type::kPartial:
-        partial_call(s);
-        return;
+      case Statement::Type::kPartial: partial_call(s); return;
       case Statement::Type::kPartialBlock:
         partial_call(s);
         program(*s.program);
@@ -836,8 +812,9 @@ class Resolver {
                           "' is not supported (only the {{#*inline \"name\"}} block decorator is)");
         if (s.call.params.size() > 1 ||
             (s.call.params.size() == 1 && s.call.params[0]->type != Expr::Type::kLiteral))
-          fail(s.loc, "{{#*inline}} needs the partial name as its one argument, e.g. "
-                      "{{#*inline \"name\"}}");
+          fail(s.loc,
+               "{{#*inline}} needs the partial name as its one argument, e.g. "
+               "{{#*inline \"name\"}}");
         // Inline partials render as partials: a fresh scope, no block params from outside.
         auto saved = std::move(scopes_);
         scopes_.clear();

@@ -12,7 +12,7 @@ namespace {
 class TemplateBinder {
  public:
   TemplateBinder(const StringMap<HelperEntry>& helpers,
-               const StringMap<std::unique_ptr<Template>>& templates)
+                 const StringMap<std::unique_ptr<Template>>& templates)
       : helpers_(helpers), templates_(templates) {}
 
   void program(Program& p) {
@@ -38,7 +38,8 @@ class TemplateBinder {
       } else if (s.type == Statement::Type::kMustache && !s.call.helper &&
                  s.call.kind != CallKind::kHelper) {
         op.kind = Op::Kind::kLookup;
-      } else if (s.type == Statement::Type::kComment || s.type == Statement::Type::kDecoratorBlock) {
+      } else if (s.type == Statement::Type::kComment ||
+                 s.type == Statement::Type::kDecoratorBlock) {
         continue;
       }
       p.ops.push_back(op);
@@ -114,7 +115,7 @@ class TemplateBinder {
 }  // namespace
 
 void bind_template(Template& tpl, const StringMap<HelperEntry>& helpers,
-                  const StringMap<std::unique_ptr<Template>>& templates) {
+                   const StringMap<std::unique_ptr<Template>>& templates) {
   TemplateBinder(helpers, templates).program(tpl.root);
 }
 

@@ -46,7 +46,7 @@ void register_builtin_helpers(Registry::Impl& impl);
 // call site at the helper of its name and every static partial call at the template of its name
 // (or nullptr), and builds each program's op list. Rerun whenever either set changes.
 void bind_template(Template& tpl, const StringMap<HelperEntry>& helpers,
-                  const StringMap<std::unique_ptr<Template>>& templates);
+                   const StringMap<std::unique_ptr<Template>>& templates);
 
 }  // namespace detail
 

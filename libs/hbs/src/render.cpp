@@ -149,8 +149,7 @@ std::size_t utf16_length(const std::string& s) {
 // lookupProperty: own properties only (no prototype access).
 const Value* get_property(const Value& parent, std::string_view key, Value& scratch) {
   switch (parent.kind()) {
-    case Value::Kind::kObject:
-      return parent.as_object().find(key);
+    case Value::Kind::kObject: return parent.as_object().find(key);
     case Value::Kind::kArray: {
       const Array& a = parent.as_array();
       if (key == "length") {
@@ -177,8 +176,7 @@ const Value* get_property(const Value& parent, std::string_view key, Value& scra
       }
       return nullptr;
     }
-    default:
-      return nullptr;
+    default: return nullptr;
   }
 }
 
@@ -313,13 +311,13 @@ class Renderer {
         v->state = JsValue::State::kPrim;
         break;
       case JsValue::State::kPrim: {
-        auto num = [](const Value& x) { return x.is_bool() ? (x.as_bool() ? 1.0 : 0.0) : x.as_number(); };
+        auto num = [](const Value& x) {
+          return x.is_bool() ? (x.as_bool() ? 1.0 : 0.0) : x.as_number();
+        };
         v->prim = Value(num(v->prim) + num(p));
         break;
       }
-      case JsValue::State::kString:
-        p.append_js_string(*out_);
-        break;
+      case JsValue::State::kString: p.append_js_string(*out_); break;
     }
   }
 
@@ -340,8 +338,9 @@ class Renderer {
     DepthGuard guard(depth_);
     if (depth_ > impl_.limits.max_depth) {
       Loc loc = p.body.empty() ? Loc{} : p.body.front().loc;
-      fail(outer, loc, "nesting deeper than " + std::to_string(impl_.limits.max_depth) +
-                           " blocks/partials (runaway recursion?)");
+      fail(outer, loc,
+           "nesting deeper than " + std::to_string(impl_.limits.max_depth) +
+               " blocks/partials (runaway recursion?)");
     }
     Scope s = outer;
     s.self = &ctx;
@@ -362,18 +361,12 @@ class Renderer {
     } else {
       for (const Op& op : p.ops) {  // run_op without the compat-mode bookkeeping
         switch (op.kind) {
-          case Op::Kind::kText:
-            out_->append(op.text);
-            break;
-          case Op::Kind::kTextLookup:
-            out_->append(op.text);
-            [[fallthrough]];
+          case Op::Kind::kText: out_->append(op.text); break;
+          case Op::Kind::kTextLookup: out_->append(op.text); [[fallthrough]];
           case Op::Kind::kLookup:
             append_value(lookup(*op.statement->call.path, s), op.escaped, s, op.statement->loc);
             break;
-          case Op::Kind::kStatement:
-            statement(*op.statement, s);
-            break;
+          case Op::Kind::kStatement: statement(*op.statement, s); break;
         }
       }
     }
@@ -397,9 +390,7 @@ class Renderer {
         append_value(eval_path(*op.statement->call.path, s, lookup_scratch_, false), op.escaped, s,
                      op.statement->loc);
         break;
-      case Op::Kind::kStatement:
-        statement(*op.statement, s);
-        break;
+      case Op::Kind::kStatement: statement(*op.statement, s); break;
     }
   }
 
@@ -433,23 +424,14 @@ class Renderer {
 
   void statement(const Statement& st, const Scope& s) {
     switch (st.type) {
-      case Statement::Type::kContent:
-        out_->append(st.value);
-        break;
+      case Statement::Type::kContent: out_->append(st.value); break;
       case Statement::Type::kComment:
       case Statement::Type::kDecorator:
-      case Statement::Type::kDecoratorBlock:
-        return;
-      case Statement::Type::kMustache:
-        mustache(st, s);
-        break;
-      case Statement::Type::kBlock:
-        block(st, s);
-        break;
+      case Statement::Type::kDecoratorBlock: return;
+      case Statement::Type::kMustache: mustache(st, s); break;
+      case Statement::Type::kBlock: block(st, s); break;
       case Statement::Type::kPartial:
-      case Statement::Type::kPartialBlock:
-        partial(st, s);
-        break;
+      case Statement::Type::kPartialBlock: partial(st, s); break;
     }
   }
 
@@ -461,11 +443,16 @@ class Renderer {
         if (f->root) return f->root;
       } else if (f->has_iteration) {
         Value v;
-        if (name == "index") v = Value(f->index);
-        else if (name == "key") v = f->key_name ? Value(*f->key_name) : Value(f->index);
-        else if (name == "first") v = Value(f->index == 0);
-        else if (name == "last") v = Value(f->index + 1 == f->count);
-        else continue;
+        if (name == "index")
+          v = Value(f->index);
+        else if (name == "key")
+          v = f->key_name ? Value(*f->key_name) : Value(f->index);
+        else if (name == "first")
+          v = Value(f->index == 0);
+        else if (name == "last")
+          v = Value(f->index + 1 == f->count);
+        else
+          continue;
         scratch = std::move(v);
         return &scratch;
       }
@@ -560,10 +547,8 @@ class Renderer {
 
   const Value& eval(const Expr& e, const Scope& s, Value& scratch, bool lenient) {
     switch (e.type) {
-      case Expr::Type::kLiteral:
-        return e.literal;
-      case Expr::Type::kPath:
-        return eval_path(e, s, scratch, lenient);
+      case Expr::Type::kLiteral: return e.literal;
+      case Expr::Type::kPath: return eval_path(e, s, scratch, lenient);
       case Expr::Type::kSubExpr: {
         const Call& c = *e.call;
         const HelperEntry* h = find_helper(c);
@@ -677,8 +662,8 @@ class Renderer {
   // helpers/each.js
   void each(const Statement& st, const Value& v, const Scope& s) {
     // ret = '' + fn(item) + ...: a string as soon as there is one item.
-    const bool iterates = (v.is_array() && !v.as_array().empty()) ||
-                          (v.is_object() && !v.as_object().empty());
+    const bool iterates =
+        (v.is_array() && !v.as_array().empty()) || (v.is_object() && !v.as_object().empty());
     JsValue ret{js_, JsValue::State::kEmpty, {}};
     std::optional<JsScope> js_scope;
     if (js_ && iterates) {
@@ -718,20 +703,21 @@ class Renderer {
     if (count == 0) branch(st.inverse.get(), *s.self, s);
   }
 
-
   // ---- helpers ----
 
   const Value& invoke(const HelperEntry& h, const Call& c, const Scope& s, const Statement* blk,
                       Loc loc, Value& scratch) {
     const std::string& name = c.path->parts[0];
     auto need_block = [&] {
-      if (!blk) fail(s, loc, "'" + name + "' is a block helper: write {{#" + name + " ...}}...{{/" +
-                                 name + "}}");
+      if (!blk)
+        fail(s, loc,
+             "'" + name + "' is a block helper: write {{#" + name + " ...}}...{{/" + name + "}}");
     };
     auto need_params = [&](std::size_t n) {
       if (c.params.size() != n)
-        fail(s, loc, "#" + name + " takes exactly " + std::to_string(n) + " argument" +
-                         (n == 1 ? "" : "s") + ", got " + std::to_string(c.params.size()));
+        fail(s, loc,
+             "#" + name + " takes exactly " + std::to_string(n) + " argument" +
+                 (n == 1 ? "" : "s") + ", got " + std::to_string(c.params.size()));
     };
     switch (h.native) {
       case NativeHelper::kIf:
@@ -807,8 +793,8 @@ class Renderer {
       }
       case NativeHelper::kLookup: {
         if (c.params.size() != 2)
-          fail(s, loc, "lookup takes 2 arguments (object, key), got " +
-                           std::to_string(c.params.size()));
+          fail(s, loc,
+               "lookup takes 2 arguments (object, key), got " + std::to_string(c.params.size()));
         Value t1, t2;
         const Value& obj = eval(*c.params[0], s, t1, false);
         const Value& field = eval(*c.params[1], s, t2, false);
@@ -843,7 +829,8 @@ class Renderer {
           if (hp.key == "level") {
             Value tmp;
             const Value& lv = eval(*hp.value, s, tmp, false);
-            if (lv.is_number()) level = static_cast<int>(lv.as_number());
+            if (lv.is_number())
+              level = static_cast<int>(lv.as_number());
             else if (lv.is_string()) {
               const std::string& l = lv.as_string();
               level = l == "debug" ? 0 : l == "info" ? 1 : l == "warn" ? 2 : l == "error" ? 3 : 1;
@@ -853,8 +840,7 @@ class Renderer {
         if (impl_.logger) impl_.logger(level, msg);
         return kUndefined;
       }
-      case NativeHelper::kNone:
-        break;
+      case NativeHelper::kNone: break;
     }
     // An ordinary helper: evaluate the arguments, call it.
     Args args(c.params.size());
@@ -945,7 +931,8 @@ class Renderer {
         for (std::size_t i = 0; i < a.size(); ++i) obj.set(std::to_string(i), a[i]);
       } else if (ctx->is_string()) {
         const std::string& str = ctx->as_string();
-        for (std::size_t i = 0; i < str.size(); ++i) obj.set(std::to_string(i), std::string(1, str[i]));
+        for (std::size_t i = 0; i < str.size(); ++i)
+          obj.set(std::to_string(i), std::string(1, str[i]));
       }
       for (const auto& hp : c.hash) {
         Value tmp;
@@ -977,14 +964,15 @@ class Renderer {
     if (is_partial_block_ref) {
       target.closure = current_partial_block(s.data);
     } else {
-      target = find_partial(name, c.partial,
-                            Scope{s.self, s.depths, s.params, s.data, inlines, s.tpl});
+      target =
+          find_partial(name, c.partial, Scope{s.self, s.depths, s.params, s.data, inlines, s.tpl});
     }
     if (!target.program && !target.closure && is_block) target.closure = &closure;
     if (!target.program && !target.closure) {
       if (is_partial_block_ref)
-        fail(s, st.loc, "{{> @partial-block}} used outside a partial called as a block "
-                        "({{#> name}}...{{/name}})");
+        fail(s, st.loc,
+             "{{> @partial-block}} used outside a partial called as a block "
+             "({{#> name}}...{{/name}})");
       fail(s, st.loc, "partial '" + std::string(name) + "' not found");
     }
 
@@ -1070,13 +1058,13 @@ const Value& HelperCall::context() const { return *scope_->self; }
 std::string HelperCall::fn(const Value& ctx) const {
   if (!stmt_) return {};
   return const_cast<detail::Renderer*>(renderer_)->branch_to_string(stmt_->program.get(), ctx,
-                                                                     *scope_);
+                                                                    *scope_);
 }
 
 std::string HelperCall::inverse(const Value& ctx) const {
   if (!stmt_) return {};
   return const_cast<detail::Renderer*>(renderer_)->branch_to_string(stmt_->inverse.get(), ctx,
-                                                                     *scope_);
+                                                                    *scope_);
 }
 
 bool HelperCall::strict() const { return renderer_->strict(); }

@@ -80,19 +80,13 @@ bool Object::operator==(const Object& other) const {
 bool Value::truthy() const {
   switch (kind()) {
     case Kind::kUndefined:
-    case Kind::kNull:
-      return false;
-    case Kind::kBool:
-      return as_bool();
-    case Kind::kInt:
-      return as_int() != 0;
-    case Kind::kDouble:
-      return as_double() != 0 && !std::isnan(as_double());
-    case Kind::kString:
-      return !as_string().empty();
+    case Kind::kNull: return false;
+    case Kind::kBool: return as_bool();
+    case Kind::kInt: return as_int() != 0;
+    case Kind::kDouble: return as_double() != 0 && !std::isnan(as_double());
+    case Kind::kString: return !as_string().empty();
     case Kind::kArray:
-    case Kind::kObject:
-      return true;
+    case Kind::kObject: return true;
   }
   return false;
 }
@@ -154,23 +148,16 @@ void append_js_number(std::string& out, double d) {
 void Value::append_js_string(std::string& out) const {
   switch (kind()) {
     case Kind::kUndefined:
-    case Kind::kNull:
-      return;
-    case Kind::kBool:
-      out += as_bool() ? "true" : "false";
-      return;
+    case Kind::kNull: return;
+    case Kind::kBool: out += as_bool() ? "true" : "false"; return;
     case Kind::kInt: {
       char buf[24];
       auto res = std::to_chars(buf, buf + sizeof buf, as_int());
       out.append(buf, static_cast<std::size_t>(res.ptr - buf));
       return;
     }
-    case Kind::kDouble:
-      append_js_number(out, as_double());
-      return;
-    case Kind::kString:
-      out += as_string();
-      return;
+    case Kind::kDouble: append_js_number(out, as_double()); return;
+    case Kind::kString: out += as_string(); return;
     case Kind::kArray: {
       bool first = true;
       for (const auto& item : as_array()) {
@@ -180,9 +167,7 @@ void Value::append_js_string(std::string& out) const {
       }
       return;
     }
-    case Kind::kObject:
-      out += "[object Object]";
-      return;
+    case Kind::kObject: out += "[object Object]"; return;
   }
 }
 
@@ -200,18 +185,12 @@ bool Value::operator==(const Value& other) const {
   if (kind() != other.kind()) return false;
   switch (kind()) {
     case Kind::kUndefined:
-    case Kind::kNull:
-      return true;
-    case Kind::kBool:
-      return as_bool() == other.as_bool();
-    case Kind::kString:
-      return as_string() == other.as_string();
-    case Kind::kArray:
-      return as_array() == other.as_array();
-    case Kind::kObject:
-      return as_object() == other.as_object();
-    default:
-      return false;
+    case Kind::kNull: return true;
+    case Kind::kBool: return as_bool() == other.as_bool();
+    case Kind::kString: return as_string() == other.as_string();
+    case Kind::kArray: return as_array() == other.as_array();
+    case Kind::kObject: return as_object() == other.as_object();
+    default: return false;
   }
 }
 
@@ -246,9 +225,7 @@ namespace {
 void append_json(std::string& out, const Value& v) {
   switch (v.kind()) {
     case Value::Kind::kUndefined:
-    case Value::Kind::kNull:
-      out += "null";
-      return;
+    case Value::Kind::kNull: out += "null"; return;
     case Value::Kind::kDouble:
       if (!std::isfinite(v.as_double())) {
         out += "null";
@@ -256,12 +233,8 @@ void append_json(std::string& out, const Value& v) {
       }
       [[fallthrough]];
     case Value::Kind::kBool:
-    case Value::Kind::kInt:
-      v.append_js_string(out);
-      return;
-    case Value::Kind::kString:
-      base::json::AppendQuoted(out, v.as_string());
-      return;
+    case Value::Kind::kInt: v.append_js_string(out); return;
+    case Value::Kind::kString: base::json::AppendQuoted(out, v.as_string()); return;
     case Value::Kind::kArray: {
       out += '[';
       bool first = true;

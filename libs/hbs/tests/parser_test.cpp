@@ -18,7 +18,8 @@ ParseError parse_error(std::string_view source, std::string name = "t.hbs") {
 }
 
 TEST(ParseError, TripleCurlyInWgslSuggestsASpace) {
-  ParseError e = parse_error("struct S {\n  v: array<{{dtype}}, 4>,\n  w: {{dtype}}}\n", "gemm.wgsl.hbs");
+  ParseError e =
+      parse_error("struct S {\n  v: array<{{dtype}}, 4>,\n  w: {{dtype}}}\n", "gemm.wgsl.hbs");
   EXPECT_EQ(e.template_name(), "gemm.wgsl.hbs");
   EXPECT_EQ(e.line(), 3);
   EXPECT_EQ(e.column(), 13);
@@ -42,7 +43,8 @@ TEST(ParseError, MismatchedClose) {
 
 TEST(ParseError, LexicalErrors) {
   EXPECT_NE(parse_error("{{!-- open").message().find("unterminated comment"), std::string::npos);
-  EXPECT_NE(parse_error("{{{{raw}}}} x").message().find("unterminated raw block"), std::string::npos);
+  EXPECT_NE(parse_error("{{{{raw}}}} x").message().find("unterminated raw block"),
+            std::string::npos);
   EXPECT_NE(parse_error(std::string("a\0b", 3)).message().find("NUL"), std::string::npos);
   ParseError e = parse_error("ok\n{{a b=}}");
   EXPECT_EQ(e.line(), 2);
@@ -62,7 +64,9 @@ TEST(ParseError, DeepNestingIsRefusedNotACrash) {
               std::string s = "{{x ";
               for (int i = 0; i < 100000; ++i) s += "(a ";
               return s;
-            }()).message().find("nest deeper"),
+            }())
+                .message()
+                .find("nest deeper"),
             std::string::npos);
 }
 

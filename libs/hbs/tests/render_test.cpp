@@ -30,8 +30,10 @@ TEST(Strict, IsTheDefaultAndDoesNotEscape) {
 
 TEST(Strict, MissingVariableNamesTemplateLineColumn) {
   Registry hbs;
-  hbs.register_template_string("gemm.wgsl", "fn main() {\n  let x = {{tile.rows}};\n}", "gemm.wgsl.hbs");
-  RenderError e = render_error(hbs, "gemm.wgsl", Value::object({{"tile", Value::object({{"cols", 4}})}}));
+  hbs.register_template_string("gemm.wgsl", "fn main() {\n  let x = {{tile.rows}};\n}",
+                               "gemm.wgsl.hbs");
+  RenderError e =
+      render_error(hbs, "gemm.wgsl", Value::object({{"tile", Value::object({{"cols", 4}})}}));
   EXPECT_EQ(e.template_name(), "gemm.wgsl.hbs");
   EXPECT_EQ(e.line(), 2);
   EXPECT_EQ(e.column(), 13);
@@ -54,7 +56,8 @@ TEST(Strict, MissingVariablesInBlocksAndData) {
   EXPECT_THROW(hbs.render("if", Value::object({})), RenderError);
   EXPECT_EQ(hbs.render("if", Value::object({{"flag", false}})), "");
   hbs.register_template_string("idx", "{{@index}}");
-  EXPECT_NE(render_error(hbs, "idx", Value::object({})).message().find("only inside"), std::string::npos);
+  EXPECT_NE(render_error(hbs, "idx", Value::object({})).message().find("only inside"),
+            std::string::npos);
   hbs.register_template_string("up", "{{../x}}");
   EXPECT_THROW(hbs.render("up", Value::object({})), RenderError);
   hbs.register_template_string("obj", "{{o}}");
@@ -71,12 +74,14 @@ TEST(Strict, DefaultGivesOptionalParameters) {
   hbs.register_template_string("t", "@workgroup_size({{default workgroup_size 256}})");
   EXPECT_EQ(hbs.render("t", Value::object({})), "@workgroup_size(256)");
   EXPECT_EQ(hbs.render("t", Value::object({{"workgroup_size", 64}})), "@workgroup_size(64)");
-  EXPECT_EQ(hbs.render_template("{{#if (default bias false)}}b{{else}}n{{/if}}", Value::object({})), "n");
+  EXPECT_EQ(hbs.render_template("{{#if (default bias false)}}b{{else}}n{{/if}}", Value::object({})),
+            "n");
 }
 
 TEST(Compat, LenientAndEscaping) {
   Registry hbs = Registry::compat();
-  EXPECT_EQ(hbs.render_template("[{{a.b.c}}]{{x}}", Value::object({{"x", "<&>"}})), "[]&lt;&amp;&gt;");
+  EXPECT_EQ(hbs.render_template("[{{a.b.c}}]{{x}}", Value::object({{"x", "<&>"}})),
+            "[]&lt;&amp;&gt;");
   Registry custom;
   custom.set_strict(false);
   EXPECT_EQ(custom.render_template("[{{nope}}]{{x}}", Value::object({{"x", "<"}})), "[]<");
@@ -109,8 +114,9 @@ TEST(Registry, CustomBlockHelperUsesFnAndInverse) {
   EXPECT_EQ(hbs.render_template("{{#twice go}}[{{v}}]{{else}}no{{/twice}}",
                                 Value::object({{"go", true}, {"v", "outer"}})),
             "[outer][inner]");
-  EXPECT_EQ(hbs.render_template("{{#twice go}}x{{else}}no{{/twice}}", Value::object({{"go", false}})),
-            "no");
+  EXPECT_EQ(
+      hbs.render_template("{{#twice go}}x{{else}}no{{/twice}}", Value::object({{"go", false}})),
+      "no");
 }
 
 TEST(Registry, HelperFailureCarriesTheCallSite) {
@@ -122,16 +128,19 @@ TEST(Registry, HelperFailureCarriesTheCallSite) {
   });
   hbs.register_template_string("k", "\n  {{must_be_pow2 6}}", "k.wgsl.hbs");
   RenderError e = render_error(hbs, "k", Value::object({}));
-  EXPECT_EQ(std::string(e.what()), "helper 'must_be_pow2': 6 is not a power of two at k.wgsl.hbs:2:3");
+  EXPECT_EQ(std::string(e.what()),
+            "helper 'must_be_pow2': 6 is not a power of two at k.wgsl.hbs:2:3");
 }
 
 TEST(Registry, TemplatesArePartialsAndRenderManyTimes) {
   Registry hbs;
   hbs.register_partial("binding", "@binding({{@index}}) var<storage> {{name}}: array<f32>;");
   hbs.register_template_string("main", "{{#each bufs}}{{> binding}}\n{{/each}}");
-  Value ctx = Value::object({{"bufs", Value::array({Value::object({{"name", "a"}}), Value::object({{"name", "b"}})})}});
+  Value ctx = Value::object(
+      {{"bufs", Value::array({Value::object({{"name", "a"}}), Value::object({{"name", "b"}})})}});
   std::string first = hbs.render("main", ctx);
-  EXPECT_EQ(first, "@binding(0) var<storage> a: array<f32>;\n@binding(1) var<storage> b: array<f32>;\n");
+  EXPECT_EQ(first,
+            "@binding(0) var<storage> a: array<f32>;\n@binding(1) var<storage> b: array<f32>;\n");
   for (int i = 0; i < 3; ++i) EXPECT_EQ(hbs.render("main", ctx), first);
   EXPECT_TRUE(hbs.has_template("binding"));
   EXPECT_THROW(hbs.render("nope", ctx), RenderError);
@@ -142,7 +151,8 @@ TEST(Registry, RenderIsSafeFromSeveralThreads) {
   hbs.register_partial("row", "{{#times n as |i|}}{{name}}{{i}} {{/times}}");
   hbs.register_template_string("t", "{{#each rows}}{{> row}}\n{{/each}}");
   Array rows;
-  for (int i = 0; i < 20; ++i) rows.push_back(Value::object({{"name", "r" + std::to_string(i)}, {"n", i}}));
+  for (int i = 0; i < 20; ++i)
+    rows.push_back(Value::object({{"name", "r" + std::to_string(i)}, {"n", i}}));
   Value ctx = Value::object({{"rows", Value(std::move(rows))}});
   const std::string expected = hbs.render("t", ctx);
   std::vector<std::thread> threads;
@@ -182,13 +192,16 @@ TEST(Limits, RunawayRecursionIsAnError) {
   small.set_limits(RenderLimits{64, 1000, 1u << 20});
   small.register_partial("p", "{{#*inline 'a'}}{{> a}}{{> a}}{{/inline}}{{> a}}");
   EXPECT_THROW(small.render("p", Value::object({})), RenderError);
-  EXPECT_THROW(small.render_template("{{#times 100000}}xxxxxxxx{{/times}}", Value::object({})), RenderError);
+  EXPECT_THROW(small.render_template("{{#times 100000}}xxxxxxxx{{/times}}", Value::object({})),
+               RenderError);
 }
 
 TEST(Logger, LogHelperWritesToTheLogger) {
   Registry hbs;
   std::string got;
-  hbs.set_logger([&](int level, std::string_view msg) { got = std::to_string(level) + ":" + std::string(msg); });
+  hbs.set_logger([&](int level, std::string_view msg) {
+    got = std::to_string(level) + ":" + std::string(msg);
+  });
   EXPECT_EQ(hbs.render_template("{{log 'tile' n level='warn'}}", Value::object({{"n", 4}})), "");
   EXPECT_EQ(got, "2:tile 4");
 }

@@ -33,7 +33,8 @@ TEST(JsNumber, MatchesNumberToString) {
 }
 
 TEST(Value, JsStringOfCompoundValues) {
-  Value arr = Value::array({1, "two", nullptr, Value::array({3, 4}), Value::object({{"x", 1}}), true});
+  Value arr =
+      Value::array({1, "two", nullptr, Value::array({3, 4}), Value::object({{"x", 1}}), true});
   EXPECT_EQ(arr.to_js_string(), "1,two,,3,4,[object Object],true");
   EXPECT_EQ(Value().to_js_string(), "");
   EXPECT_EQ(Value(false).to_js_string(), "false");
@@ -79,7 +80,9 @@ TEST(Json, ParsesAndKeepsKeyOrder) {
   EXPECT_TRUE(a[1].is_null());
   EXPECT_DOUBLE_EQ(a[2].as_double(), -25.0);
   EXPECT_EQ(a[3].as_string(), "x\xc3\xa9\n");
-  EXPECT_EQ(v.to_json(), R"({"b":3,"a":[true,null,-25,"x)" "\xc3\xa9" R"(\n"]})");
+  EXPECT_EQ(v.to_json(), R"({"b":3,"a":[true,null,-25,"x)"
+                         "\xc3\xa9"
+                         R"(\n"]})");
 }
 
 TEST(Json, IntegerLikeKeysComeFirstAsInJavaScript) {

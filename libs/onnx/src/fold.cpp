@@ -15,7 +15,8 @@ Result<const T*> AttributeOf(const compute::Attributes& attrs, const char* name)
   auto it = attrs.find(name);
   if (it == attrs.end()) return static_cast<const T*>(nullptr);
   if (const T* v = std::get_if<T>(&it->second)) return v;
-  return Error{ErrorCode::kInvalidAttribute, std::string("attribute '") + name + "' has the wrong kind (" +
+  return Error{ErrorCode::kInvalidAttribute, std::string("attribute '") + name +
+                                                 "' has the wrong kind (" +
                                                  compute::AttrToString(it->second) + ")"};
 }
 
@@ -28,12 +29,15 @@ Result<ConstValue> ConstantValue(const NodeInfo& n) {
   if (value != nullptr) return *value;
   ALKNET_ASSIGN_OR_RETURN(const double* f, AttributeOf<double>(n.attrs, "value_float"));
   if (f != nullptr) return Make(RefTensor{DType::kF32, {}, {*f}});
-  ALKNET_ASSIGN_OR_RETURN(const std::vector<double>* fs, AttributeOf<std::vector<double>>(n.attrs, "value_floats"));
+  ALKNET_ASSIGN_OR_RETURN(const std::vector<double>* fs,
+                          AttributeOf<std::vector<double>>(n.attrs, "value_floats"));
   if (fs != nullptr) return Make(RefTensor{DType::kF32, {fs->size()}, *fs});
   ALKNET_ASSIGN_OR_RETURN(const int64_t* i, AttributeOf<int64_t>(n.attrs, "value_int"));
   if (i != nullptr) return Make(RefTensor{DType::kI32, {}, {static_cast<double>(*i)}});
-  ALKNET_ASSIGN_OR_RETURN(const std::vector<int64_t>* is, AttributeOf<std::vector<int64_t>>(n.attrs, "value_ints"));
-  if (is != nullptr) return Make(RefTensor{DType::kI32, {is->size()}, std::vector<double>(is->begin(), is->end())});
+  ALKNET_ASSIGN_OR_RETURN(const std::vector<int64_t>* is,
+                          AttributeOf<std::vector<int64_t>>(n.attrs, "value_ints"));
+  if (is != nullptr)
+    return Make(RefTensor{DType::kI32, {is->size()}, std::vector<double>(is->begin(), is->end())});
   return Error{ErrorCode::kInvalidAttribute, "Constant without a value attribute"};
 }
 
@@ -57,17 +61,20 @@ Result<RefTensor> ShapeValue(const NodeInfo& n, const TensorDesc& input) {
 
 Result<std::optional<std::vector<RefTensor>>> FoldOnHost(const OpNode& node, const OpRecord& record,
                                                          const std::vector<const RefTensor*>& known,
-                                                         const std::vector<TensorDesc>& outs, uint64_t fold_limit) {
+                                                         const std::vector<TensorDesc>& outs,
+                                                         uint64_t fold_limit) {
   if (!record.reference) return std::optional<std::vector<RefTensor>>();
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const bool absent = node.inputs[i].absent;
-    if (!absent && (i >= known.size() || known[i] == nullptr)) return std::optional<std::vector<RefTensor>>();
+    if (!absent && (i >= known.size() || known[i] == nullptr))
+      return std::optional<std::vector<RefTensor>>();
   }
   for (const TensorDesc& d : outs) {
     if (d.elements() > fold_limit) return std::optional<std::vector<RefTensor>>();
   }
   std::vector<RefTensor> ins;
-  for (size_t i = 0; i < node.inputs.size(); ++i) ins.push_back(i < known.size() && known[i] ? *known[i] : RefTensor{});
+  for (size_t i = 0; i < node.inputs.size(); ++i)
+    ins.push_back(i < known.size() && known[i] ? *known[i] : RefTensor{});
   ALKNET_ASSIGN_OR_RETURN(std::vector<RefTensor> r, compute::ReferenceRun(node, ins));
   return std::optional<std::vector<RefTensor>>(std::move(r));
 }

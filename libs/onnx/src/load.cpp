@@ -18,8 +18,10 @@ namespace {
 // Ops whose `to` / `dtype` attribute names a TensorProto.DataType: rewritten to the device
 // type the record will produce (INT64 -> INT32, DOUBLE -> FLOAT, ...).
 bool HasDtypeAttribute(const std::string& op, const std::string& attr) {
-  static const std::set<std::string> ops = {"Cast", "EyeLike", "RandomNormal", "RandomUniform", "RandomNormalLike",
-                                            "RandomUniformLike", "Multinomial", "Bernoulli"};
+  static const std::set<std::string> ops = {
+      "Cast",          "EyeLike",          "RandomNormal",
+      "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+      "Multinomial",   "Bernoulli"};
   return (attr == "to" || attr == "dtype") && ops.count(op) != 0;
 }
 
@@ -46,8 +48,9 @@ Result<ValueInfo> InfoOf(const ::onnx::ValueInfoProto& v, const std::string& mod
   ValueInfo info;
   info.name = v.name();
   if (!v.type().has_tensor_type()) {
-    return Error{ErrorCode::kUnsupported, model + ": value '" + v.name() +
-                                              "' is not a tensor (sequences, maps and optionals are not supported)"};
+    return Error{ErrorCode::kUnsupported,
+                 model + ": value '" + v.name() +
+                     "' is not a tensor (sequences, maps and optionals are not supported)"};
   }
   const auto& tt = v.type().tensor_type();
   info.type = static_cast<ElemType>(tt.elem_type());
@@ -97,7 +100,8 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     ctx = options.context;
   }
   // The executor's graph passes are the fusions (MatMul + Add -> Gemm, ...).
-  exec = std::make_unique<compute::Executor>(*ctx, compute::ExecutorOptions{.run_passes = options.fuse});
+  exec = std::make_unique<compute::Executor>(*ctx,
+                                             compute::ExecutorOptions{.run_passes = options.fuse});
   f16 = exec->caps().shader_f16;
 
   for (const auto& tp : g.initializer()) {
@@ -147,16 +151,19 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     n.outputs.assign(np.output().begin(), np.output().end());
     auto opset = opsets.find(n.domain);
     if (n.domain != "") {
-      return Error{ErrorCode::kUnsupported, n.Where(model) + ": domain '" + n.domain +
-                                                "' is not supported (alknet implements the default ai.onnx domain)"};
+      return Error{ErrorCode::kUnsupported,
+                   n.Where(model) + ": domain '" + n.domain +
+                       "' is not supported (alknet implements the default ai.onnx domain)"};
     }
     n.opset = opset == opsets.end() ? 0 : opset->second;
     if (n.opset == 0) {
-      return Error{ErrorCode::kInvalidArgument, n.Where(model) + ": the model imports no opset for the ai.onnx domain"};
+      return Error{ErrorCode::kInvalidArgument,
+                   n.Where(model) + ": the model imports no opset for the ai.onnx domain"};
     }
     for (const auto& a : np.attribute()) {
       const std::string what = n.Where(model) + ": attribute '" + a.name() + "'";
-      ALKNET_ASSIGN_OR_RETURN(compute::AttrValue v, detail::ConvertAttribute(a, base_dir, f16, what, options.check_read));
+      ALKNET_ASSIGN_OR_RETURN(compute::AttrValue v,
+                              detail::ConvertAttribute(a, base_dir, f16, what, options.check_read));
       if (HasDtypeAttribute(n.op, a.name()) && v.index() == 0) {
         const auto onnx_type = static_cast<ElemType>(std::get<int64_t>(v));
         ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(onnx_type, f16, what));
@@ -169,17 +176,18 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
       if (n.record == nullptr) {
         const OpRecord* any = table.Find(n.op);
         if (any != nullptr) {
-          return Error{ErrorCode::kUnknownOp, n.Where(model) + ": the op table supports " + n.op + " for opsets " +
-                                                  std::to_string(any->opset_min) + ".." +
-                                                  std::to_string(any->opset_max) + " only"};
+          return Error{ErrorCode::kUnknownOp, n.Where(model) + ": the op table supports " + n.op +
+                                                  " for opsets " + std::to_string(any->opset_min) +
+                                                  ".." + std::to_string(any->opset_max) + " only"};
         }
-        return Error{ErrorCode::kUnknownOp, n.Where(model) + ": unsupported op " + n.op +
-                                                " (no record in the op table; docs/ops.md lists the supported ops)"};
+        return Error{ErrorCode::kUnknownOp,
+                     n.Where(model) + ": unsupported op " + n.op +
+                         " (no record in the op table; docs/ops.md lists the supported ops)"};
       }
       // Records that split into "as many outputs as the node lists" (Split before opset 18)
       // learn the count from `num_outputs`: OpNode carries no output list through the executor.
-      if (HasAttribute(n.record, "num_outputs") && !n.attrs.count("num_outputs") && !n.attrs.count("split") &&
-          (n.inputs.size() < 2 || n.inputs[1].empty())) {
+      if (HasAttribute(n.record, "num_outputs") && !n.attrs.count("num_outputs") &&
+          !n.attrs.count("split") && (n.inputs.size() < 2 || n.inputs[1].empty())) {
         n.attrs["num_outputs"] = static_cast<int64_t>(n.outputs.size());
       }
       OpNode probe{n.op, n.name, n.opset, n.attrs, {}, {}, {}};
@@ -190,7 +198,8 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     } else if (n.op == "Constant") {
       for (const char* unsupported : {"sparse_value", "value_string", "value_strings"}) {
         if (n.attrs.count(unsupported)) {
-          return Error{ErrorCode::kUnsupported, n.Where(model) + ": Constant with " + unsupported + " is not supported"};
+          return Error{ErrorCode::kUnsupported,
+                       n.Where(model) + ": Constant with " + unsupported + " is not supported"};
         }
       }
     }
@@ -221,7 +230,8 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
 
 Result<Session> Session::Load(const fs::path& path, const SessionOptions& options) {
   if (options.check_read) ALKNET_TRY(options.check_read(path));
-  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, options.max_model_bytes));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes,
+                          detail::ReadFileBytes(path, options.max_model_bytes));
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->model = path.string();
@@ -241,7 +251,8 @@ Result<Session> Session::LoadFromBytes(std::span<const std::byte> bytes, const f
 }
 
 Result<std::vector<std::string>> ReadOpTypes(const fs::path& path) {
-  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, uint64_t{2} << 30));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes,
+                          detail::ReadFileBytes(path, uint64_t{2} << 30));
   ALKNET_ASSIGN_OR_RETURN(auto m, detail::ParseModel(bytes, path.string()));
   std::vector<std::string> ops;
   for (const auto& n : m->graph().node()) ops.push_back(n.op_type());
@@ -249,10 +260,12 @@ Result<std::vector<std::string>> ReadOpTypes(const fs::path& path) {
 }
 
 Result<Tensor> ReadTensorFile(const fs::path& path) {
-  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, detail::ReadFileBytes(path, uint64_t{2} << 30));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes,
+                          detail::ReadFileBytes(path, uint64_t{2} << 30));
   ::onnx::TensorProto tp;
   if (!tp.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return Error{ErrorCode::kInvalidArgument, path.string() + ": not a TensorProto (protobuf parsing failed)"};
+    return Error{ErrorCode::kInvalidArgument,
+                 path.string() + ": not a TensorProto (protobuf parsing failed)"};
   }
   return detail::DecodeTensor(tp, path.parent_path(), path.string());
 }

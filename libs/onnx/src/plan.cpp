@@ -45,7 +45,8 @@ struct LocalNode {
 
 }  // namespace
 
-Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(std::span<const HostInput* const> ordered) {
+Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
+    std::span<const HostInput* const> ordered) {
   const OpTable& table = OpTable::Default();
   auto plan = std::make_shared<Plan>();
   std::unordered_map<std::string, Slot> slots;
@@ -56,14 +57,16 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(std::span<const H
 
   auto type_of = [&](const std::string& name, DType d) {
     auto it = value_types.find(name);
-    return it != value_types.end() && it->second != ElemType::kUndefined ? it->second : FallbackType(d);
+    return it != value_types.end() && it->second != ElemType::kUndefined ? it->second
+                                                                         : FallbackType(d);
   };
 
   for (size_t i = 0; i < inputs.size(); ++i) {
     const HostInput& in = *ordered[i];
     Slot s;
     s.defined = true;
-    ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(inputs[i].type, f16, "input '" + inputs[i].name + "'"));
+    ALKNET_ASSIGN_OR_RETURN(DType d,
+                            DeviceTypeOf(inputs[i].type, f16, "input '" + inputs[i].name + "'"));
     s.desc = TensorDesc{d, in.shape};
     s.type = inputs[i].type;
     refs.push_back({LocalRef::kInput, static_cast<int>(i), 0});
@@ -80,7 +83,8 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(std::span<const H
     if (slots.count(name)) continue;
     Slot s;
     s.defined = true;
-    ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(init.host.type, f16, "initializer '" + name + "'"));
+    ALKNET_ASSIGN_OR_RETURN(DType d,
+                            DeviceTypeOf(init.host.type, f16, "initializer '" + name + "'"));
     s.desc = TensorDesc{d, init.host.shape};
     s.known = init.known;
     s.type = init.host.type;
@@ -109,15 +113,19 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(std::span<const H
       return s.ref;
     }
     if (s.known) {
-      ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, RefToDeviceBytes(*s.known, model + ": value '" + name + "'"));
-      ALKNET_ASSIGN_OR_RETURN(compute::Tensor t, exec->Upload(s.known->dtype, s.known->shape, bytes));
+      ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes,
+                              RefToDeviceBytes(*s.known, model + ": value '" + name + "'"));
+      ALKNET_ASSIGN_OR_RETURN(compute::Tensor t,
+                              exec->Upload(s.known->dtype, s.known->shape, bytes));
       s.ref = add_constant(std::move(t));
       return s.ref;
     }
-    return Error{ErrorCode::kInvalidArgument, model + ": value '" + name + "' is neither on the device nor known"};
+    return Error{ErrorCode::kInvalidArgument,
+                 model + ": value '" + name + "' is neither on the device nor known"};
   };
 
-  auto emit = [&](LocalNode ln, const std::vector<std::string>& out_names, const std::vector<TensorDesc>& outs) {
+  auto emit = [&](LocalNode ln, const std::vector<std::string>& out_names,
+                  const std::vector<TensorDesc>& outs) {
     lnodes.push_back(std::move(ln));
     const int node_index = static_cast<int>(lnodes.size()) - 1;
     for (size_t o = 0; o < outs.size(); ++o) {
@@ -126,7 +134,8 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(std::span<const H
       s.defined = true;
       s.ref = static_cast<int>(refs.size()) - 1;
       s.desc = TensorDesc{outs[o].dtype, outs[o].shape};
-      s.type = o < out_names.size() ? type_of(out_names[o], outs[o].dtype) : FallbackType(outs[o].dtype);
+      s.type =
+          o < out_names.size() ? type_of(out_names[o], outs[o].dtype) : FallbackType(outs[o].dtype);
       if (o < out_names.size() && !out_names[o].empty()) slots[out_names[o]] = std::move(s);
     }
     ++plan->on_device;
@@ -148,8 +157,9 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(std::span<const H
       }
       auto it = slots.find(name);
       if (it == slots.end()) {
-        return Error{ErrorCode::kInvalidArgument, n.Where(model) + ": input '" + name +
-                                                      "' is not defined by any earlier node, graph input or initializer"};
+        return Error{ErrorCode::kInvalidArgument,
+                     n.Where(model) + ": input '" + name +
+                         "' is not defined by any earlier node, graph input or initializer"};
       }
       Slot& s = it->second;
       if (s.unavailable) return *s.unavailable;
@@ -180,7 +190,8 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(std::span<const H
       continue;
     }
     if (n.op == "Shape" || n.op == "Size") {
-      if (on.inputs.empty() || on.inputs[0].absent) return fail(Error{ErrorCode::kShape, "needs one input"});
+      if (on.inputs.empty() || on.inputs[0].absent)
+        return fail(Error{ErrorCode::kShape, "needs one input"});
       auto r = ShapeValue(n, on.inputs[0]);
       if (!r.ok()) return fail(r.error());
       known_slot(0, std::move(r).value());
@@ -207,7 +218,8 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(std::span<const H
     }
     std::vector<TensorDesc> outs = std::move(inferred).value();
     if (n.outputs.size() > outs.size()) {
-      return fail(Error{ErrorCode::kUnsupported, "the node lists " + std::to_string(n.outputs.size()) +
+      return fail(Error{ErrorCode::kUnsupported, "the node lists " +
+                                                     std::to_string(n.outputs.size()) +
                                                      " outputs, the op table's record produces " +
                                                      std::to_string(outs.size())});
     }
@@ -246,7 +258,8 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(std::span<const H
   for (const ValueInfo& out : outputs) {
     auto it = slots.find(out.name);
     if (it == slots.end()) {
-      return Error{ErrorCode::kInvalidArgument, model + ": output '" + out.name + "' is not computed by any node"};
+      return Error{ErrorCode::kInvalidArgument,
+                   model + ": output '" + out.name + "' is not computed by any node"};
     }
     Slot& s = it->second;
     if (s.unavailable) return *s.unavailable;
@@ -287,7 +300,8 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(std::span<const H
     std::vector<int> ins;
     for (int r : ln.refs) {
       if (r >= 0 && graph_id[r] < 0) {
-        return Error{ErrorCode::kInvalidArgument, model + ": internal: node " + ln.name + " reads a value planned later"};
+        return Error{ErrorCode::kInvalidArgument,
+                     model + ": internal: node " + ln.name + " reads a value planned later"};
       }
       ins.push_back(r < 0 ? Graph::kAbsent : graph_id[r]);
     }

@@ -35,12 +35,15 @@ class Fd {
 Status PreadAll(int fd, uint64_t offset, std::span<std::byte> out, const std::string& what) {
   size_t done = 0;
   while (done < out.size()) {
-    const ssize_t n = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    const ssize_t n =
+        ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       return Error{ErrorCode::kInvalidArgument, what + ": read failed: " + std::strerror(errno)};
     }
-    if (n == 0) return Error{ErrorCode::kInvalidArgument, what + ": the file ended early (it shrank while being read?)"};
+    if (n == 0)
+      return Error{ErrorCode::kInvalidArgument,
+                   what + ": the file ended early (it shrank while being read?)"};
     done += static_cast<size_t>(n);
   }
   return Ok{};
@@ -66,7 +69,8 @@ bool Inside(const fs::path& dir, const fs::path& p) {
 
 // External data (onnx.proto: data_location = EXTERNAL; keys location, offset, length).
 Result<std::vector<std::byte>> ReadExternal(const ::onnx::TensorProto& tp, const fs::path& base_dir,
-                                            uint64_t expected_bytes, const std::string& what, const ReadCheck& check) {
+                                            uint64_t expected_bytes, const std::string& what,
+                                            const ReadCheck& check) {
   std::string location;
   std::optional<uint64_t> offset, length;
   for (const auto& kv : tp.external_data()) {
@@ -78,31 +82,40 @@ Result<std::vector<std::byte>> ReadExternal(const ::onnx::TensorProto& tp, const
       ALKNET_ASSIGN_OR_RETURN(length, ParseU64(kv.value(), what + ": external data length"));
     }
   }
-  if (location.empty()) return Error{ErrorCode::kInvalidArgument, what + ": external data without a location"};
+  if (location.empty())
+    return Error{ErrorCode::kInvalidArgument, what + ": external data without a location"};
   const std::string where = what + ": external data '" + location + "'";
   if (base_dir.empty()) {
-    return Error{ErrorCode::kInvalidArgument, where + " cannot be resolved: the model was not loaded from a file"};
+    return Error{ErrorCode::kInvalidArgument,
+                 where + " cannot be resolved: the model was not loaded from a file"};
   }
   if (location.find('\0') != std::string::npos) {
     return Error{ErrorCode::kInvalidArgument, where + ": the location contains a NUL byte"};
   }
   const fs::path loc(location);
   if (loc.is_absolute() || loc.has_root_name() || loc.has_root_directory()) {
-    return Error{ErrorCode::kInvalidArgument, where + " is an absolute path; locations must be relative to the model's folder"};
+    return Error{ErrorCode::kInvalidArgument,
+                 where + " is an absolute path; locations must be relative to the model's folder"};
   }
   for (const auto& part : loc) {
     if (part == "..") {
-      return Error{ErrorCode::kInvalidArgument, where + " has a '..' component; locations must stay inside the model's folder"};
+      return Error{ErrorCode::kInvalidArgument,
+                   where + " has a '..' component; locations must stay inside the model's folder"};
     }
   }
   std::error_code ec;
   const fs::path dir = fs::canonical(base_dir, ec);
-  if (ec) return Error{ErrorCode::kInvalidArgument, where + ": the model folder " + base_dir.string() + ": " + ec.message()};
+  if (ec)
+    return Error{ErrorCode::kInvalidArgument,
+                 where + ": the model folder " + base_dir.string() + ": " + ec.message()};
   const fs::path file = fs::canonical(dir / loc, ec);
-  if (ec) return Error{ErrorCode::kInvalidArgument, where + ": " + (dir / loc).string() + ": " + ec.message()};
+  if (ec)
+    return Error{ErrorCode::kInvalidArgument,
+                 where + ": " + (dir / loc).string() + ": " + ec.message()};
   if (!Inside(dir, file)) {
-    return Error{ErrorCode::kInvalidArgument, where + " resolves to " + file.string() + ", outside the model's folder " +
-                                                  dir.string() + " (through a symbolic link)"};
+    return Error{ErrorCode::kInvalidArgument, where + " resolves to " + file.string() +
+                                                  ", outside the model's folder " + dir.string() +
+                                                  " (through a symbolic link)"};
   }
   if (check) {
     if (Status allowed = check(file); !allowed.ok()) {
@@ -110,25 +123,30 @@ Result<std::vector<std::byte>> ReadExternal(const ::onnx::TensorProto& tp, const
     }
   }
   Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return Error{ErrorCode::kInvalidArgument, where + ": " + file.string() + ": " + std::strerror(errno)};
+  if (fd.get() < 0)
+    return Error{ErrorCode::kInvalidArgument,
+                 where + ": " + file.string() + ": " + std::strerror(errno)};
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    return Error{ErrorCode::kInvalidArgument, where + ": " + file.string() + " is not a regular file"};
+    return Error{ErrorCode::kInvalidArgument,
+                 where + ": " + file.string() + " is not a regular file"};
   }
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   const uint64_t off = offset.value_or(0);
   if (off > size) {
-    return Error{ErrorCode::kInvalidArgument, where + ": offset " + std::to_string(off) + " is past the end of the " +
+    return Error{ErrorCode::kInvalidArgument, where + ": offset " + std::to_string(off) +
+                                                  " is past the end of the " +
                                                   std::to_string(size) + "-byte file"};
   }
   const uint64_t len = length.value_or(expected_bytes);
   if (len > size - off) {
-    return Error{ErrorCode::kInvalidArgument, where + ": offset " + std::to_string(off) + " + length " +
-                                                  std::to_string(len) + " runs past the end of the " +
-                                                  std::to_string(size) + "-byte file"};
+    return Error{ErrorCode::kInvalidArgument,
+                 where + ": offset " + std::to_string(off) + " + length " + std::to_string(len) +
+                     " runs past the end of the " + std::to_string(size) + "-byte file"};
   }
   if (len != expected_bytes) {
-    return Error{ErrorCode::kInvalidArgument, where + ": length " + std::to_string(len) + " but the tensor's shape and type need " +
+    return Error{ErrorCode::kInvalidArgument, where + ": length " + std::to_string(len) +
+                                                  " but the tensor's shape and type need " +
                                                   std::to_string(expected_bytes) + " bytes"};
   }
   std::vector<std::byte> data(len);
@@ -150,14 +168,16 @@ std::vector<std::byte> PackField(const Field& f) {
 
 Result<std::vector<std::byte>> ReadFileBytes(const fs::path& path, uint64_t max_bytes) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return Error{ErrorCode::kInvalidArgument, path.string() + ": " + std::strerror(errno)};
+  if (fd.get() < 0)
+    return Error{ErrorCode::kInvalidArgument, path.string() + ": " + std::strerror(errno)};
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return Error{ErrorCode::kInvalidArgument, path.string() + ": not a regular file"};
   }
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes) {
-    return Error{ErrorCode::kLimit, path.string() + ": " + std::to_string(size) + " bytes, more than the limit of " +
+    return Error{ErrorCode::kLimit, path.string() + ": " + std::to_string(size) +
+                                        " bytes, more than the limit of " +
                                         std::to_string(max_bytes)};
   }
   std::vector<std::byte> data(size);
@@ -165,38 +185,43 @@ Result<std::vector<std::byte>> ReadFileBytes(const fs::path& path, uint64_t max_
   return data;
 }
 
-Result<std::unique_ptr<::onnx::ModelProto>> ParseModel(std::span<const std::byte> bytes, const std::string& what) {
+Result<std::unique_ptr<::onnx::ModelProto>> ParseModel(std::span<const std::byte> bytes,
+                                                       const std::string& what) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return Error{ErrorCode::kLimit, what + ": " + std::to_string(bytes.size()) +
-                                        " bytes; protobuf messages are limited to 2 GiB (use external data)"};
+    return Error{ErrorCode::kLimit,
+                 what + ": " + std::to_string(bytes.size()) +
+                     " bytes; protobuf messages are limited to 2 GiB (use external data)"};
   }
   auto m = std::make_unique<::onnx::ModelProto>();
   if (!m->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return Error{ErrorCode::kInvalidArgument, what + ": not a valid ONNX model (protobuf parsing failed)"};
+    return Error{ErrorCode::kInvalidArgument,
+                 what + ": not a valid ONNX model (protobuf parsing failed)"};
   }
   if (!m->has_graph()) return Error{ErrorCode::kInvalidArgument, what + ": the model has no graph"};
   return m;
 }
 
-Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_dir, const std::string& what,
-                            const ReadCheck& check) {
+Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_dir,
+                            const std::string& what, const ReadCheck& check) {
   Tensor t;
   t.name = tp.name();
   t.type = static_cast<ElemType>(tp.data_type());
   if (tp.dims_size() > kMaxRank) {
-    return Error{ErrorCode::kInvalidArgument, what + ": rank " + std::to_string(tp.dims_size()) + " exceeds " +
-                                                  std::to_string(kMaxRank)};
+    return Error{ErrorCode::kInvalidArgument, what + ": rank " + std::to_string(tp.dims_size()) +
+                                                  " exceeds " + std::to_string(kMaxRank)};
   }
   uint64_t n = 1;
   for (int64_t d : tp.dims()) {
-    if (d < 0) return Error{ErrorCode::kInvalidArgument, what + ": negative dimension " + std::to_string(d)};
+    if (d < 0)
+      return Error{ErrorCode::kInvalidArgument, what + ": negative dimension " + std::to_string(d)};
     if (d != 0 && n > kMaxElements / static_cast<uint64_t>(d)) {
       return Error{ErrorCode::kLimit, what + ": more than 2^34 elements"};
     }
     n *= static_cast<uint64_t>(d);
     t.shape.push_back(static_cast<uint64_t>(d));
   }
-  if (tp.has_segment()) return Error{ErrorCode::kUnsupported, what + ": segmented tensors are not supported"};
+  if (tp.has_segment())
+    return Error{ErrorCode::kUnsupported, what + ": segmented tensors are not supported"};
   const size_t es = ElemSize(t.type);
   if (es == 0) {
     return Error{ErrorCode::kUnsupported, what + " has ONNX type " + ElemTypeName(t.type) +
@@ -209,8 +234,9 @@ Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_
   }
   if (tp.has_raw_data()) {
     if (tp.raw_data().size() != bytes) {
-      return Error{ErrorCode::kInvalidArgument, what + ": raw_data holds " + std::to_string(tp.raw_data().size()) +
-                                                    " bytes, the shape and type need " + std::to_string(bytes)};
+      return Error{ErrorCode::kInvalidArgument,
+                   what + ": raw_data holds " + std::to_string(tp.raw_data().size()) +
+                       " bytes, the shape and type need " + std::to_string(bytes)};
     }
     t.data.resize(bytes);
     if (bytes) std::memcpy(t.data.data(), tp.raw_data().data(), bytes);
@@ -233,9 +259,9 @@ Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_
     default: break;
   }
   if (t.data.size() != bytes) {
-    return Error{ErrorCode::kInvalidArgument, what + ": holds " + std::to_string(t.data.size() / es) +
-                                                  " values, its shape " + compute::ShapeToString(t.shape) + " needs " +
-                                                  std::to_string(n)};
+    return Error{ErrorCode::kInvalidArgument,
+                 what + ": holds " + std::to_string(t.data.size() / es) + " values, its shape " +
+                     compute::ShapeToString(t.shape) + " needs " + std::to_string(n)};
   }
   if (t.type == ElemType::kBool) {
     for (auto& b : t.data) b = b != std::byte{0} ? std::byte{1} : std::byte{0};
@@ -243,8 +269,9 @@ Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_
   return t;
 }
 
-Result<compute::AttrValue> ConvertAttribute(const ::onnx::AttributeProto& a, const fs::path& base_dir,
-                                            bool shader_f16, const std::string& what, const ReadCheck& check) {
+Result<compute::AttrValue> ConvertAttribute(const ::onnx::AttributeProto& a,
+                                            const fs::path& base_dir, bool shader_f16,
+                                            const std::string& what, const ReadCheck& check) {
   using A = ::onnx::AttributeProto;
   switch (a.type()) {
     case A::INT: return compute::AttrValue(static_cast<int64_t>(a.i()));
@@ -265,13 +292,16 @@ Result<compute::AttrValue> ConvertAttribute(const ::onnx::AttributeProto& a, con
       if (a.has_i()) return compute::AttrValue(static_cast<int64_t>(a.i()));
       if (a.has_f()) return compute::AttrValue(static_cast<double>(a.f()));
       if (a.has_s()) return compute::AttrValue(a.s());
-      if (a.ints_size()) return compute::AttrValue(std::vector<int64_t>(a.ints().begin(), a.ints().end()));
-      if (a.floats_size()) return compute::AttrValue(std::vector<double>(a.floats().begin(), a.floats().end()));
+      if (a.ints_size())
+        return compute::AttrValue(std::vector<int64_t>(a.ints().begin(), a.ints().end()));
+      if (a.floats_size())
+        return compute::AttrValue(std::vector<double>(a.floats().begin(), a.floats().end()));
       break;
     default: break;
   }
-  return Error{ErrorCode::kUnsupported, what + " has attribute kind " + A::AttributeType_Name(a.type()) +
-                                            " (graphs, sparse tensors and type protos are not supported)"};
+  return Error{ErrorCode::kUnsupported,
+               what + " has attribute kind " + A::AttributeType_Name(a.type()) +
+                   " (graphs, sparse tensors and type protos are not supported)"};
 }
 
 }  // namespace alknet::onnx::detail

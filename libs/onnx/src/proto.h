@@ -15,7 +15,8 @@
 
 namespace alknet::onnx::detail {
 
-Result<std::unique_ptr<::onnx::ModelProto>> ParseModel(std::span<const std::byte> bytes, const std::string& what);
+Result<std::unique_ptr<::onnx::ModelProto>> ParseModel(std::span<const std::byte> bytes,
+                                                       const std::string& what);
 // Reads a whole file, refusing more than `max_bytes`.
 Result<std::vector<std::byte>> ReadFileBytes(const std::filesystem::path& path, uint64_t max_bytes);
 
@@ -29,7 +30,8 @@ Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const std::filesystem
                             const std::string& what, const ReadCheck& check = {});
 
 // An attribute as alknet::compute sees it: TENSOR values become RefTensors in device dtypes.
-Result<compute::AttrValue> ConvertAttribute(const ::onnx::AttributeProto& a, const std::filesystem::path& base_dir,
-                                            bool shader_f16, const std::string& what, const ReadCheck& check = {});
+Result<compute::AttrValue> ConvertAttribute(const ::onnx::AttributeProto& a,
+                                            const std::filesystem::path& base_dir, bool shader_f16,
+                                            const std::string& what, const ReadCheck& check = {});
 
 }  // namespace alknet::onnx::detail

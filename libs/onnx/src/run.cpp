@@ -20,30 +20,39 @@ double MsSince(std::chrono::steady_clock::time_point t0) {
 Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const RunOptions& ro) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<const HostInput*> ordered(inputs.size(), nullptr);
-  std::vector<std::unique_ptr<std::pair<Tensor, HostInput>>> downloaded;  // device inputs read on the host
+  std::vector<std::unique_ptr<std::pair<Tensor, HostInput>>>
+      downloaded;  // device inputs read on the host
   for (const HostInput& in : given) {
-    auto it = std::find_if(inputs.begin(), inputs.end(), [&](const ValueInfo& v) { return v.name == in.name; });
+    auto it = std::find_if(inputs.begin(), inputs.end(),
+                           [&](const ValueInfo& v) { return v.name == in.name; });
     if (it == inputs.end()) {
       std::string names;
       for (const auto& v : inputs) names += (names.empty() ? "" : ", ") + v.name;
-      return Error{ErrorCode::kInvalidArgument, model + ": the model has no input '" + in.name + "' (inputs: " + names + ")"};
+      return Error{ErrorCode::kInvalidArgument,
+                   model + ": the model has no input '" + in.name + "' (inputs: " + names + ")"};
     }
     const size_t i = static_cast<size_t>(it - inputs.begin());
-    if (ordered[i] != nullptr) return Error{ErrorCode::kInvalidArgument, model + ": input '" + in.name + "' given twice"};
+    if (ordered[i] != nullptr)
+      return Error{ErrorCode::kInvalidArgument, model + ": input '" + in.name + "' given twice"};
     const ValueInfo& v = *it;
     if (in.type != v.type) {
-      return Error{ErrorCode::kInvalidArgument, model + ": input '" + in.name + "' is " + ElemTypeName(in.type) +
+      return Error{ErrorCode::kInvalidArgument, model + ": input '" + in.name + "' is " +
+                                                    ElemTypeName(in.type) +
                                                     ", the model declares " + ElemTypeName(v.type)};
     }
     if (v.has_shape) {
       bool ok = v.shape.size() == in.shape.size();
-      for (size_t d = 0; ok && d < v.shape.size(); ++d) ok = v.shape[d] < 0 || static_cast<uint64_t>(v.shape[d]) == in.shape[d];
+      for (size_t d = 0; ok && d < v.shape.size(); ++d)
+        ok = v.shape[d] < 0 || static_cast<uint64_t>(v.shape[d]) == in.shape[d];
       if (!ok) {
         std::string declared = "[";
         for (size_t d = 0; d < v.shape.size(); ++d) {
-          declared += (d ? "," : "") + (v.shape[d] < 0 ? (v.dim_names[d].empty() ? "?" : v.dim_names[d]) : std::to_string(v.shape[d]));
+          declared +=
+              (d ? "," : "") + (v.shape[d] < 0 ? (v.dim_names[d].empty() ? "?" : v.dim_names[d])
+                                               : std::to_string(v.shape[d]));
         }
-        return Error{ErrorCode::kShape, model + ": input '" + in.name + "' has shape " + compute::ShapeToString(in.shape) +
+        return Error{ErrorCode::kShape, model + ": input '" + in.name + "' has shape " +
+                                            compute::ShapeToString(in.shape) +
                                             ", the model declares " + declared + "]"};
       }
     }
@@ -53,9 +62,10 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
       ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
       if (in.device.dtype() != d || in.device.shape() != in.shape) {
         return Error{ErrorCode::kInvalidArgument,
-                     model + ": input '" + in.name + "' is a device tensor " + compute::DTypeName(in.device.dtype()) +
-                         compute::ShapeToString(in.device.shape()) + "; the model needs " + compute::DTypeName(d) +
-                         compute::ShapeToString(in.shape)};
+                     model + ": input '" + in.name + "' is a device tensor " +
+                         compute::DTypeName(in.device.dtype()) +
+                         compute::ShapeToString(in.device.shape()) + "; the model needs " +
+                         compute::DTypeName(d) + compute::ShapeToString(in.shape)};
       }
       if (host_read[i]) {
         // The plan reads this input's values on the host: bring them over once.
@@ -72,13 +82,16 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
       continue;
     }
     if (in.data.size() != n * ElemSize(in.type)) {
-      return Error{ErrorCode::kInvalidArgument, model + ": input '" + in.name + "' has " + std::to_string(in.data.size()) +
-                                                    " bytes, its shape and type need " + std::to_string(n * ElemSize(in.type))};
+      return Error{ErrorCode::kInvalidArgument,
+                   model + ": input '" + in.name + "' has " + std::to_string(in.data.size()) +
+                       " bytes, its shape and type need " + std::to_string(n * ElemSize(in.type))};
     }
     ordered[i] = &in;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (ordered[i] == nullptr) return Error{ErrorCode::kInvalidArgument, model + ": input '" + inputs[i].name + "' is missing"};
+    if (ordered[i] == nullptr)
+      return Error{ErrorCode::kInvalidArgument,
+                   model + ": input '" + inputs[i].name + "' is missing"};
   }
 
   // The plan key: every shape, plus the values of inputs read on the host.

@@ -11,7 +11,8 @@ Result<HostInput> InputFromView(const tensor::TensorView& view, std::string name
   auto t = ElemTypeOf(view.dtype());
   if (!t) {
     return Error{ErrorCode::kUnsupported, "tensor '" + std::string(view.name()) + "' has dtype " +
-                                              compute::DTypeName(view.dtype()) + ", which has no ONNX equivalent alknet runs"};
+                                              compute::DTypeName(view.dtype()) +
+                                              ", which has no ONNX equivalent alknet runs"};
   }
   HostInput in;
   in.name = name.empty() ? std::string(view.name()) : std::move(name);

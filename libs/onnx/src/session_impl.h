@@ -32,7 +32,9 @@ using compute::TensorDesc;
 
 // Ops the importer computes itself: they depend only on shapes or attributes, so no kernel
 // and no record is involved.
-inline bool IsImporterOp(const std::string& op) { return op == "Constant" || op == "Shape" || op == "Size"; }
+inline bool IsImporterOp(const std::string& op) {
+  return op == "Constant" || op == "Shape" || op == "Size";
+}
 
 // One ONNX node as loaded: attributes converted, its record found.
 struct NodeInfo {
@@ -46,15 +48,16 @@ struct NodeInfo {
   std::string Where(const std::string& model) const {
     std::string s = model + ": node " + std::to_string(index);
     if (!name.empty()) s += " '" + name + "'";
-    s += " (" + op + ", opset " + std::to_string(opset) + (domain.empty() ? "" : ", domain " + domain) + ")";
+    s += " (" + op + ", opset " + std::to_string(opset) +
+         (domain.empty() ? "" : ", domain " + domain) + ")";
     return s;
   }
 };
 
 struct Initializer {
   Tensor host;
-  ConstValue known;         // when small enough to fold with
-  compute::Tensor device;   // uploaded on first use by a device node
+  ConstValue known;        // when small enough to fold with
+  compute::Tensor device;  // uploaded on first use by a device node
 };
 
 // A plan: the graph for one set of input shapes (and host-read input values).
@@ -82,7 +85,8 @@ Result<RefTensor> ShapeValue(const NodeInfo& n, const TensorDesc& input);
 // (`outs`, as inferred) has at most `fold_limit` elements; nullopt when it stays on the device.
 Result<std::optional<std::vector<RefTensor>>> FoldOnHost(const OpNode& node, const OpRecord& record,
                                                          const std::vector<const RefTensor*>& known,
-                                                         const std::vector<TensorDesc>& outs, uint64_t fold_limit);
+                                                         const std::vector<TensorDesc>& outs,
+                                                         uint64_t fold_limit);
 
 }  // namespace detail
 

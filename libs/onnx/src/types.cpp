@@ -46,7 +46,8 @@ uint16_t FloatToHalf(float f) {
   std::memcpy(&x, &f, 4);
   const uint32_t sign = (x >> 16) & 0x8000u;
   const uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  if (abs >= 0x7f800000u)
+    return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
   if (abs < 0x38800000u) {
     if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
@@ -74,7 +75,9 @@ void Store(std::byte* p, T v) {
   std::memcpy(p, &v, sizeof v);
 }
 
-bool IsFloat(ElemType t) { return t == ElemType::kFloat || t == ElemType::kDouble || t == ElemType::kFloat16; }
+bool IsFloat(ElemType t) {
+  return t == ElemType::kFloat || t == ElemType::kDouble || t == ElemType::kFloat16;
+}
 
 // Element i of an integer-typed tensor, exactly.
 int64_t IntAt(ElemType t, const std::byte* p) {
@@ -150,12 +153,15 @@ Result<DType> DeviceTypeOf(ElemType t, bool shader_f16, const std::string& what)
     case ElemType::kBool: return DType::kBool;
     case ElemType::kFloat16:
       if (shader_f16) return DType::kF16;
-      return Error{ErrorCode::kUnsupported, what + " is float16, and this device has no shader-f16 feature "
-                                                   "(pick another adapter with ALKNET_ADAPTER or convert the model to float)"};
+      return Error{ErrorCode::kUnsupported,
+                   what +
+                       " is float16, and this device has no shader-f16 feature "
+                       "(pick another adapter with ALKNET_ADAPTER or convert the model to float)"};
     default:
-      return Error{ErrorCode::kUnsupported, what + " has ONNX type " + ElemTypeName(t) +
-                                                ", which alknet cannot compute with (float, double, float16, "
-                                                "int8..int64, uint8..uint64 and bool are supported)"};
+      return Error{ErrorCode::kUnsupported,
+                   what + " has ONNX type " + ElemTypeName(t) +
+                       ", which alknet cannot compute with (float, double, float16, "
+                       "int8..int64, uint8..uint64 and bool are supported)"};
   }
 }
 
@@ -200,9 +206,9 @@ Result<RefTensor> ToRef(const Tensor& t, bool shader_f16) {
   RefTensor r{d, t.shape, {}};
   const uint64_t n = t.elements();
   if (t.data.size() != n * ElemSize(t.type)) {
-    return Error{ErrorCode::kInvalidArgument, "tensor '" + t.name + "' holds " + std::to_string(t.data.size()) +
-                                                  " bytes for " + std::to_string(n) + " elements of " +
-                                                  ElemTypeName(t.type)};
+    return Error{ErrorCode::kInvalidArgument,
+                 "tensor '" + t.name + "' holds " + std::to_string(t.data.size()) + " bytes for " +
+                     std::to_string(n) + " elements of " + ElemTypeName(t.type)};
   }
   r.data.resize(n);
   for (uint64_t i = 0; i < n; ++i) r.data[i] = t.At(i);
@@ -211,11 +217,13 @@ Result<RefTensor> ToRef(const Tensor& t, bool shader_f16) {
 
 namespace {
 
-Status RangeError(const std::string& what, uint64_t i, const std::string& value, const char* device) {
-  return Error{ErrorCode::kUnsupported, what + ": element " + std::to_string(i) + " = " + value +
-                                            " does not fit the device type " + device +
-                                            " (alknet computes int64 as i32, uint64 as u32 and double as f32; "
-                                            "docs/adr/0002-onnx-dtypes.md)"};
+Status RangeError(const std::string& what, uint64_t i, const std::string& value,
+                  const char* device) {
+  return Error{ErrorCode::kUnsupported,
+               what + ": element " + std::to_string(i) + " = " + value +
+                   " does not fit the device type " + device +
+                   " (alknet computes int64 as i32, uint64 as u32 and double as f32; "
+                   "docs/adr/0002-onnx-dtypes.md)"};
 }
 
 }  // namespace
@@ -226,16 +234,20 @@ Result<std::vector<std::byte>> ToDeviceBytes(const Tensor& t, bool shader_f16) {
   const uint64_t n = t.elements();
   const size_t es = ElemSize(t.type);
   if (t.data.size() != n * es) {
-    return Error{ErrorCode::kInvalidArgument, what + " holds " + std::to_string(t.data.size()) + " bytes for " +
-                                                  std::to_string(n) + " elements of " + ElemTypeName(t.type)};
+    return Error{ErrorCode::kInvalidArgument, what + " holds " + std::to_string(t.data.size()) +
+                                                  " bytes for " + std::to_string(n) +
+                                                  " elements of " + ElemTypeName(t.type)};
   }
   // Same representation: no conversion.
-  if ((t.type == ElemType::kFloat && d == DType::kF32) || (t.type == ElemType::kInt32 && d == DType::kI32) ||
-      (t.type == ElemType::kUint32 && d == DType::kU32) || (t.type == ElemType::kBool && d == DType::kBool) ||
+  if ((t.type == ElemType::kFloat && d == DType::kF32) ||
+      (t.type == ElemType::kInt32 && d == DType::kI32) ||
+      (t.type == ElemType::kUint32 && d == DType::kU32) ||
+      (t.type == ElemType::kBool && d == DType::kBool) ||
       (t.type == ElemType::kFloat16 && d == DType::kF16)) {
     if (t.type == ElemType::kBool) {
       std::vector<std::byte> b(t.data.size());
-      for (size_t i = 0; i < b.size(); ++i) b[i] = t.data[i] != std::byte{0} ? std::byte{1} : std::byte{0};
+      for (size_t i = 0; i < b.size(); ++i)
+        b[i] = t.data[i] != std::byte{0} ? std::byte{1} : std::byte{0};
       return b;
     }
     return t.data;
@@ -248,7 +260,8 @@ Result<std::vector<std::byte>> ToDeviceBytes(const Tensor& t, bool shader_f16) {
       // Rounding is the documented narrowing; a finite value beyond float32's range would
       // become infinity, which is data loss: refused.
       const double v = Load<double>(p);
-      if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max())) {
+      if (std::isfinite(v) &&
+          std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max())) {
         std::ostringstream text;
         text << std::setprecision(7) << v;
         ALKNET_TRY(RangeError(what, i, text.str(), "f32"));
@@ -311,9 +324,13 @@ namespace {
 // int8 arithmetic in i32; narrowing back gives the same bits ONNX's int8 arithmetic would).
 void StoreAs(ElemType to, std::byte* q, double fv, int64_t iv, bool integral) {
   switch (to) {
-    case ElemType::kFloat: Store<float>(q, integral ? static_cast<float>(iv) : static_cast<float>(fv)); break;
+    case ElemType::kFloat:
+      Store<float>(q, integral ? static_cast<float>(iv) : static_cast<float>(fv));
+      break;
     case ElemType::kDouble: Store<double>(q, integral ? static_cast<double>(iv) : fv); break;
-    case ElemType::kFloat16: Store<uint16_t>(q, FloatToHalf(integral ? static_cast<float>(iv) : static_cast<float>(fv))); break;
+    case ElemType::kFloat16:
+      Store<uint16_t>(q, FloatToHalf(integral ? static_cast<float>(iv) : static_cast<float>(fv)));
+      break;
     case ElemType::kBool: *q = (integral ? iv != 0 : fv != 0) ? std::byte{1} : std::byte{0}; break;
     default: {
       const int64_t v = integral ? iv : static_cast<int64_t>(fv);
@@ -337,19 +354,23 @@ void StoreAs(ElemType to, std::byte* q, double fv, int64_t iv, bool integral) {
 Result<Tensor> FromDevice(std::string name, DType from, const std::vector<uint64_t>& shape,
                           const std::vector<std::byte>& bytes, ElemType to) {
   if (ElemSize(to) == 0) {
-    return Error{ErrorCode::kUnsupported, "output '" + name + "' has ONNX type " + ElemTypeName(to)};
+    return Error{ErrorCode::kUnsupported,
+                 "output '" + name + "' has ONNX type " + ElemTypeName(to)};
   }
   Tensor t{std::move(name), to, shape, {}};
   const uint64_t n = t.elements();
   const size_t fs = from == DType::kBool ? 1 : compute::DeviceElementSize(from);
   if (bytes.size() != n * fs) {
-    return Error{ErrorCode::kInvalidArgument, "output '" + t.name + "': " + std::to_string(bytes.size()) +
-                                                  " bytes downloaded for " + std::to_string(n) + " elements"};
+    return Error{ErrorCode::kInvalidArgument,
+                 "output '" + t.name + "': " + std::to_string(bytes.size()) +
+                     " bytes downloaded for " + std::to_string(n) + " elements"};
   }
   const size_t ts = ElemSize(to);
   t.data.resize(n * ts);
-  if ((from == DType::kF32 && to == ElemType::kFloat) || (from == DType::kI32 && to == ElemType::kInt32) ||
-      (from == DType::kU32 && to == ElemType::kUint32) || (from == DType::kBool && to == ElemType::kBool) ||
+  if ((from == DType::kF32 && to == ElemType::kFloat) ||
+      (from == DType::kI32 && to == ElemType::kInt32) ||
+      (from == DType::kU32 && to == ElemType::kUint32) ||
+      (from == DType::kBool && to == ElemType::kBool) ||
       (from == DType::kF16 && to == ElemType::kFloat16)) {
     t.data = bytes;
     return t;
@@ -364,7 +385,8 @@ Result<Tensor> FromDevice(std::string name, DType from, const std::vector<uint64
       case DType::kU32: StoreAs(to, q, 0, Load<uint32_t>(p), true); break;
       case DType::kBool: StoreAs(to, q, 0, Load<uint8_t>(p) != 0 ? 1 : 0, true); break;
       default:
-        return Error{ErrorCode::kUnsupported, "output '" + t.name + "' came back as " + compute::DTypeName(from)};
+        return Error{ErrorCode::kUnsupported,
+                     "output '" + t.name + "' came back as " + compute::DTypeName(from)};
     }
   }
   return t;
@@ -372,7 +394,8 @@ Result<Tensor> FromDevice(std::string name, DType from, const std::vector<uint64
 
 Result<Tensor> FromRef(std::string name, const RefTensor& r, ElemType to) {
   if (ElemSize(to) == 0) {
-    return Error{ErrorCode::kUnsupported, "output '" + name + "' has ONNX type " + ElemTypeName(to)};
+    return Error{ErrorCode::kUnsupported,
+                 "output '" + name + "' has ONNX type " + ElemTypeName(to)};
   }
   Tensor t{std::move(name), to, r.shape, {}};
   const size_t ts = ElemSize(to);
@@ -383,7 +406,7 @@ Result<Tensor> FromRef(std::string name, const RefTensor& r, ElemType to) {
     // Folded integer results are exact in float64 up to 2^53; convert without UB beyond.
     int64_t iv = 0;
     if (integral && std::isfinite(v)) {
-      iv = v >= 9.2233720368547758e18 ? std::numeric_limits<int64_t>::max()
+      iv = v >= 9.2233720368547758e18    ? std::numeric_limits<int64_t>::max()
            : v <= -9.2233720368547758e18 ? std::numeric_limits<int64_t>::min()
                                          : static_cast<int64_t>(v);
     }

@@ -56,8 +56,8 @@ struct ModelBuilder {
     g = m.mutable_graph();
     g->set_name("test");
   }
-  static void SetType(::onnx::ValueInfoProto* v, const std::string& name, int type, std::vector<int64_t> shape,
-                      bool with_shape = true) {
+  static void SetType(::onnx::ValueInfoProto* v, const std::string& name, int type,
+                      std::vector<int64_t> shape, bool with_shape = true) {
     v->set_name(name);
     auto* tt = v->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(type);
@@ -72,12 +72,15 @@ struct ModelBuilder {
       }
     }
   }
-  void Input(const std::string& name, int type, std::vector<int64_t> shape) { SetType(g->add_input(), name, type, shape); }
-  void Output(const std::string& name, int type, std::vector<int64_t> shape, bool with_shape = true) {
+  void Input(const std::string& name, int type, std::vector<int64_t> shape) {
+    SetType(g->add_input(), name, type, shape);
+  }
+  void Output(const std::string& name, int type, std::vector<int64_t> shape,
+              bool with_shape = true) {
     SetType(g->add_output(), name, type, shape, with_shape);
   }
-  ::onnx::NodeProto* Node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
-                          const std::string& name = "") {
+  ::onnx::NodeProto* Node(const std::string& op, std::vector<std::string> in,
+                          std::vector<std::string> out, const std::string& name = "") {
     auto* n = g->add_node();
     n->set_op_type(op);
     n->set_name(name.empty() ? op + "_" + std::to_string(g->node_size()) : name);
@@ -85,7 +88,8 @@ struct ModelBuilder {
     for (auto& s : out) n->add_output(s);
     return n;
   }
-  ::onnx::TensorProto* FloatInit(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& v) {
+  ::onnx::TensorProto* FloatInit(const std::string& name, std::vector<int64_t> dims,
+                                 const std::vector<float>& v) {
     auto* t = g->add_initializer();
     t->set_name(name);
     t->set_data_type(::onnx::TensorProto::FLOAT);
@@ -93,7 +97,8 @@ struct ModelBuilder {
     for (float x : v) t->add_float_data(x);
     return t;
   }
-  ::onnx::TensorProto* Int64Init(const std::string& name, std::vector<int64_t> dims, const std::vector<int64_t>& v) {
+  ::onnx::TensorProto* Int64Init(const std::string& name, std::vector<int64_t> dims,
+                                 const std::vector<int64_t>& v) {
     auto* t = g->add_initializer();
     t->set_name(name);
     t->set_data_type(::onnx::TensorProto::INT64);
@@ -117,7 +122,8 @@ struct ModelBuilder {
 };
 
 fs::path TempDir(const std::string& tag) {
-  fs::path d = fs::temp_directory_path() / ("alknet_onnx_" + tag + "_" + std::to_string(::getpid()));
+  fs::path d =
+      fs::temp_directory_path() / ("alknet_onnx_" + tag + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -149,7 +155,8 @@ TEST(OnnxLoad, GarbageIsAClearError) {
   std::vector<std::byte> junk(100, std::byte{0xff});
   auto s = Session::LoadFromBytes(junk, {}, Opts());
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message.find("not a valid ONNX model"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("not a valid ONNX model"), std::string::npos)
+      << s.error().message;
 }
 
 TEST(OnnxLoad, MissingFileNamesIt) {
@@ -214,7 +221,8 @@ TEST(OnnxLoad, StringInputIsRefused) {
 // ---- External data ------------------------------------------------------------------------
 
 // y = x + w, w from external data at `location` with the given offset/length.
-ModelBuilder ExternalModel(const std::string& location, std::optional<uint64_t> offset = std::nullopt,
+ModelBuilder ExternalModel(const std::string& location,
+                           std::optional<uint64_t> offset = std::nullopt,
                            std::optional<uint64_t> length = std::nullopt) {
   ModelBuilder b;
   b.Input("x", 1, {4});
@@ -260,13 +268,15 @@ TEST(OnnxExternalData, ValidFileWithOffsetRuns) {
 void ExpectLoadError(const fs::path& path, const std::vector<std::string>& parts) {
   auto s = Session::Load(path, Opts());
   ASSERT_FALSE(s.ok());
-  for (const auto& p : parts) EXPECT_NE(s.error().message.find(p), std::string::npos) << s.error().message;
+  for (const auto& p : parts)
+    EXPECT_NE(s.error().message.find(p), std::string::npos) << s.error().message;
 }
 
 TEST(OnnxExternalData, AbsolutePathIsRefused) {
   const fs::path dir = TempDir("ext_abs");
   WriteFloats(dir / "weights.bin", {1, 2, 3, 4});
-  ExpectLoadError(ExternalModel((dir / "weights.bin").string()).Save(dir), {"initializer 'w'", "absolute"});
+  ExpectLoadError(ExternalModel((dir / "weights.bin").string()).Save(dir),
+                  {"initializer 'w'", "absolute"});
   fs::remove_all(dir);
 }
 
@@ -283,7 +293,8 @@ TEST(OnnxExternalData, SymlinkOutOfTheFolderIsRefused) {
   fs::create_directories(dir / "m");
   WriteFloats(dir / "secret.bin", {1, 2, 3, 4});
   fs::create_symlink(dir / "secret.bin", dir / "m" / "weights.bin");
-  ExpectLoadError(ExternalModel("weights.bin").Save(dir / "m"), {"initializer 'w'", "outside the model's folder"});
+  ExpectLoadError(ExternalModel("weights.bin").Save(dir / "m"),
+                  {"initializer 'w'", "outside the model's folder"});
   fs::remove_all(dir);
 }
 
@@ -308,7 +319,8 @@ TEST(OnnxExternalData, ReadCheckSeesModelAndDataFiles) {
   SessionOptions opts = Opts();
   opts.check_read = [&](const fs::path& p) -> compute::Status {
     seen.push_back(p);
-    if (p == refuse) return compute::Error{compute::ErrorCode::kInvalidArgument, "no access to " + p.string()};
+    if (p == refuse)
+      return compute::Error{compute::ErrorCode::kInvalidArgument, "no access to " + p.string()};
     return compute::Ok{};
   };
   ASSERT_TRUE(Session::Load(path, opts).ok());
@@ -320,7 +332,8 @@ TEST(OnnxExternalData, ReadCheckSeesModelAndDataFiles) {
   auto s = Session::Load(path, opts);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("initializer 'w'"), std::string::npos) << s.error().message;
-  EXPECT_NE(s.error().message.find("no access to " + refuse.string()), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("no access to " + refuse.string()), std::string::npos)
+      << s.error().message;
 
   refuse = path;
   seen.clear();
@@ -334,7 +347,8 @@ TEST(OnnxExternalData, ReadCheckSeesModelAndDataFiles) {
 TEST(OnnxExternalData, ModelFromMemoryCannotUseIt) {
   auto s = Session::LoadFromBytes(ExternalModel("weights.bin").Bytes(), {}, Opts());
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message.find("not loaded from a file"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("not loaded from a file"), std::string::npos)
+      << s.error().message;
 }
 
 // ---- Dtypes -------------------------------------------------------------------------------
@@ -410,7 +424,8 @@ TEST(OnnxDtypes, DoubleNarrowsToF32AndUint8WrapsBack) {
   ASSERT_TRUE(s.ok()) << s.error().message;
   std::vector<double> x = {0.0, 1.0, -2.5};
   std::vector<uint8_t> u = {1, 100, 200};
-  auto r = s->Run({HostInput{"x", ElemType::kDouble, {3}, AsBytes(x)}, HostInput{"u", ElemType::kUint8, {3}, AsBytes(u)}});
+  auto r = s->Run({HostInput{"x", ElemType::kDouble, {3}, AsBytes(x)},
+                   HostInput{"u", ElemType::kUint8, {3}, AsBytes(u)}});
   ASSERT_TRUE(r.ok()) << r.error().message;
   auto y = As<double>(r->outputs[0]);
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(y[i], std::exp(x[i]), 1e-5 * std::exp(x[i]));
@@ -445,7 +460,8 @@ TEST(OnnxDtypes, WrongInputTypeIsNamed) {
   std::vector<int32_t> x = {1, 2};
   auto r = s->Run({HostInput{"x", ElemType::kInt32, {2}, AsBytes(x)}});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("input 'x' is int32, the model declares float"), std::string::npos)
+  EXPECT_NE(r.error().message.find("input 'x' is int32, the model declares float"),
+            std::string::npos)
       << r.error().message;
 }
 
@@ -467,13 +483,14 @@ TEST(OnnxFolding, ShapeSubgraphIsFoldedOnTheHost) {
   ASSERT_TRUE(s.ok()) << s.error().message;
   auto x = Random(12, 1);
   std::vector<float> z(12, 0);
-  auto r = s->Run({HostInput{"x", ElemType::kFloat, {2, 6}, AsBytes(x)}, HostInput{"z", ElemType::kFloat, {3, 4}, AsBytes(z)}});
+  auto r = s->Run({HostInput{"x", ElemType::kFloat, {2, 6}, AsBytes(x)},
+                   HostInput{"z", ElemType::kFloat, {3, 4}, AsBytes(z)}});
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->outputs[0].shape, (std::vector<uint64_t>{3, 4}));
   auto y = As<float>(r->outputs[0]);
   for (size_t i = 0; i < 12; ++i) EXPECT_EQ(y[i], -x[i]);
-  EXPECT_EQ(s->stats().nodes_folded, 2u);    // Shape, Mul
-  EXPECT_EQ(s->stats().nodes_on_device, 2u); // Reshape (a view), Neg
+  EXPECT_EQ(s->stats().nodes_folded, 2u);     // Shape, Mul
+  EXPECT_EQ(s->stats().nodes_on_device, 2u);  // Reshape (a view), Neg
 }
 
 TEST(OnnxFolding, NodesOverConstantsFoldAndOutputsComeBackTyped) {
@@ -483,9 +500,9 @@ TEST(OnnxFolding, NodesOverConstantsFoldAndOutputsComeBackTyped) {
   b.Output("c", ::onnx::TensorProto::INT64, {2});
   b.FloatInit("a", {2}, {1.5f, -2});
   b.Int64Init("i", {2}, {40, 2});
-  b.Node("Exp", {"a"}, {"ea"});        // folded (initializer input)
-  b.Node("Add", {"x", "ea"}, {"y"});    // device
-  b.Node("Mul", {"i", "i"}, {"c"});     // folded, a model output
+  b.Node("Exp", {"a"}, {"ea"});       // folded (initializer input)
+  b.Node("Add", {"x", "ea"}, {"y"});  // device
+  b.Node("Mul", {"i", "i"}, {"c"});   // folded, a model output
   auto s = Session::LoadFromBytes(b.Bytes(), {}, Opts());
   ASSERT_TRUE(s.ok()) << s.error().message;
   std::vector<float> x = {1, 2};
@@ -513,7 +530,8 @@ TEST(OnnxPlans, OneplanPerShapeAndCacheHits) {
     ASSERT_TRUE(r.ok()) << r.error().message;
     auto y = As<float>(r->outputs[0]);
     ASSERT_EQ(y.size(), rows * 3);
-    for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], 1 / (1 + std::exp(-double(x[i]))), 1e-5);
+    for (size_t i = 0; i < y.size(); ++i)
+      EXPECT_NEAR(y[i], 1 / (1 + std::exp(-double(x[i]))), 1e-5);
   }
   EXPECT_EQ(s->stats().plans_built, 2u);
   EXPECT_EQ(s->stats().plan_cache_hits, 2u);
@@ -543,7 +561,8 @@ TEST(OnnxPlans, HostInputFromAGraphInput) {
   auto s = Session::LoadFromBytes(b.Bytes(), {}, Opts());
   ASSERT_TRUE(s.ok()) << s.error().message;
   auto x = Random(12, 4);
-  for (auto target : {std::vector<int64_t>{3, 4}, std::vector<int64_t>{-1, 2}, std::vector<int64_t>{3, 4}}) {
+  for (auto target :
+       {std::vector<int64_t>{3, 4}, std::vector<int64_t>{-1, 2}, std::vector<int64_t>{3, 4}}) {
     auto r = s->Run({HostInput{"x", ElemType::kFloat, {2, 6}, AsBytes(x)},
                      HostInput{"shape", ElemType::kInt64, {2}, AsBytes(target)}});
     ASSERT_TRUE(r.ok()) << r.error().message;
@@ -600,7 +619,8 @@ TEST(OnnxPlans, UnsupportedOnlyIfNeeded) {
   auto s = Session::LoadFromBytes(b.Bytes(), {}, Opts());
   ASSERT_TRUE(s.ok()) << s.error().message;
   auto x = Random(6, 5), w = Random(20, 6);
-  auto r = s->Run({HostInput{"x", ElemType::kFloat, {2, 3}, AsBytes(x)}, HostInput{"w", ElemType::kFloat, {4, 5}, AsBytes(w)}});
+  auto r = s->Run({HostInput{"x", ElemType::kFloat, {2, 3}, AsBytes(x)},
+                   HostInput{"w", ElemType::kFloat, {4, 5}, AsBytes(w)}});
   ASSERT_TRUE(r.ok()) << r.error().message;
 
   // The same node feeding the output: the table's reason, with node, op and opset.
@@ -611,9 +631,11 @@ TEST(OnnxPlans, UnsupportedOnlyIfNeeded) {
   c.Node("MatMul", {"x", "w"}, {"y"}, "mm");
   auto s2 = Session::LoadFromBytes(c.Bytes(), {}, Opts());
   ASSERT_TRUE(s2.ok()) << s2.error().message;
-  auto r2 = s2->Run({HostInput{"x", ElemType::kFloat, {2, 3}, AsBytes(x)}, HostInput{"w", ElemType::kFloat, {4, 5}, AsBytes(w)}});
+  auto r2 = s2->Run({HostInput{"x", ElemType::kFloat, {2, 3}, AsBytes(x)},
+                     HostInput{"w", ElemType::kFloat, {4, 5}, AsBytes(w)}});
   ASSERT_FALSE(r2.ok());
-  EXPECT_NE(r2.error().message.find("'mm' (MatMul, opset 17)"), std::string::npos) << r2.error().message;
+  EXPECT_NE(r2.error().message.find("'mm' (MatMul, opset 17)"), std::string::npos)
+      << r2.error().message;
 }
 
 // MatMul + Add: with fusion the plan has one device node (Gemm); the result matches a loop.
@@ -664,7 +686,8 @@ TEST(OnnxSession, AddReluFusesUnlessTheSumIsUsedElsewhere) {
     auto out = sess->Run({HostInput{"x", ElemType::kFloat, {3, 4}, AsBytes(x)}});
     ASSERT_TRUE(out.ok()) << out.error().message;
     auto y = As<float>(out->outputs[0]);
-    for (int i = 0; i < 12; ++i) EXPECT_NEAR(y[i], std::max(0.0, double(x[i]) + r[i % 4]), 1e-6) << i;
+    for (int i = 0; i < 12; ++i)
+      EXPECT_NEAR(y[i], std::max(0.0, double(x[i]) + r[i % 4]), 1e-6) << i;
     EXPECT_EQ(sess->stats().fusions, sum_is_output ? 0u : 1u);
     EXPECT_EQ(sess->stats().nodes_on_device, sum_is_output ? 2u : 1u);
   }

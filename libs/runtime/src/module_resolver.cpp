@@ -50,7 +50,9 @@ Result<json::Value> ParseJsonFile(std::string_view text, const std::string& name
   return std::move(doc).value();
 }
 
-const json::Object* AsObject(const json::Value& v) { return v.is_object() ? &v.as_object() : nullptr; }
+const json::Object* AsObject(const json::Value& v) {
+  return v.is_object() ? &v.as_object() : nullptr;
+}
 const json::Array* AsArray(const json::Value& v) { return v.is_array() ? &v.as_array() : nullptr; }
 const std::string* AsString(const json::Value* v) {
   return v != nullptr && v->is_string() ? &v->as_string() : nullptr;
@@ -59,7 +61,8 @@ const std::string* AsString(const json::Value* v) {
 ModuleLocation FileModule(const fs::path& path) {
   ModuleLocation m;
   m.path = CanonicalPath(path);
-  m.kind = m.path.extension() == ".json" ? ModuleLocation::Kind::kJson : ModuleLocation::Kind::kFile;
+  m.kind =
+      m.path.extension() == ".json" ? ModuleLocation::Kind::kJson : ModuleLocation::Kind::kFile;
   return m;
 }
 
@@ -85,10 +88,11 @@ std::string NormaliseAddress(std::string_view address, const fs::path& base_dir)
 }
 
 Result<std::map<std::string, std::string>> ParseSpecifierMap(const json::Value& v,
-                                                              const fs::path& file,
-                                                              std::string_view where) {
+                                                             const fs::path& file,
+                                                             std::string_view where) {
   const json::Object* o = AsObject(v);
-  if (o == nullptr) return MakeError(file.string() + ": \"" + std::string(where) + "\" must be an object");
+  if (o == nullptr)
+    return MakeError(file.string() + ": \"" + std::string(where) + "\" must be an object");
   std::map<std::string, std::string> out;
   for (const auto& [key, value] : *o) {
     const std::string* target = AsString(&value);
@@ -235,8 +239,8 @@ Result<ModuleLocation> ModuleResolver::Resolve(std::string_view specifier,
     if (builtins_.count(name) == 0) {
       std::string known;
       for (const auto& b : builtins_) known += (known.empty() ? "" : ", ") + ("alknet:" + b);
-      return MakeError("unknown built-in module \"" + std::string(specifier) +
-                       "\" imported from " + ReferrerName(referrer) + " (built-ins: " + known + ")");
+      return MakeError("unknown built-in module \"" + std::string(specifier) + "\" imported from " +
+                       ReferrerName(referrer) + " (built-ins: " + known + ")");
     }
     ModuleLocation m;
     m.kind = ModuleLocation::Kind::kBuiltin;
@@ -277,7 +281,8 @@ Result<ModuleLocation> ModuleResolver::ResolveUrlLike(std::string_view specifier
     }
     return FileModule(p);
   }
-  std::string msg = "Module not found \"" + std::string(original) + "\" (looked for " + p.string() + ")";
+  std::string msg =
+      "Module not found \"" + std::string(original) + "\" (looked for " + p.string() + ")";
   for (const char* ext : {".js", ".mjs", ".json", "/index.js"}) {
     fs::path guess = p.string() + ext;
     if (fs::is_regular_file(guess, ec)) {
@@ -300,9 +305,8 @@ Result<ModuleLocation> ModuleResolver::ResolvePackage(std::string_view specifier
     name_end = specifier.find('/', name_end + 1);
   }
   std::string name(specifier.substr(0, name_end));
-  std::string subpath = name_end == std::string_view::npos
-                            ? "."
-                            : "." + std::string(specifier.substr(name_end));
+  std::string subpath =
+      name_end == std::string_view::npos ? "." : "." + std::string(specifier.substr(name_end));
 
   fs::path package_dir;
   std::string searched;

@@ -21,7 +21,8 @@ std::vector<std::string> BuiltinModuleNames() {
     names.emplace_back(name.substr(0, name.size() - 3));
   }
   for (auto& name : ExtensionModuleNames()) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(std::move(name));
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -43,8 +44,8 @@ Result<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
     import_map = std::move(*map);
   }
   auto names = BuiltinModuleNames();
-  rt->resolver_ = std::make_unique<ModuleResolver>(std::set<std::string>(names.begin(), names.end()),
-                                                   std::move(import_map));
+  rt->resolver_ = std::make_unique<ModuleResolver>(
+      std::set<std::string>(names.begin(), names.end()), std::move(import_map));
   HostServices host;
   host.loop = &rt->loop_;
   host.resolver = rt->resolver_.get();

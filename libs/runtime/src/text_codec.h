@@ -22,8 +22,8 @@ struct EncodeIntoResult {
 EncodeIntoResult EncodeUtf8Into(std::u16string_view in, std::span<uint8_t> out);
 
 struct DecodeResult {
-  bool ok = true;        // false: fatal mode met an invalid sequence (`out` is unspecified)
-  size_t consumed = 0;   // bytes consumed; with `stream`, a trailing incomplete sequence is left
+  bool ok = true;       // false: fatal mode met an invalid sequence (`out` is unspecified)
+  size_t consumed = 0;  // bytes consumed; with `stream`, a trailing incomplete sequence is left
 };
 // UTF-8 to UTF-16. Invalid sequences become U+FFFD per "maximal subpart", as browsers do.
 DecodeResult DecodeUtf8(std::span<const uint8_t> in, bool fatal, bool stream, std::u16string& out);

@@ -66,7 +66,9 @@ TEST(Engine, ThrowingMicrotaskEndsTheRunWithItsLocation) {
   auto rt = MakeRuntime(c);
   ASSERT_TRUE(rt);
   EXPECT_EQ(rt->RunSource("queueMicrotask(() => {\n  undefinedFunction();\n});"), 1);
-  EXPECT_NE(c.err.find("Uncaught ReferenceError: undefinedFunction is not defined"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("Uncaught ReferenceError: undefinedFunction is not defined"),
+            std::string::npos)
+      << c.err;
   EXPECT_NE(c.err.find("[eval]:2:3"), std::string::npos) << c.err;
 }
 

@@ -23,14 +23,14 @@ TEST(JsonFiles, ImportMapErrorsNameFileLineAndColumn) {
     const char* text;
     const char* message;
   };
-  for (const Case& c :
-       {Case{R"({"imports": {"a": "./a.js",}})", "/t/map.json:1:28: expected a string key in an object"},
-        Case{"{\"imports\": {\n  \"a\": \"./a.js\"\n  \"b\": \"./b.js\"}}",
-             "/t/map.json:3:3: expected ',' or '}' after an object member"},
-        Case{"{\"imports\": {\"\xc3\xa9\": \"./\xff.js\"}}",
-             "/t/map.json:1:22: invalid UTF-8 byte \\xff in a string"},
-        Case{"[1] x", "/t/map.json:1:5: unexpected text after the JSON value"},
-        Case{"[1]", "/t/map.json: an import map is a JSON object"}}) {
+  for (const Case& c : {Case{R"({"imports": {"a": "./a.js",}})",
+                             "/t/map.json:1:28: expected a string key in an object"},
+                        Case{"{\"imports\": {\n  \"a\": \"./a.js\"\n  \"b\": \"./b.js\"}}",
+                             "/t/map.json:3:3: expected ',' or '}' after an object member"},
+                        Case{"{\"imports\": {\"\xc3\xa9\": \"./\xff.js\"}}",
+                             "/t/map.json:1:22: invalid UTF-8 byte \\xff in a string"},
+                        Case{"[1] x", "/t/map.json:1:5: unexpected text after the JSON value"},
+                        Case{"[1]", "/t/map.json: an import map is a JSON object"}}) {
     auto map = ImportMap::Parse(c.text, "/t/map.json");
     ASSERT_FALSE(map) << c.text;
     EXPECT_EQ(map.error().message, c.message) << c.text;
@@ -78,8 +78,11 @@ TEST(JsonFiles, FuzzSmoke) {
       size_t pos = rng() % (text.size() + 1);
       switch (rng() % 3) {
         case 0: text.insert(pos, 1, alphabet[rng() % alphabet.size()]); break;
-        case 1: if (pos < text.size()) text.erase(pos, 1); break;
-        default: if (pos < text.size()) text[pos] = static_cast<char>(rng() % 256);
+        case 1:
+          if (pos < text.size()) text.erase(pos, 1);
+          break;
+        default:
+          if (pos < text.size()) text[pos] = static_cast<char>(rng() % 256);
       }
     }
     auto map = ImportMap::Parse(text, "/f/map.json");

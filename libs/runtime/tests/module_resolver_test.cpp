@@ -16,7 +16,8 @@ class ResolverTest : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = fs::temp_directory_path() /
-            ("alknet_resolver_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+            ("alknet_resolver_" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(root_);
     fs::create_directories(root_);
     root_ = CanonicalPath(root_);
@@ -82,7 +83,8 @@ TEST_F(ResolverTest, BuiltinsAndUnknownSchemes) {
   EXPECT_EQ(fs_module->Url(), "alknet:fs");
   EXPECT_NE(message(resolve("alknet:nope")).find("alknet:fs, alknet:process"), std::string::npos);
   EXPECT_NE(message(resolve("node:fs")).find("Node's built-in modules"), std::string::npos);
-  EXPECT_NE(message(resolve("https://x.org/a.js")).find("unsupported URL scheme"), std::string::npos);
+  EXPECT_NE(message(resolve("https://x.org/a.js")).find("unsupported URL scheme"),
+            std::string::npos);
 }
 
 TEST_F(ResolverTest, PackageExportsWithConditionsSubpathsAndPatterns) {
@@ -113,17 +115,20 @@ TEST_F(ResolverTest, PackageExportsWithConditionsSubpathsAndPatterns) {
 }
 
 TEST_F(ResolverTest, ModuleFieldThenMainForEsmPackages) {
-  write("app/node_modules/with-module/package.json", R"({"main": "index.cjs", "module": "index.mjs"})");
+  write("app/node_modules/with-module/package.json",
+        R"({"main": "index.cjs", "module": "index.mjs"})");
   write("app/node_modules/with-module/index.mjs", "");
   write("app/node_modules/typed/package.json", R"({"type": "module"})");
   write("app/node_modules/typed/index.js", "");
-  write("app/node_modules/@scope/deep/package.json", R"({"type": "module", "main": "lib/main.js"})");
+  write("app/node_modules/@scope/deep/package.json",
+        R"({"type": "module", "main": "lib/main.js"})");
   write("app/node_modules/@scope/deep/lib/main.js", "");
   write("app/node_modules/@scope/deep/lib/other.js", "");
   EXPECT_EQ(resolve("with-module")->path, root_ / "app/node_modules/with-module/index.mjs");
   EXPECT_EQ(resolve("typed")->path, root_ / "app/node_modules/typed/index.js");
   EXPECT_EQ(resolve("@scope/deep")->path, root_ / "app/node_modules/@scope/deep/lib/main.js");
-  EXPECT_EQ(resolve("@scope/deep/lib/other.js")->path, root_ / "app/node_modules/@scope/deep/lib/other.js");
+  EXPECT_EQ(resolve("@scope/deep/lib/other.js")->path,
+            root_ / "app/node_modules/@scope/deep/lib/other.js");
 }
 
 TEST_F(ResolverTest, CommonJsIsRefusedWithAnExplanation) {
@@ -159,7 +164,8 @@ TEST_F(ResolverTest, ImportMapExactPrefixScopesAndBuiltins) {
 TEST_F(ResolverTest, ImportMapErrorsNameTheFileAndPlace) {
   auto bad_json = ImportMap::Parse("{\n  \"imports\": {\n    \"a\": 1,\n  }\n}", "/x/map.json");
   ASSERT_FALSE(bad_json);
-  EXPECT_NE(bad_json.error().message.find("/x/map.json:4:3: expected a string key"), std::string::npos)
+  EXPECT_NE(bad_json.error().message.find("/x/map.json:4:3: expected a string key"),
+            std::string::npos)
       << bad_json.error().message;
   auto slash = ImportMap::Parse(R"({"imports": {"a/": "./b"}})", "/x/map.json");
   ASSERT_FALSE(slash);

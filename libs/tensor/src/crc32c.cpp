@@ -84,8 +84,7 @@ __attribute__((target("sse4.2"))) uint64_t Chain(const unsigned char* p, size_t 
   return c;
 }
 
-__attribute__((target("sse4.2"))) uint32_t Hardware(const unsigned char* p, size_t n,
-                                                    uint32_t c) {
+__attribute__((target("sse4.2"))) uint32_t Hardware(const unsigned char* p, size_t n, uint32_t c) {
   while (n >= 3 * kStripe) {
     unsigned long long c0 = c, c1 = 0, c2 = 0;
     const unsigned char* q = p;
@@ -141,7 +140,8 @@ __attribute__((target("pclmul,sse4.2"))) uint32_t Folding(const unsigned char* p
   x1 = _mm_xor_si128(x1, Fold(x0, k16));
   x2 = _mm_xor_si128(x2, Fold(x1, k16));
   x3 = _mm_xor_si128(x3, Fold(x2, k16));
-  unsigned long long r = __builtin_ia32_crc32di(0, static_cast<unsigned long long>(_mm_cvtsi128_si64(x3)));
+  unsigned long long r =
+      __builtin_ia32_crc32di(0, static_cast<unsigned long long>(_mm_cvtsi128_si64(x3)));
   r = __builtin_ia32_crc32di(r, static_cast<unsigned long long>(_mm_extract_epi64(x3, 1)));
   r = Chain(p, n, r);
   uint32_t c32 = static_cast<uint32_t>(r);

@@ -7,9 +7,9 @@ namespace alknet::tensor {
 namespace {
 
 // DLPack type codes (dlpack.h, DLDataTypeCode).
-constexpr uint8_t kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5,
-                  kDLBool = 6, kDLFloat8_e4m3fn = 10, kDLFloat8_e4m3fnuz = 11,
-                  kDLFloat8_e5m2 = 12, kDLFloat8_e5m2fnuz = 13;
+constexpr uint8_t kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5, kDLBool = 6,
+                  kDLFloat8_e4m3fn = 10, kDLFloat8_e4m3fnuz = 11, kDLFloat8_e5m2 = 12,
+                  kDLFloat8_e5m2fnuz = 13;
 
 constexpr DLPackType DL(uint8_t code, uint8_t bits) { return DLPackType{code, bits, 1}; }
 

@@ -49,18 +49,18 @@ struct Source {
     }
     size_t done = 0;
     while (done < dst.size()) {
-      const ssize_t n = ::pread(fd, dst.data() + done, dst.size() - done,
-                                static_cast<off_t>(offset + done));
+      const ssize_t n =
+          ::pread(fd, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
       if (n < 0) {
         if (errno == EINTR) continue;
-        return Fail(ErrorCode::kIo, label + ": pread at " + std::to_string(offset + done) +
-                                        ": " + std::strerror(errno));
+        return Fail(ErrorCode::kIo, label + ": pread at " + std::to_string(offset + done) + ": " +
+                                        std::strerror(errno));
       }
       if (n == 0) {
         return Fail(ErrorCode::kFileShrank,
-                    label + ": file ended at " + std::to_string(offset + done) +
-                        " while reading " + std::to_string(dst.size()) + " bytes at " +
-                        std::to_string(offset) + " (it shrank after it was opened)");
+                    label + ": file ended at " + std::to_string(offset + done) + " while reading " +
+                        std::to_string(dst.size()) + " bytes at " + std::to_string(offset) +
+                        " (it shrank after it was opened)");
       }
       done += static_cast<size_t>(n);
     }
@@ -83,16 +83,16 @@ struct Reader::Impl {
   uint64_t size = 0;
   Preamble preamble;
   ReadOptions options;
-  std::vector<std::byte> owned;       // FromBuffer
-  void* map = nullptr;                // mmap of the whole file (kMap)
+  std::vector<std::byte> owned;  // FromBuffer
+  void* map = nullptr;           // mmap of the whole file (kMap)
   size_t map_length = 0;
-  std::vector<std::byte> index;       // copy of the index: names point into it
+  std::vector<std::byte> index;  // copy of the index: names point into it
   std::vector<uint64_t> dims;
   std::vector<TensorInfo> infos;
   std::unordered_map<std::string_view, size_t> by_name;
   std::vector<MetadataEntry> metadata;
   uint32_t skipped_metadata = 0;
-  mutable std::mutex cache_mutex;     // kPread: bytes read on first access
+  mutable std::mutex cache_mutex;  // kPread: bytes read on first access
   mutable std::vector<std::unique_ptr<std::byte[]>> cache;
 
   ~Impl() {
@@ -124,8 +124,8 @@ struct Reader::Impl {
 Status Reader::Impl::ValidatePreamble(uint64_t* region_limit) {
   const std::string& f = source.label;
   if (size < kPreambleSize) {  // rule 1
-    return Fail(ErrorCode::kFileTooSmall, f + ": " + std::to_string(size) +
-                                              " bytes, smaller than the 64-byte preamble");
+    return Fail(ErrorCode::kFileTooSmall,
+                f + ": " + std::to_string(size) + " bytes, smaller than the 64-byte preamble");
   }
   std::byte p[kPreambleSize];
   if (auto s = source.ReadAt(0, p); !s) return s;
@@ -143,8 +143,8 @@ Status Reader::Impl::ValidatePreamble(uint64_t* region_limit) {
   const uint32_t stored_crc = Load<uint32_t>(p + 60);
   const uint32_t crc = Crc32c(std::span<const std::byte>(p, 60));
   if (crc != stored_crc) {  // rule 4
-    return Fail(ErrorCode::kPreambleChecksum, f + ": preamble CRC32C is " + Hex(stored_crc) +
-                                                  ", bytes 0..59 give " + Hex(crc));
+    return Fail(ErrorCode::kPreambleChecksum,
+                f + ": preamble CRC32C is " + Hex(stored_crc) + ", bytes 0..59 give " + Hex(crc));
   }
   preamble.alignment = Load<uint32_t>(p + 12);
   preamble.required_features = Load<uint32_t>(p + 16);
@@ -163,8 +163,8 @@ Status Reader::Impl::ValidatePreamble(uint64_t* region_limit) {
   }
   const uint32_t a = preamble.alignment;
   if (a < kMinAlignment || a > kMaxAlignment || (a & (a - 1)) != 0) {  // rule 7
-    return Fail(ErrorCode::kBadAlignment, f + ": alignment " + std::to_string(a) +
-                                              " is not a power of two in [64, 1048576]");
+    return Fail(ErrorCode::kBadAlignment,
+                f + ": alignment " + std::to_string(a) + " is not a power of two in [64, 1048576]");
   }
   *region_limit = size;
   if (preamble.required_features & kFeatureTrailer) {  // rule 8
@@ -199,18 +199,21 @@ Status Reader::Impl::Validate() {
   const std::string& f = source.label;
   const Preamble& P = preamble;
   if (P.index_length > options.limits.max_index_bytes) {  // rule 9
-    return Fail(ErrorCode::kIndexTooLarge,
-                f + ": index of " + std::to_string(P.index_length) + " bytes exceeds the limit " +
-                    std::to_string(options.limits.max_index_bytes) + " (ReaderLimits::max_index_bytes)");
+    return Fail(ErrorCode::kIndexTooLarge, f + ": index of " + std::to_string(P.index_length) +
+                                               " bytes exceeds the limit " +
+                                               std::to_string(options.limits.max_index_bytes) +
+                                               " (ReaderLimits::max_index_bytes)");
   }
   const uint64_t data_align = std::max<uint64_t>(kDataRegionAlignment, P.alignment);
   if (P.data_offset % data_align != 0) {  // rule 10
     return Fail(ErrorCode::kDataMisaligned, f + ": data offset " + std::to_string(P.data_offset) +
-                                                " is not a multiple of " + std::to_string(data_align));
+                                                " is not a multiple of " +
+                                                std::to_string(data_align));
   }
   uint64_t index_end = 0, data_end = 0;
   if (__builtin_add_overflow(P.index_offset, P.index_length, &index_end) || index_end > limit ||
-      __builtin_add_overflow(P.data_offset, P.data_length, &data_end) || data_end > limit) {  // rule 11
+      __builtin_add_overflow(P.data_offset, P.data_length, &data_end) ||
+      data_end > limit) {  // rule 11
     return Fail(ErrorCode::kRegionOutOfFile,
                 f + ": index [" + std::to_string(P.index_offset) + ", +" +
                     std::to_string(P.index_length) + ") or data [" + std::to_string(P.data_offset) +
@@ -219,8 +222,7 @@ Status Reader::Impl::Validate() {
   }
   if (P.index_offset < kPreambleSize || P.data_offset < kPreambleSize ||
       (P.index_offset < data_end && P.data_offset < index_end)) {  // rule 12
-    return Fail(ErrorCode::kRegionsOverlap,
-                f + ": the preamble, index and data regions overlap");
+    return Fail(ErrorCode::kRegionsOverlap, f + ": the preamble, index and data regions overlap");
   }
   bool covers;
   if (P.index_offset < P.data_offset) {
@@ -232,7 +234,8 @@ Status Reader::Impl::Validate() {
   }
   if (!covers) {  // rule 13
     return Fail(ErrorCode::kRegionsNotCovering,
-                f + ": regions do not tile the file exactly (spec 2.2: preamble, index, padding "
+                f +
+                    ": regions do not tile the file exactly (spec 2.2: preamble, index, padding "
                     "to the data boundary, data; or preamble, padding, data, padding to 8, index" +
                     std::string(P.has_trailer ? ", trailer" : "") + ")");
   }
@@ -249,7 +252,8 @@ Status Reader::Impl::ValidateIndex() {
   index.resize(len);  // capped by rule 13 above
   if (auto s = source.ReadAt(preamble.index_offset, index); !s) return s;
   const std::byte* h = index.data();
-  if (std::memcmp(h, "MTFI", 4) != 0 || Load<uint32_t>(h + 24) != 0 || Load<uint32_t>(h + 28) != 0) {
+  if (std::memcmp(h, "MTFI", 4) != 0 || Load<uint32_t>(h + 24) != 0 ||
+      Load<uint32_t>(h + 28) != 0) {
     return Fail(ErrorCode::kBadIndexHeader,
                 f + ": index header at " + std::to_string(preamble.index_offset) +
                     " lacks the 'MTFI' magic or has non-zero reserved words");
@@ -262,19 +266,20 @@ Status Reader::Impl::ValidateIndex() {
   const ReaderLimits& L = options.limits;
   if (tensor_count > L.max_tensors || meta_count > L.max_metadata_entries ||
       dims_count > L.max_dims) {  // rule 15
-    return Fail(ErrorCode::kCountLimit,
-                f + ": index declares " + std::to_string(tensor_count) + " tensors, " +
-                    std::to_string(meta_count) + " metadata entries, " + std::to_string(dims_count) +
-                    " dims; limits are " + std::to_string(L.max_tensors) + ", " +
-                    std::to_string(L.max_metadata_entries) + ", " + std::to_string(L.max_dims));
+    return Fail(ErrorCode::kCountLimit, f + ": index declares " + std::to_string(tensor_count) +
+                                            " tensors, " + std::to_string(meta_count) +
+                                            " metadata entries, " + std::to_string(dims_count) +
+                                            " dims; limits are " + std::to_string(L.max_tensors) +
+                                            ", " + std::to_string(L.max_metadata_entries) + ", " +
+                                            std::to_string(L.max_dims));
   }
   // All u32 counts times small constants: the sum fits in 64 bits without overflow.
   const uint64_t expected = kIndexHeaderSize + kRecordSize * tensor_count + 8ull * dims_count +
                             meta_bytes + string_bytes + 4;
   if (expected != len) {  // rule 14
-    return Fail(ErrorCode::kBadIndexHeader,
-                f + ": index sections add up to " + std::to_string(expected) +
-                    " bytes but the index is " + std::to_string(len));
+    return Fail(ErrorCode::kBadIndexHeader, f + ": index sections add up to " +
+                                                std::to_string(expected) +
+                                                " bytes but the index is " + std::to_string(len));
   }
   const uint32_t stored = Load<uint32_t>(h + len - 4);
   const uint32_t crc = Crc32c(std::span<const std::byte>(h, len - 4));
@@ -286,7 +291,8 @@ Status Reader::Impl::ValidateIndex() {
   const uint64_t dims_at = records_at + kRecordSize * tensor_count;
   const uint64_t meta_at = dims_at + 8ull * dims_count;
   const uint64_t strings_at = meta_at + meta_bytes;
-  if (auto s = ValidateRecords(tensor_count, records_at, dims_at, dims_count, strings_at, string_bytes);
+  if (auto s =
+          ValidateRecords(tensor_count, records_at, dims_at, dims_count, strings_at, string_bytes);
       !s) {
     return s;
   }
@@ -300,16 +306,17 @@ Status Reader::Impl::ValidateRecords(uint32_t count, uint64_t records_at, uint64
                                      uint32_t dims_count, uint64_t strings_at,
                                      uint32_t strings_bytes) {
   dims.resize(dims_count);
-  for (uint32_t i = 0; i < dims_count; ++i) dims[i] = Load<uint64_t>(index.data() + dims_at + 8ull * i);
+  for (uint32_t i = 0; i < dims_count; ++i)
+    dims[i] = Load<uint64_t>(index.data() + dims_at + 8ull * i);
   infos.reserve(count);
   by_name.reserve(count);
   const uint64_t A = preamble.alignment;
   uint64_t cursor = 0, prev_offset = 0;
   for (uint32_t i = 0; i < count; ++i) {
     const std::byte* r = index.data() + records_at + kRecordSize * i;
-    Record rec{Load<uint64_t>(r), Load<uint64_t>(r + 8), Load<uint32_t>(r + 16),
+    Record rec{Load<uint64_t>(r),      Load<uint64_t>(r + 8),  Load<uint32_t>(r + 16),
                Load<uint32_t>(r + 20), Load<uint32_t>(r + 24), Load<uint16_t>(r + 28),
-               Load<uint8_t>(r + 30), Load<uint8_t>(r + 31), Load<uint32_t>(r + 32),
+               Load<uint8_t>(r + 30),  Load<uint8_t>(r + 31),  Load<uint32_t>(r + 32),
                Load<uint32_t>(r + 36)};
     // Messages are built only on failure: this loop runs once per tensor on every open.
     std::string_view known_name;
@@ -321,7 +328,8 @@ Status Reader::Impl::ValidateRecords(uint32_t count, uint64_t records_at, uint64
     }
     const DTypeInfo* dt = FindDType(rec.dtype);
     if (dt == nullptr) {  // rule 18
-      return Fail(ErrorCode::kUnknownDType, where() + ": unknown dtype id " + std::to_string(rec.dtype));
+      return Fail(ErrorCode::kUnknownDType,
+                  where() + ": unknown dtype id " + std::to_string(rec.dtype));
     }
     if (rec.rank > options.limits.max_rank) {  // rule 19
       return Fail(ErrorCode::kRankLimit, where() + ": rank " + std::to_string(rec.rank) +
@@ -340,12 +348,14 @@ Status Reader::Impl::ValidateRecords(uint32_t count, uint64_t records_at, uint64
                       std::to_string(rec.name_length) + ") outside the string table of " +
                       std::to_string(strings_bytes) + " bytes");
     }
-    const std::string_view name(reinterpret_cast<const char*>(index.data() + strings_at + rec.name_offset),
-                                rec.name_length);
-    if (name.empty() || name.size() > options.limits.max_name_bytes || !wire::ValidUtf8(name)) {  // rule 22
-      return Fail(ErrorCode::kBadName,
-                  where() + ": name is empty, longer than " +
-                      std::to_string(options.limits.max_name_bytes) + " bytes, or not UTF-8");
+    const std::string_view name(
+        reinterpret_cast<const char*>(index.data() + strings_at + rec.name_offset),
+        rec.name_length);
+    if (name.empty() || name.size() > options.limits.max_name_bytes ||
+        !wire::ValidUtf8(name)) {  // rule 22
+      return Fail(ErrorCode::kBadName, where() + ": name is empty, longer than " +
+                                           std::to_string(options.limits.max_name_bytes) +
+                                           " bytes, or not UTF-8");
     }
     known_name = name;
     if (!by_name.emplace(name, i).second) {  // rule 23
@@ -364,9 +374,9 @@ Status Reader::Impl::ValidateRecords(uint32_t count, uint64_t records_at, uint64
                       std::string(dt->name) + " of this shape needs " + std::to_string(*bytes));
     }
     if (rec.offset % A != 0) {  // rule 26
-      return Fail(ErrorCode::kTensorMisaligned, where() + ": data offset " + std::to_string(rec.offset) +
-                                                    " is not a multiple of the alignment " +
-                                                    std::to_string(A));
+      return Fail(ErrorCode::kTensorMisaligned,
+                  where() + ": data offset " + std::to_string(rec.offset) +
+                      " is not a multiple of the alignment " + std::to_string(A));
     }
     if (i > 0 && rec.offset < prev_offset) {  // rule 27
       return Fail(ErrorCode::kRecordsUnsorted, where() + ": records are not sorted by offset");
@@ -379,12 +389,13 @@ Status Reader::Impl::ValidateRecords(uint32_t count, uint64_t records_at, uint64
     if (rec.offset - cursor >= A) {  // rule 29
       return Fail(ErrorCode::kPaddingTooLong,
                   where() + ": " + std::to_string(rec.offset - cursor) +
-                      " padding bytes before it, the alignment allows at most " + std::to_string(A - 1));
+                      " padding bytes before it, the alignment allows at most " +
+                      std::to_string(A - 1));
     }
     if (end > preamble.data_length) {  // rule 30
-      return Fail(ErrorCode::kTensorOutOfData,
-                  where() + ": ends at " + std::to_string(end) + ", past the data region of " +
-                      std::to_string(preamble.data_length) + " bytes");
+      return Fail(ErrorCode::kTensorOutOfData, where() + ": ends at " + std::to_string(end) +
+                                                   ", past the data region of " +
+                                                   std::to_string(preamble.data_length) + " bytes");
     }
     cursor = end;
     prev_offset = rec.offset;
@@ -405,8 +416,8 @@ Status Reader::Impl::ValidateRecords(uint32_t count, uint64_t records_at, uint64
   return Ok{};
 }
 
-Status Reader::Impl::ValidateMetadata(uint32_t count, uint64_t at, uint32_t bytes, uint64_t strings_at,
-                                      uint32_t strings_bytes) {
+Status Reader::Impl::ValidateMetadata(uint32_t count, uint64_t at, uint32_t bytes,
+                                      uint64_t strings_at, uint32_t strings_bytes) {
   const std::string& f = source.label;
   std::unordered_set<std::string_view> keys;
   uint64_t pos = 0;
@@ -431,8 +442,8 @@ Status Reader::Impl::ValidateMetadata(uint32_t count, uint64_t at, uint32_t byte
     if (uint64_t{key_offset} + key_length > strings_bytes) {  // rule 33
       return Fail(ErrorCode::kBadMetadataKey, where() + ": key outside the string table");
     }
-    const std::string_view key(reinterpret_cast<const char*>(index.data() + strings_at + key_offset),
-                               key_length);
+    const std::string_view key(
+        reinterpret_cast<const char*>(index.data() + strings_at + key_offset), key_length);
     if (key.empty() || key.size() > options.limits.max_name_bytes || !wire::ValidUtf8(key)) {
       return Fail(ErrorCode::kBadMetadataKey, where() + ": key is empty, too long or not UTF-8");
     }
@@ -476,17 +487,16 @@ Status Reader::Impl::ValidateMetadata(uint32_t count, uint64_t at, uint32_t byte
         value = std::move(s);
         break;
       }
-      case MetadataType::kBytes:
-        value = Bytes(v, v + n);
-        break;
+      case MetadataType::kBytes: value = Bytes(v, v + n); break;
       case MetadataType::kArray: {
         const auto et = static_cast<MetadataType>(elem);
-        const uint64_t width = et == MetadataType::kBool ? 1
-                               : (et == MetadataType::kI64 || et == MetadataType::kU64 ||
-                                  et == MetadataType::kF64)
-                                   ? 8
-                                   : 0;
-        if (width != 0 && n % width != 0) return bad("array payload is not a whole number of elements");
+        const uint64_t width =
+            et == MetadataType::kBool ? 1
+            : (et == MetadataType::kI64 || et == MetadataType::kU64 || et == MetadataType::kF64)
+                ? 8
+                : 0;
+        if (width != 0 && n % width != 0)
+          return bad("array payload is not a whole number of elements");
         if (et == MetadataType::kBool) {
           std::vector<bool> a(n);
           for (uint64_t k = 0; k < n; ++k) {
@@ -536,9 +546,9 @@ Status Reader::Impl::ValidateMetadata(uint32_t count, uint64_t at, uint32_t byte
     metadata.push_back(MetadataEntry{std::string(key), std::move(value)});
   }
   if (pos != bytes) {  // rule 32
-    return Fail(ErrorCode::kBadMetadataEntry,
-                f + ": metadata entries fill " + std::to_string(pos) + " of the section's " +
-                    std::to_string(bytes) + " bytes");
+    return Fail(ErrorCode::kBadMetadataEntry, f + ": metadata entries fill " + std::to_string(pos) +
+                                                  " of the section's " + std::to_string(bytes) +
+                                                  " bytes");
   }
   return Ok{};
 }
@@ -550,8 +560,8 @@ Status Reader::Impl::CheckPaddingRange(uint64_t from, uint64_t to) const {
     if (auto s = source.ReadAt(from, std::span<std::byte>(buf, n)); !s) return s;
     for (size_t k = 0; k < n; ++k) {
       if (buf[k] != std::byte{0}) {  // rule 31
-        return Fail(ErrorCode::kNonZeroPadding,
-                    source.label + ": padding byte at " + std::to_string(from + k) + " is not zero");
+        return Fail(ErrorCode::kNonZeroPadding, source.label + ": padding byte at " +
+                                                    std::to_string(from + k) + " is not zero");
       }
     }
     from += n;
@@ -582,9 +592,9 @@ Status Reader::Impl::CopyTensor(size_t i, std::span<std::byte> dst) const {
   }
   const TensorInfo& t = infos[i];
   if (dst.size() != t.byte_length) {
-    return Fail(ErrorCode::kInvalidArgument, TensorWhere(i, t.name) + ": destination holds " +
-                                                 std::to_string(dst.size()) + " bytes, tensor has " +
-                                                 std::to_string(t.byte_length));
+    return Fail(ErrorCode::kInvalidArgument,
+                TensorWhere(i, t.name) + ": destination holds " + std::to_string(dst.size()) +
+                    " bytes, tensor has " + std::to_string(t.byte_length));
   }
   return source.ReadAt(t.offset, dst);
 }
@@ -597,13 +607,15 @@ Status Reader::Impl::VerifyChecksums() const {
     uint32_t crc = 0;
     for (uint64_t done = 0; done < t.byte_length;) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), t.byte_length - done));
-      if (auto s = source.ReadAt(t.offset + done, std::span<std::byte>(buf.data(), n)); !s) return s;
+      if (auto s = source.ReadAt(t.offset + done, std::span<std::byte>(buf.data(), n)); !s)
+        return s;
       crc = Crc32c(std::span<const std::byte>(buf.data(), n), crc);
       done += n;
     }
     if (crc != *t.checksum) {  // rule 36
       return Fail(ErrorCode::kTensorChecksum, TensorWhere(i, t.name) + ": CRC32C of the data is " +
-                                                  Hex(crc) + ", the index says " + Hex(*t.checksum));
+                                                  Hex(crc) + ", the index says " +
+                                                  Hex(*t.checksum));
     }
   }
   return Ok{};
@@ -634,7 +646,8 @@ Result<Reader> Reader::Open(const std::filesystem::path& path, const ReadOptions
   if (fd < 0) return Fail(ErrorCode::kIo, path.string() + ": cannot open: " + std::strerror(errno));
   impl->source.fd = fd;
   struct stat st;
-  if (::fstat(fd, &st) != 0) return Fail(ErrorCode::kIo, path.string() + ": fstat: " + std::strerror(errno));
+  if (::fstat(fd, &st) != 0)
+    return Fail(ErrorCode::kIo, path.string() + ": fstat: " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return Fail(ErrorCode::kIo, path.string() + ": not a regular file");
   impl->size = static_cast<uint64_t>(st.st_size);
   if (auto s = impl->Finalize(); !s) return s.error();
@@ -643,7 +656,8 @@ Result<Reader> Reader::Open(const std::filesystem::path& path, const ReadOptions
     if (m != MAP_FAILED) {
       impl->map = m;
       impl->map_length = impl->size;
-      impl->source.memory = std::span<const std::byte>(static_cast<const std::byte*>(m), impl->size);
+      impl->source.memory =
+          std::span<const std::byte>(static_cast<const std::byte*>(m), impl->size);
     } else {
       impl->options.access = Access::kPread;  // e.g. a filesystem without mmap support
     }
@@ -693,7 +707,8 @@ const MetadataValue* Reader::FindMetadata(std::string_view key) const {
 Result<size_t> Reader::IndexOf(std::string_view name) const {
   auto it = impl_->by_name.find(name);
   if (it == impl_->by_name.end()) {
-    return Fail(ErrorCode::kNotFound, impl_->Where() + ": no tensor named '" + std::string(name) + "'");
+    return Fail(ErrorCode::kNotFound,
+                impl_->Where() + ": no tensor named '" + std::string(name) + "'");
   }
   return it->second;
 }
@@ -720,10 +735,11 @@ Result<TensorView> Reader::Tensor(size_t index) const {
     // The mapping faults (SIGBUS) on pages past the current end of file: refuse to hand out a
     // view into bytes the file no longer has.
     struct stat st;
-    if (::fstat(m.source.fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < t.offset + t.byte_length) {
-      return Fail(ErrorCode::kFileShrank,
-                  m.TensorWhere(index, t.name) + ": the file is now shorter than the tensor's end " +
-                      std::to_string(t.offset + t.byte_length));
+    if (::fstat(m.source.fd, &st) != 0 ||
+        static_cast<uint64_t>(st.st_size) < t.offset + t.byte_length) {
+      return Fail(ErrorCode::kFileShrank, m.TensorWhere(index, t.name) +
+                                              ": the file is now shorter than the tensor's end " +
+                                              std::to_string(t.offset + t.byte_length));
     }
   }
   return TensorView{&t, m.source.memory.subspan(t.offset, t.byte_length)};

@@ -9,12 +9,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_set>
 
 #include "alknet/tensor/crc32c.h"
@@ -43,7 +43,8 @@ struct PendingRecord {
 };
 
 // Metadata payload (spec 4.4) and its type/element-type bytes.
-void EncodeValue(const MetadataValue& v, uint8_t* type, uint8_t* elem, std::vector<std::byte>& out) {
+void EncodeValue(const MetadataValue& v, uint8_t* type, uint8_t* elem,
+                 std::vector<std::byte>& out) {
   using MT = MetadataType;
   *elem = 0;
   std::visit(
@@ -81,7 +82,7 @@ void EncodeValue(const MetadataValue& v, uint8_t* type, uint8_t* elem, std::vect
               wire::AppendBytes(out, s.data(), s.size());
             }
           } else {
-            *elem = std::is_same_v<E, int64_t> ? uint8_t(MT::kI64)
+            *elem = std::is_same_v<E, int64_t>    ? uint8_t(MT::kI64)
                     : std::is_same_v<E, uint64_t> ? uint8_t(MT::kU64)
                                                   : uint8_t(MT::kF64);
             for (E e : x) wire::Append(out, e);
@@ -258,7 +259,8 @@ Status MemorySink::Patch(uint64_t offset, std::span<const std::byte> bytes) {
 }
 
 Status OstreamSink::Write(std::span<const std::byte> bytes) {
-  out_.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out_.write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   if (!out_) return Error(ErrorCode::kIo, "std::ostream write failed");
   return Ok{};
 }
@@ -305,11 +307,11 @@ struct Writer::Impl {
   uint64_t data_align;
   uint64_t data_offset = 0;  // absolute, known once the preamble is written
   bool trailer = false;
-  bool started = false;    // preamble written
+  bool started = false;  // preamble written
   bool finished = false;
-  bool failed = false;     // after an I/O error every call fails: the sink state is unknown
-  uint64_t position = 0;   // bytes given to the sink
-  uint64_t cursor = 0;     // data-relative end of the last tensor
+  bool failed = false;    // after an I/O error every call fails: the sink state is unknown
+  uint64_t position = 0;  // bytes given to the sink
+  uint64_t cursor = 0;    // data-relative end of the last tensor
   std::vector<PendingRecord> records;
   std::unordered_set<std::string> names, keys;
   std::vector<MetadataEntry> metadata;
@@ -442,7 +444,8 @@ Status Writer::BeginTensor(std::string_view name, DType dtype, std::span<const u
       return Misuse("tensor '" + std::string(name) + "' was not declared");
     }
     const PendingRecord& r = m.records[m.next_declared];
-    if (r.name != name || r.dtype != dtype || !std::equal(shape.begin(), shape.end(), r.shape.begin(), r.shape.end())) {
+    if (r.name != name || r.dtype != dtype ||
+        !std::equal(shape.begin(), shape.end(), r.shape.begin(), r.shape.end())) {
       return Misuse("tensor '" + std::string(name) + "' does not match the next declared tensor '" +
                     r.name + "'");
     }
@@ -451,14 +454,16 @@ Status Writer::BeginTensor(std::string_view name, DType dtype, std::span<const u
     uint64_t length = 0;
     if (auto s = m.CheckNewTensor(name, dtype, shape, &length); !s) return s;
     if (auto s = m.Start(); !s) return s;
-    PendingRecord r{std::string(name), dtype, {shape.begin(), shape.end()}, 0, length, std::nullopt};
+    PendingRecord r{std::string(name), dtype, {shape.begin(), shape.end()}, 0, length,
+                    std::nullopt};
     m.Place(r);
     m.names.insert(r.name);
     m.records.push_back(std::move(r));
     m.current = m.records.size() - 1;
   }
   const PendingRecord& r = m.records[m.current];
-  if (auto s = m.EmitZeros(m.data_offset + r.offset - m.position); !s) return s;  // spec 2.3 padding
+  if (auto s = m.EmitZeros(m.data_offset + r.offset - m.position); !s)
+    return s;  // spec 2.3 padding
   m.in_tensor = true;
   m.written = 0;
   m.crc = 0;
@@ -548,7 +553,8 @@ Status Writer::Finish() {
     std::memcpy(t + 28, "MTFT", 4);
     if (auto s = m.Emit(t); !s) return s;
   } else {
-    auto p = EncodePreamble(m.options.alignment, 0, index_offset, index->size(), m.data_offset, m.cursor);
+    auto p = EncodePreamble(m.options.alignment, 0, index_offset, index->size(), m.data_offset,
+                            m.cursor);
     if (auto s = m.sink.Patch(0, p); !s) {
       m.failed = true;
       return s;

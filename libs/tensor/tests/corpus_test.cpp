@@ -56,19 +56,19 @@ TEST_P(Corpus, ReaderReportsTheExpectedRule) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Files, Corpus, ::testing::ValuesIn(CorpusFiles()),
-                         [](const auto& info) {
-                           std::string n = info.param.substr(0, info.param.size() - 4);
-                           std::replace(n.begin(), n.end(), '-', '_');
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Files, Corpus, ::testing::ValuesIn(CorpusFiles()), [](const auto& info) {
+  std::string n = info.param.substr(0, info.param.size() - 4);
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+});
 
 TEST(CorpusCoverage, EveryRuleHasABadFile) {
   std::vector<bool> seen(37, false);
   for (const auto& n : CorpusFiles()) {
     if (n[0] == 'r') seen[std::stoi(n.substr(1, 2))] = true;
   }
-  for (int rule = 1; rule <= 36; ++rule) EXPECT_TRUE(seen[rule]) << "no corpus file for rule " << rule;
+  for (int rule = 1; rule <= 36; ++rule)
+    EXPECT_TRUE(seen[rule]) << "no corpus file for rule " << rule;
 }
 
 TEST(CorpusContent, GoodBasicHasTheEncodersValues) {
@@ -78,7 +78,8 @@ TEST(CorpusContent, GoodBasicHasTheEncodersValues) {
   auto a = r->Find("a");
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->dtype(), DType::kF32);
-  EXPECT_EQ(std::vector<uint64_t>(a->shape().begin(), a->shape().end()), (std::vector<uint64_t>{2, 3}));
+  EXPECT_EQ(std::vector<uint64_t>(a->shape().begin(), a->shape().end()),
+            (std::vector<uint64_t>{2, 3}));
   for (size_t i = 0; i < a->data.size(); ++i) {
     EXPECT_EQ(static_cast<uint8_t>(a->data[i]), static_cast<uint8_t>(i * 7 + 3));
   }
@@ -88,7 +89,8 @@ TEST(CorpusContent, GoodBasicHasTheEncodersValues) {
 }
 
 TEST(CorpusContent, MetadataOfEveryTypeAndUnknownTypesSkipped) {
-  auto r = Reader::Open(std::filesystem::path(ALKNET_TENSOR_CORPUS) / "good-metadata.mtf", Strict());
+  auto r =
+      Reader::Open(std::filesystem::path(ALKNET_TENSOR_CORPUS) / "good-metadata.mtf", Strict());
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   EXPECT_EQ(r->skipped_metadata_count(), 1u);
   EXPECT_EQ(std::get<bool>(*r->FindMetadata("flag")), true);
@@ -97,8 +99,10 @@ TEST(CorpusContent, MetadataOfEveryTypeAndUnknownTypesSkipped) {
   EXPECT_EQ(std::get<double>(*r->FindMetadata("f")), 0.5);
   EXPECT_EQ(std::get<std::string>(*r->FindMetadata("s")), "h\xc3\xa9llo");
   EXPECT_EQ(std::get<Bytes>(*r->FindMetadata("raw")).size(), 2u);
-  EXPECT_EQ(std::get<std::vector<bool>>(*r->FindMetadata("bools")), (std::vector<bool>{true, false}));
-  EXPECT_EQ(std::get<std::vector<int64_t>>(*r->FindMetadata("ints")), (std::vector<int64_t>{-1, 2}));
+  EXPECT_EQ(std::get<std::vector<bool>>(*r->FindMetadata("bools")),
+            (std::vector<bool>{true, false}));
+  EXPECT_EQ(std::get<std::vector<int64_t>>(*r->FindMetadata("ints")),
+            (std::vector<int64_t>{-1, 2}));
   EXPECT_EQ(std::get<std::vector<uint64_t>>(*r->FindMetadata("uints")), (std::vector<uint64_t>{7}));
   EXPECT_EQ(std::get<std::vector<double>>(*r->FindMetadata("floats")), (std::vector<double>{1.5}));
   EXPECT_EQ(std::get<std::vector<std::string>>(*r->FindMetadata("strs")),

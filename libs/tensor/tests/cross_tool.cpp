@@ -95,7 +95,8 @@ int Check(const char* path) {
   }
   const auto dtypes = AllDTypes();
   if (r->tensors().size() != dtypes.size()) {
-    std::fprintf(stderr, "mtf_cross: %s: %zu tensors, want %zu\n", path, r->tensors().size(), dtypes.size());
+    std::fprintf(stderr, "mtf_cross: %s: %zu tensors, want %zu\n", path, r->tensors().size(),
+                 dtypes.size());
     return 1;
   }
   for (size_t k = 0; k < dtypes.size(); ++k) {
@@ -112,7 +113,8 @@ int Check(const char* path) {
   for (const auto& e : Metadata()) {
     const MetadataValue* got = r->FindMetadata(e.key);
     if (got == nullptr || !(*got == e.value)) {
-      std::fprintf(stderr, "mtf_cross: %s: metadata '%s' is missing or differs\n", path, e.key.c_str());
+      std::fprintf(stderr, "mtf_cross: %s: metadata '%s' is missing or differs\n", path,
+                   e.key.c_str());
       return 1;
     }
   }

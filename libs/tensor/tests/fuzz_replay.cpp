@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
   for (const auto& e : std::filesystem::directory_iterator(argv[1])) {
     if (e.path().extension() != extension) continue;
     std::ifstream f(e.path(), std::ios::binary);
-    const std::vector<uint8_t> seed((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const std::vector<uint8_t> seed((std::istreambuf_iterator<char>(f)),
+                                    std::istreambuf_iterator<char>());
     LLVMFuzzerTestOneInput(seed.data(), seed.size());
     ++runs;
     for (int m = 0; m < mutations; ++m) {

@@ -25,9 +25,9 @@ std::vector<std::byte> RandomBytes(size_t n, uint32_t seed) {
 }
 
 fs::path TempDir() {
-  auto d = fs::temp_directory_path() /
-           ("alknet-tensor-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  auto d =
+      fs::temp_directory_path() / ("alknet-tensor-test-" + std::to_string(::getpid()) + "-" +
+                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -76,7 +76,8 @@ TEST(Crc32c, MatchesBitwiseDefinitionOnLargeBuffers) {
       EXPECT_EQ(Crc32c(s), bitwise(s)) << n << " at " << start;
     }
   }
-  EXPECT_EQ(Crc32c(std::span(data).subspan(5000), Crc32c(std::span(data).first(5000))), Crc32c(data));
+  EXPECT_EQ(Crc32c(std::span(data).subspan(5000), Crc32c(std::span(data).first(5000))),
+            Crc32c(data));
 }
 
 TEST(DType, ByteLengths) {
@@ -148,7 +149,8 @@ TEST_P(Layouts, EveryDTypeRoundTripsThroughMemory) {
     // Stream in uneven chunks to exercise Write boundaries.
     ASSERT_TRUE(w.BeginTensor(t.name, t.dtype, t.shape).ok());
     for (size_t i = 0; i < t.data.size(); i += 100) {
-      ASSERT_TRUE(w.Write(std::span(t.data).subspan(i, std::min<size_t>(100, t.data.size() - i))).ok());
+      ASSERT_TRUE(
+          w.Write(std::span(t.data).subspan(i, std::min<size_t>(100, t.data.size() - i))).ok());
     }
     ASSERT_TRUE(w.EndTensor().ok());
   }
@@ -160,7 +162,8 @@ TEST_P(Layouts, EveryDTypeRoundTripsThroughMemory) {
   EXPECT_EQ(r->preamble().has_trailer, o.force_trailer);
   EXPECT_EQ(r->preamble().index_before_data(), o.placement == IndexPlacement::kBeforeData);
   ExpectSame(*r, want);
-  EXPECT_EQ(std::get<std::vector<int64_t>>(*r->FindMetadata("layers")), (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(std::get<std::vector<int64_t>>(*r->FindMetadata("layers")),
+            (std::vector<int64_t>{1, 2, 3}));
   for (const auto& t : r->tensors()) {
     EXPECT_EQ(t.offset % o.alignment, 0u);
     EXPECT_TRUE(t.checksum.has_value());
@@ -173,7 +176,8 @@ std::string LayoutName(const ::testing::TestParamInfo<int>& p) {
   return kNames[p.param];
 }
 
-INSTANTIATE_TEST_SUITE_P(AfterBeforeBigAlignTrailer, Layouts, ::testing::Values(0, 1, 2, 3), LayoutName);
+INSTANTIATE_TEST_SUITE_P(AfterBeforeBigAlignTrailer, Layouts, ::testing::Values(0, 1, 2, 3),
+                         LayoutName);
 
 TEST(Writer, PipeGetsTheTrailerLayout) {
   int fds[2];
@@ -221,7 +225,8 @@ TEST(Writer, RejectsMisuseWithClearErrors) {
   const std::vector<uint64_t> shape{4};
   std::vector<std::byte> data(16);
   EXPECT_EQ(w.AddTensor("", DType::kF32, shape, data).error().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(w.AddTensor("\xff", DType::kF32, shape, data).error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(w.AddTensor("\xff", DType::kF32, shape, data).error().code(),
+            ErrorCode::kInvalidArgument);
   ASSERT_TRUE(w.AddTensor("x", DType::kF32, shape, data).ok());
   auto dup = w.AddTensor("x", DType::kF32, shape, data);
   EXPECT_EQ(dup.error().code(), ErrorCode::kInvalidArgument);
@@ -255,7 +260,7 @@ TEST(Writer, IndexFirstChecksDeclarations) {
   EXPECT_FALSE(w.AddTensor("b", DType::kF32, shape, data).ok());  // out of order
   ASSERT_TRUE(w.AddTensor("a", DType::kF32, shape, data).ok());
   EXPECT_FALSE(w.SetMetadata("late", true).ok());
-  EXPECT_FALSE(w.Finish().ok());  // b not written
+  EXPECT_FALSE(w.Finish().ok());                                  // b not written
   EXPECT_FALSE(w.AddTensor("b", DType::kF32, shape, data).ok());  // wrong declared checksum
 }
 
@@ -277,15 +282,19 @@ TEST(FileWriter, CommitIsAtomicAndAppendKeepsEverything) {
   {
     auto fw = FileWriter::Create(file);  // abandoned: the old file stays, the temp goes
     ASSERT_TRUE(fw.ok());
-    ASSERT_TRUE((*fw)->writer().AddTensor("junk", DType::kU8, std::vector<uint64_t>{1},
-                                          std::vector<std::byte>(1)).ok());
+    ASSERT_TRUE(
+        (*fw)
+            ->writer()
+            .AddTensor("junk", DType::kU8, std::vector<uint64_t>{1}, std::vector<std::byte>(1))
+            .ok());
   }
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
   {
     auto fw = FileWriter::Append(file);
     ASSERT_TRUE(fw.ok()) << fw.error().ToString();
     for (size_t i = 5; i < want.size(); ++i) {
-      ASSERT_TRUE((*fw)->writer().AddTensor(want[i].name, want[i].dtype, want[i].shape, want[i].data).ok());
+      ASSERT_TRUE(
+          (*fw)->writer().AddTensor(want[i].name, want[i].dtype, want[i].shape, want[i].data).ok());
     }
     ASSERT_TRUE((*fw)->writer().SetMetadata("w", std::string("appended")).ok());
     ASSERT_TRUE((*fw)->Commit().ok());
@@ -309,8 +318,13 @@ TEST(Reader, FileThatShrinksGivesErrorsNotSigbus) {
   {
     auto fw = FileWriter::Create(file);
     ASSERT_TRUE(fw.ok());
-    ASSERT_TRUE((*fw)->writer().AddTensor("small", DType::kU8, std::vector<uint64_t>{10}, std::vector<std::byte>(10)).ok());
-    ASSERT_TRUE((*fw)->writer().AddTensor("big", DType::kU8, std::vector<uint64_t>{big.size()}, big).ok());
+    ASSERT_TRUE(
+        (*fw)
+            ->writer()
+            .AddTensor("small", DType::kU8, std::vector<uint64_t>{10}, std::vector<std::byte>(10))
+            .ok());
+    ASSERT_TRUE(
+        (*fw)->writer().AddTensor("big", DType::kU8, std::vector<uint64_t>{big.size()}, big).ok());
     ASSERT_TRUE((*fw)->Commit().ok());
   }
   auto r = Reader::Open(file);
@@ -374,7 +388,8 @@ TEST(Reader, EveryTruncationAndBitFlipIsRejectedCleanly) {
 TEST(Reader, ErrorsNameTheTensor) {
   MemorySink sink;
   Writer w(sink);
-  ASSERT_TRUE(w.AddTensor("layer0.weight", DType::kF32, std::vector<uint64_t>{2}, RandomBytes(8, 1)).ok());
+  ASSERT_TRUE(
+      w.AddTensor("layer0.weight", DType::kF32, std::vector<uint64_t>{2}, RandomBytes(8, 1)).ok());
   ASSERT_TRUE(w.Finish().ok());
   auto bytes = sink.bytes();
   bytes[4096] ^= std::byte{1};  // first data byte: only the tensor checksum can see it

@@ -55,8 +55,8 @@ Result<size_t> ChooseAdapter(const std::vector<AdapterEntry>& adapters, const st
     const std::string needle = Lower(selector);
     for (size_t i = 0; i < adapters.size(); ++i) {
       const auto& d = adapters[i].description;
-      const std::string hay = Lower(d.device + " " + d.description + " " + d.vendor + " " +
-                                    BackendName(d.backend));
+      const std::string hay =
+          Lower(d.device + " " + d.description + " " + d.vendor + " " + BackendName(d.backend));
       if (hay.find(needle) != std::string::npos) return i;
     }
   }
@@ -66,7 +66,8 @@ Result<size_t> ChooseAdapter(const std::vector<AdapterEntry>& adapters, const st
   }
   return Error{ErrorCode::kNoAdapter, "no adapter matches '" + selector +
                                           "' (ALKNET_ADAPTER takes an index or a name "
-                                          "substring); adapters:" + names};
+                                          "substring); adapters:" +
+                                          names};
 }
 
 struct DeviceRequest {
@@ -204,9 +205,8 @@ std::string Context::lost_message() const {
 
 Status Context::CheckLost() const {
   if (!lost_.load()) return Ok{};
-  return Error{ErrorCode::kDeviceLost,
-               "the WebGPU device was lost (" + lost_message() +
-                   "); create a new Context to continue"};
+  return Error{ErrorCode::kDeviceLost, "the WebGPU device was lost (" + lost_message() +
+                                           "); create a new Context to continue"};
 }
 
 void Context::DestroyDeviceForTesting() {
@@ -294,13 +294,14 @@ Result<Buffer> Context::CreateBuffer(uint64_t size, WGPUBufferUsage usage, std::
 Status Context::Write(const Buffer& buffer, uint64_t offset, std::span<const std::byte> data) {
   ALKNET_TRY(CheckLost());
   if (offset % 4 != 0 || offset + data.size() > buffer.size) {
-    return Error{ErrorCode::kInvalidArgument,
-                 "write of " + std::to_string(data.size()) + " bytes at offset " +
-                     std::to_string(offset) + " does not fit a " + std::to_string(buffer.size) +
-                     "-byte buffer with 4-byte aligned offset"};
+    return Error{ErrorCode::kInvalidArgument, "write of " + std::to_string(data.size()) +
+                                                  " bytes at offset " + std::to_string(offset) +
+                                                  " does not fit a " + std::to_string(buffer.size) +
+                                                  "-byte buffer with 4-byte aligned offset"};
   }
   const size_t whole = data.size() & ~size_t{3};
-  if (whole > 0) P().QueueWriteBuffer(queue_.get(), buffer.handle.get(), offset, data.data(), whole);
+  if (whole > 0)
+    P().QueueWriteBuffer(queue_.get(), buffer.handle.get(), offset, data.data(), whole);
   if (whole != data.size()) {
     // writeBuffer takes multiples of 4 bytes; the tail goes in a zero-padded word.
     std::byte tail[4] = {};
@@ -345,8 +346,9 @@ void Context::ReleaseStaging(Buffer buffer) {
   constexpr size_t kMaxPooled = 4;
   staging_free_.push_back(std::move(buffer));
   if (staging_free_.size() > kMaxPooled) {
-    auto smallest = std::min_element(staging_free_.begin(), staging_free_.end(),
-                                     [](const Buffer& a, const Buffer& b) { return a.size < b.size; });
+    auto smallest =
+        std::min_element(staging_free_.begin(), staging_free_.end(),
+                         [](const Buffer& a, const Buffer& b) { return a.size < b.size; });
     staging_free_.erase(smallest);
   }
 }
@@ -354,14 +356,15 @@ void Context::ReleaseStaging(Buffer buffer) {
 Status Context::Read(const Buffer& buffer, uint64_t offset, std::span<std::byte> out) {
   ALKNET_TRY(CheckLost());
   if (offset % 4 != 0 || offset + out.size() > buffer.size) {
-    return Error{ErrorCode::kInvalidArgument,
-                 "read of " + std::to_string(out.size()) + " bytes at offset " +
-                     std::to_string(offset) + " does not fit a " + std::to_string(buffer.size) +
-                     "-byte buffer with 4-byte aligned offset"};
+    return Error{ErrorCode::kInvalidArgument, "read of " + std::to_string(out.size()) +
+                                                  " bytes at offset " + std::to_string(offset) +
+                                                  " does not fit a " + std::to_string(buffer.size) +
+                                                  "-byte buffer with 4-byte aligned offset"};
   }
   if ((buffer.usage & WGPUBufferUsage_CopySrc) == 0) {
-    return Error{ErrorCode::kInvalidArgument, "buffer was not created with CopySrc usage; it "
-                                              "cannot be read back"};
+    return Error{ErrorCode::kInvalidArgument,
+                 "buffer was not created with CopySrc usage; it "
+                 "cannot be read back"};
   }
   const uint64_t chunk_cap = std::min(kStagingChunk, limits_.maxBufferSize);
   uint64_t done = 0;
@@ -401,10 +404,12 @@ Status Context::Read(const Buffer& buffer, uint64_t offset, std::span<std::byte>
 Recorder Context::BeginCommands(std::string_view label) {
   WGPUCommandEncoderDescriptor desc{};
   desc.label = Sv(label);
-  return Recorder(this, CommandEncoder::Adopt(P().DeviceCreateCommandEncoder(device_.get(), &desc)));
+  return Recorder(this,
+                  CommandEncoder::Adopt(P().DeviceCreateCommandEncoder(device_.get(), &desc)));
 }
 
-Status Recorder::Dispatch(const Kernel& kernel, std::span<const BufferBinding> bindings, Grid grid) {
+Status Recorder::Dispatch(const Kernel& kernel, std::span<const BufferBinding> bindings,
+                          Grid grid) {
   const WGPULimits& limits = ctx_->limits();
   for (uint32_t g : {grid.x, grid.y, grid.z}) {
     if (g > limits.maxComputeWorkgroupsPerDimension) {
@@ -427,7 +432,8 @@ Status Recorder::Dispatch(const Kernel& kernel, std::span<const BufferBinding> b
     if (size > limits.maxStorageBufferBindingSize) {
       return Error{ErrorCode::kInvalidArgument,
                    "binding " + std::to_string(i) + " of kernel '" + kernel.label + "' spans " +
-                       std::to_string(size) + " bytes; the device limit "
+                       std::to_string(size) +
+                       " bytes; the device limit "
                        "maxStorageBufferBindingSize is " +
                        std::to_string(limits.maxStorageBufferBindingSize)};
     }
@@ -509,14 +515,17 @@ Status Context::WaitIdle(std::chrono::milliseconds timeout) {
 
 Result<Grid> Context::GridFor(uint64_t invocations, uint32_t workgroup_size) const {
   if (workgroup_size == 0) return Error{ErrorCode::kInvalidArgument, "workgroup size is 0"};
-  const uint64_t groups = std::max<uint64_t>(1, (invocations + workgroup_size - 1) / workgroup_size);
+  const uint64_t groups =
+      std::max<uint64_t>(1, (invocations + workgroup_size - 1) / workgroup_size);
   const uint64_t max_dim = limits_.maxComputeWorkgroupsPerDimension;
   if (groups <= max_dim) return Grid{static_cast<uint32_t>(groups), 1, 1};
   const uint64_t y = (groups + max_dim - 1) / max_dim;
   if (y > max_dim) {
     return Error{ErrorCode::kInvalidArgument,
-                 std::to_string(invocations) + " invocations exceed maxComputeWorkgroupsPerDimension^2"
-                 " workgroups of " + std::to_string(workgroup_size)};
+                 std::to_string(invocations) +
+                     " invocations exceed maxComputeWorkgroupsPerDimension^2"
+                     " workgroups of " +
+                     std::to_string(workgroup_size)};
   }
   return Grid{static_cast<uint32_t>(max_dim), static_cast<uint32_t>(y), 1};
 }

@@ -93,7 +93,8 @@ Result<ShaderModule> Context::CompileWgsl(std::string_view source, std::string_v
   cb.mode = WGPUCallbackMode_WaitAnyOnly;
   cb.callback = &OnCompilationInfo;
   cb.userdata1 = &result;
-  Status waited = Wait(P().ShaderModuleGetCompilationInfo(module.get(), cb), std::chrono::minutes(5));
+  Status waited =
+      Wait(P().ShaderModuleGetCompilationInfo(module.get(), cb), std::chrono::minutes(5));
   Status scopes = PopErrorScopes("compiling shader '" + std::string(label) + "'");
   if (!waited.ok()) return std::move(waited).error();
   if (result.error_count > 0) {
@@ -106,7 +107,8 @@ Result<ShaderModule> Context::CompileWgsl(std::string_view source, std::string_v
 
 Result<const Kernel*> Context::GetKernel(const KernelSpec& spec) {
   const std::string layout = LayoutSignature(spec.bindings);
-  const uint64_t key = Fnv1a(Fnv1a(Fnv1a(0xcbf29ce484222325ULL, spec.wgsl), spec.entry_point), layout);
+  const uint64_t key =
+      Fnv1a(Fnv1a(Fnv1a(0xcbf29ce484222325ULL, spec.wgsl), spec.entry_point), layout);
   auto& bucket = kernels_[key];
   for (const CachedKernel& c : bucket) {
     if (c.source == spec.wgsl && c.entry_point == spec.entry_point && c.layout == layout) {
@@ -144,11 +146,10 @@ Result<const Kernel*> Context::GetKernel(const KernelSpec& spec) {
   desc.layout = pipeline_layout.get();  // null: "auto", derived from the shader
   desc.compute.module = module.get();
   desc.compute.entryPoint = Sv(spec.entry_point);
-  kernel->pipeline =
-      ComputePipeline::Adopt(P().DeviceCreateComputePipeline(device_.get(), &desc));
+  kernel->pipeline = ComputePipeline::Adopt(P().DeviceCreateComputePipeline(device_.get(), &desc));
   if (spec.bindings.empty()) {
-    kernel->layout = BindGroupLayout::Adopt(
-        P().ComputePipelineGetBindGroupLayout(kernel->pipeline.get(), 0));
+    kernel->layout =
+        BindGroupLayout::Adopt(P().ComputePipelineGetBindGroupLayout(kernel->pipeline.get(), 0));
   }
   ALKNET_TRY(PopErrorScopes("creating compute pipeline '" + spec.label + "' (entry point '" +
                             spec.entry_point + "')"));

@@ -50,7 +50,6 @@ const char* ErrorCodeName(ErrorCode code) {
   return "unknown";
 }
 
-
 std::string WebGpuLibraryPath() {
   if (const char* env = std::getenv("ALKNET_WEBGPU_LIBRARY"); env != nullptr && *env != '\0') {
     return env;
@@ -62,14 +61,13 @@ Result<const Procs*> LoadProcsFrom(const std::string& path) {
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | kDeepBind);
   if (lib == nullptr) {
     const char* why = dlerror();
-    return Error{ErrorCode::kLibraryNotFound,
-                 "cannot load the WebGPU library '" + path + "': " + (why ? why : "unknown") +
-                     ". " + kFixHint};
+    return Error{ErrorCode::kLibraryNotFound, "cannot load the WebGPU library '" + path + "': " +
+                                                  (why ? why : "unknown") + ". " + kFixHint};
   }
   auto procs = std::make_unique<Procs>();
   std::string missing;
-#define ALKNET_WGPU_RESOLVE_PROC(name, ret, params)                                   \
-  procs->name = reinterpret_cast<ret(*) params>(dlsym(lib, "wgpu" #name));            \
+#define ALKNET_WGPU_RESOLVE_PROC(name, ret, params)                        \
+  procs->name = reinterpret_cast<ret(*) params>(dlsym(lib, "wgpu" #name)); \
   if (procs->name == nullptr) missing += std::string(missing.empty() ? "" : ", ") + "wgpu" #name;
   ALKNET_WGPU_PROCS(ALKNET_WGPU_RESOLVE_PROC)
 #undef ALKNET_WGPU_RESOLVE_PROC

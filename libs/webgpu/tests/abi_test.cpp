@@ -30,7 +30,8 @@ TEST(Abi, LimitsStructIsExactlyWhatTheLibraryWrites) {
   EXPECT_GE(limits.maxBufferSize, uint64_t{256} << 20);
   EXPECT_GE(limits.maxComputeWorkgroupsPerDimension, 65535u);
   EXPECT_GE(limits.maxComputeInvocationsPerWorkgroup, 256u);
-  EXPECT_EQ(limits.minStorageBufferOffsetAlignment & (limits.minStorageBufferOffsetAlignment - 1), 0u);
+  EXPECT_EQ(limits.minStorageBufferOffsetAlignment & (limits.minStorageBufferOffsetAlignment - 1),
+            0u);
 }
 
 TEST(Abi, InstanceCapabilitiesReportTimedWaitAny) {
@@ -105,7 +106,8 @@ TEST(Abi, TextureDescriptorFieldsReachTheLibrary) {
   } popped;
   WGPUPopErrorScopeCallbackInfo cb{};
   cb.mode = WGPUCallbackMode_AllowProcessEvents;
-  cb.callback = [](WGPUPopErrorScopeStatus, WGPUErrorType type, WGPUStringView message, void* ud, void*) {
+  cb.callback = [](WGPUPopErrorScopeStatus, WGPUErrorType type, WGPUStringView message, void* ud,
+                   void*) {
     auto* p = static_cast<Popped*>(ud);
     p->done = true;
     p->type = type;

@@ -147,7 +147,8 @@ TEST(Context, OversizeDispatchNamesTheLimit) {
   ASSERT_TRUE(buf.ok());
   Recorder rec = ctx.BeginCommands();
   const BufferBinding bindings[] = {{&*buf}, {&*buf}};
-  auto s = rec.Dispatch(**kernel, bindings, {ctx.limits().maxComputeWorkgroupsPerDimension + 1, 1, 1});
+  auto s =
+      rec.Dispatch(**kernel, bindings, {ctx.limits().maxComputeWorkgroupsPerDimension + 1, 1, 1});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("maxComputeWorkgroupsPerDimension"), std::string::npos);
   // GridFor spreads the same work over two dimensions instead.

@@ -24,15 +24,19 @@ Result<Lines> SplitAt(const OpNode& node, int64_t axis, bool flatten) {
   const int64_t rank = static_cast<int64_t>(s.size());
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1) || (rank == 0 && !flatten)) {
     return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": axis " + std::to_string(axis) +
-                                                   " is out of range for rank " + std::to_string(rank)};
+                                                   " is out of range for rank " +
+                                                   std::to_string(rank)};
   }
   if (axis < 0) axis += rank;
   Lines l;
   l.axis = static_cast<size_t>(axis);
   for (int64_t d = 0; d < rank; ++d) {
-    if (d < axis) l.outer *= s[d];
-    else if (d == axis || flatten) l.axis_len *= s[d];
-    else l.inner *= s[d];
+    if (d < axis)
+      l.outer *= s[d];
+    else if (d == axis || flatten)
+      l.axis_len *= s[d];
+    else
+      l.inner *= s[d];
   }
   return l;
 }
@@ -40,7 +44,8 @@ Result<Lines> SplitAt(const OpNode& node, int64_t axis, bool flatten) {
 Result<std::vector<TensorDesc>> CheckInput(const OpNode& node, const DTypeSet& allowed) {
   const TensorDesc& x = node.inputs[0];
   if (std::find(allowed.begin(), allowed.end(), x.dtype) == allowed.end()) {
-    return Error{ErrorCode::kUnsupported, node.Describe() + ": " + node.op_type + " does not take " + DTypeName(x.dtype)};
+    return Error{ErrorCode::kUnsupported,
+                 node.Describe() + ": " + node.op_type + " does not take " + DTypeName(x.dtype)};
   }
   return std::vector<TensorDesc>{};
 }
@@ -51,7 +56,9 @@ hbs::Value LineContext(const Lines& l) {
 
 // Long lines get a workgroup each on GPUs; CPU adapters (no shared tiles: barriers are
 // expensive there) keep one invocation per line.
-bool UseWorkgroup(const Lines& l, const DeviceCaps& caps) { return caps.shared_memory_tiles && l.axis_len >= 256; }
+bool UseWorkgroup(const Lines& l, const DeviceCaps& caps) {
+  return caps.shared_memory_tiles && l.axis_len >= 256;
+}
 
 DispatchPlan LinePlan(const Lines& l, const DeviceCaps& caps) {
   DispatchPlan p;
@@ -72,8 +79,10 @@ uint64_t ArgRef(const std::vector<double>& x, uint64_t base, const Lines& l, boo
   uint64_t best = 0;
   for (uint64_t j = 1; j < l.axis_len; ++j) {
     const double v = x[base + j * l.inner], b = x[base + best * l.inner];
-    if (max ? v > b : v < b) best = j;
-    else if (last && v == b) best = j;
+    if (max ? v > b : v < b)
+      best = j;
+    else if (last && v == b)
+      best = j;
   }
   return best;
 }
@@ -87,20 +96,26 @@ OpRecord ArgRecord(const char* name, bool max, int opset_min, int opset_max, boo
   r.opset_max = opset_max;
   r.family = "reduce";
   r.shader = "reduce/argmax";
-  r.summary = std::string("index (i32) of the ") + (max ? "largest" : "smallest") + " element along an axis";
-  r.attributes = {{"axis", AttrValue(int64_t{0}), false, {}}, {"keepdims", AttrValue(int64_t{1}), false, {}}};
+  r.summary = std::string("index (i32) of the ") + (max ? "largest" : "smallest") +
+              " element along an axis";
+  r.attributes = {{"axis", AttrValue(int64_t{0}), false, {}},
+                  {"keepdims", AttrValue(int64_t{1}), false, {}}};
   if (select_last) r.attributes.push_back({"select_last_index", AttrValue(int64_t{0}), false, {}});
   auto out_shape = [](const OpNode& node, const Attributes& at, const Lines& l) {
     Shape s = node.inputs[0].shape;
-    if (std::get<int64_t>(at.at("keepdims")) != 0) s[l.axis] = 1;
-    else s.erase(s.begin() + static_cast<int64_t>(l.axis));
+    if (std::get<int64_t>(at.at("keepdims")) != 0)
+      s[l.axis] = 1;
+    else
+      s.erase(s.begin() + static_cast<int64_t>(l.axis));
     return s;
   };
-  r.infer = [out_shape](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+  r.infer = [out_shape](const OpNode& node,
+                        const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_TRY(CheckInput(node, kSignedNum));
     ALKNET_ASSIGN_OR_RETURN(Lines l, SplitAt(node, std::get<int64_t>(at.at("axis")), false));
     if (l.axis_len == 0) {
-      return Error{ErrorCode::kShape, node.Describe() + ": the axis is empty; there is no index to return"};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": the axis is empty; there is no index to return"};
     }
     return std::vector<TensorDesc>{TensorDesc{DType::kI32, out_shape(node, at, l)}};
   };
@@ -108,7 +123,8 @@ OpRecord ArgRecord(const char* name, bool max, int opset_min, int opset_max, boo
     auto it = at.find("select_last_index");
     return it != at.end() && std::get<int64_t>(it->second) != 0;
   };
-  r.context = [max, last_of](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
+  r.context = [max, last_of](const OpNode& node, const Attributes& at,
+                             const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(Lines l, SplitAt(node, std::get<int64_t>(at.at("axis")), false));
     hbs::Value v = LineContext(l);
     v.as_object().set("workgroup", UseWorkgroup(l, caps));
@@ -120,22 +136,26 @@ OpRecord ArgRecord(const char* name, bool max, int opset_min, int opset_max, boo
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
     return LinePlan(*SplitAt(node, std::get<int64_t>(at.at("axis")), false), caps);
   };
-  r.reference = [max, last_of, out_shape](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+  r.reference = [max, last_of, out_shape](const OpNode& node, const Attributes& at,
+                                          const std::vector<RefTensor>& in) {
     Lines l = *SplitAt(node, std::get<int64_t>(at.at("axis")), false);
     RefTensor out{DType::kI32, out_shape(node, at, l), {}};
     for (uint64_t o = 0; o < l.outer; ++o) {
       for (uint64_t i = 0; i < l.inner; ++i) {
-        out.data.push_back(static_cast<double>(ArgRef(in[0].data, o * l.axis_len * l.inner + i, l, max, last_of(at))));
+        out.data.push_back(static_cast<double>(
+            ArgRef(in[0].data, o * l.axis_len * l.inner + i, l, max, last_of(at))));
       }
     }
     return std::vector<RefTensor>{std::move(out)};
   };
   r.hints = {-3, 3, 0, 0};
-  r.test_dtypes = {DType::kF32, DType::kI32};  // i32 data has ties, which exercise select_last_index
+  r.test_dtypes = {DType::kF32,
+                   DType::kI32};  // i32 data has ties, which exercise select_last_index
   Attributes a1{{"axis", AttrValue(int64_t{1})}};
   Attributes a2{{"axis", AttrValue(int64_t{-1})}, {"keepdims", AttrValue(int64_t{0})}};
   if (select_last) a2["select_last_index"] = AttrValue(int64_t{1});
-  r.test_cases = {{{Shape{3, 4, 5}}, a1, {}, "axis 1"}, {{Shape{6, 7}}, a2, {}, "last axis, no keepdims"}};
+  r.test_cases = {{{Shape{3, 4, 5}}, a1, {}, "axis 1"},
+                  {{Shape{6, 7}}, a2, {}, "last axis, no keepdims"}};
   // A long axis (the workgroup kernel on GPUs); select_last_index matters with i32 ties.
   if (select_last) r.test_cases.push_back({{Shape{3, 700}}, a2, {}, "long axis"});
   return r;
@@ -149,15 +169,18 @@ OpRecord HardmaxRecord(int opset_min, int opset_max) {
   r.opset_max = opset_max;
   r.family = "reduce";
   r.shader = "reduce/argmax";
-  r.summary = flatten ? "1 at the first maximum of each row of the input flattened to 2-D at axis, 0 elsewhere"
-                      : "1 at the first maximum along an axis, 0 elsewhere";
+  r.summary =
+      flatten
+          ? "1 at the first maximum of each row of the input flattened to 2-D at axis, 0 elsewhere"
+          : "1 at the first maximum along an axis, 0 elsewhere";
   r.attributes = {{"axis", AttrValue(int64_t{flatten ? 1 : -1}), false, {}}};
   r.infer = [flatten](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_TRY(CheckInput(node, kFloat));
     ALKNET_TRY(SplitAt(node, std::get<int64_t>(at.at("axis")), flatten));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, node.inputs[0].shape}};
   };
-  r.context = [flatten](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
+  r.context = [flatten](const OpNode& node, const Attributes& at,
+                        const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(Lines l, SplitAt(node, std::get<int64_t>(at.at("axis")), flatten));
     hbs::Value v = LineContext(l);
     v.as_object().set("workgroup", UseWorkgroup(l, caps));
@@ -169,13 +192,15 @@ OpRecord HardmaxRecord(int opset_min, int opset_max) {
   r.dispatch = [flatten](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
     return LinePlan(*SplitAt(node, std::get<int64_t>(at.at("axis")), flatten), caps);
   };
-  r.reference = [flatten](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+  r.reference = [flatten](const OpNode& node, const Attributes& at,
+                          const std::vector<RefTensor>& in) {
     Lines l = *SplitAt(node, std::get<int64_t>(at.at("axis")), flatten);
     RefTensor out{in[0].dtype, in[0].shape, std::vector<double>(in[0].data.size(), 0.0)};
     for (uint64_t o = 0; o < l.outer; ++o) {
       for (uint64_t i = 0; i < l.inner; ++i) {
         const uint64_t base = o * l.axis_len * l.inner + i;
-        if (l.axis_len > 0) out.data[base + ArgRef(in[0].data, base, l, true, false) * l.inner] = 1.0;
+        if (l.axis_len > 0)
+          out.data[base + ArgRef(in[0].data, base, l, true, false) * l.inner] = 1.0;
       }
     }
     return std::vector<RefTensor>{std::move(out)};
@@ -184,7 +209,9 @@ OpRecord HardmaxRecord(int opset_min, int opset_max) {
   using A = Attributes;
   r.test_cases = {{{Shape{3, 4, 5}}, A{}, {}, "default axis"},
                   {{Shape{3, 4, 5}}, A{{"axis", AttrValue(int64_t{0})}}, {}, "axis 0"}};
-  if (!flatten) r.test_cases.push_back({{Shape{2, 600, 3}}, A{{"axis", AttrValue(int64_t{1})}}, {}, "long middle axis"});
+  if (!flatten)
+    r.test_cases.push_back(
+        {{Shape{2, 600, 3}}, A{{"axis", AttrValue(int64_t{1})}}, {}, "long middle axis"});
   return r;
 }
 
@@ -192,20 +219,23 @@ OpRecord HardmaxRecord(int opset_min, int opset_max) {
 
 enum class KFrom { kAttribute, kInput };
 
-Result<uint64_t> TopKCount(const OpNode& node, const Attributes& at, KFrom from, uint64_t axis_len) {
+Result<uint64_t> TopKCount(const OpNode& node, const Attributes& at, KFrom from,
+                           uint64_t axis_len) {
   int64_t k = 0;
   if (from == KFrom::kAttribute) {
     k = std::get<int64_t>(at.at("k"));
   } else {
     const RefTensor* v = node.value(1);
     if (v->data.size() != 1) {
-      return Error{ErrorCode::kShape, node.Describe() + ": K must hold one value, got " + ShapeToString(v->shape)};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": K must hold one value, got " + ShapeToString(v->shape)};
     }
     k = static_cast<int64_t>(v->data[0]);
   }
   if (k < 0 || static_cast<uint64_t>(k) > axis_len) {
-    return Error{ErrorCode::kShape, node.Describe() + ": k = " + std::to_string(k) + " must be in 0.." +
-                                        std::to_string(axis_len) + " (the axis length)"};
+    return Error{ErrorCode::kShape, node.Describe() + ": k = " + std::to_string(k) +
+                                        " must be in 0.." + std::to_string(axis_len) +
+                                        " (the axis length)"};
   }
   return static_cast<uint64_t>(k);
 }
@@ -217,7 +247,9 @@ OpRecord TopKRecord(int opset_min, int opset_max, KFrom from, bool largest_attr)
   r.opset_max = opset_max;
   r.family = "reduce";
   r.shader = "reduce/topk";
-  r.summary = "the k largest (or smallest) elements along an axis and their i32 indices; ties: lower index first";
+  r.summary =
+      "the k largest (or smallest) elements along an axis and their i32 indices; ties: lower index "
+      "first";
   r.attributes = {{"axis", AttrValue(int64_t{-1}), false, {}}};
   if (from == KFrom::kAttribute) {
     r.attributes.push_back({"k", std::nullopt, false, {}});
@@ -249,9 +281,11 @@ OpRecord TopKRecord(int opset_min, int opset_max, KFrom from, bool largest_attr)
   r.infer = [dims](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_TRY(CheckInput(node, kSignedNum));
     ALKNET_ASSIGN_OR_RETURN(Dims d, dims(node, at));
-    return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, d.out}, TensorDesc{DType::kI32, d.out}};
+    return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, d.out},
+                                   TensorDesc{DType::kI32, d.out}};
   };
-  r.context = [dims, largest_of](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [dims, largest_of](const OpNode& node, const Attributes& at,
+                                 const DeviceCaps&) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(Dims d, dims(node, at));
     hbs::Value v = LineContext(d.l);
     v.as_object().set("k", d.k);
@@ -265,7 +299,8 @@ OpRecord TopKRecord(int opset_min, int opset_max, KFrom from, bool largest_attr)
     return p;
   };
   // Sorted output is always produced (sorted = 0 leaves the order to the implementation).
-  r.reference = [dims, largest_of](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+  r.reference = [dims, largest_of](const OpNode& node, const Attributes& at,
+                                   const std::vector<RefTensor>& in) {
     Dims d = *dims(node, at);
     const bool largest = largest_of(at);
     RefTensor values{in[0].dtype, d.out, std::vector<double>(d.l.outer * d.k * d.l.inner)};
@@ -293,11 +328,20 @@ OpRecord TopKRecord(int opset_min, int opset_max, KFrom from, bool largest_attr)
   auto k_value = [](double k) { return RefTensor{DType::kI32, {1}, {k}}; };
   using A = Attributes;
   if (from == KFrom::kAttribute) {
-    r.test_cases = {{{Shape{5, 6, 2}}, A{{"k", AttrValue(int64_t{3})}, {"axis", AttrValue(int64_t{1})}}, {}, "axis 1"}};
+    r.test_cases = {{{Shape{5, 6, 2}},
+                     A{{"k", AttrValue(int64_t{3})}, {"axis", AttrValue(int64_t{1})}},
+                     {},
+                     "axis 1"}};
   } else {
-    r.test_cases = {{{Shape{5, 6, 2}, Shape{1}}, A{{"axis", AttrValue(int64_t{-2})}}, {{1, k_value(6)}}, "k = axis"}};
+    r.test_cases = {{{Shape{5, 6, 2}, Shape{1}},
+                     A{{"axis", AttrValue(int64_t{-2})}},
+                     {{1, k_value(6)}},
+                     "k = axis"}};
     if (largest_attr) {
-      r.test_cases.push_back({{Shape{4, 7}, Shape{1}}, A{{"largest", AttrValue(int64_t{0})}}, {{1, k_value(3)}}, "smallest"});
+      r.test_cases.push_back({{Shape{4, 7}, Shape{1}},
+                              A{{"largest", AttrValue(int64_t{0})}},
+                              {{1, k_value(3)}},
+                              "smallest"});
     }
   }
   return r;

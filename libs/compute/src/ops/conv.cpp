@@ -44,7 +44,8 @@ std::string ParseActivation(const std::string& s, Activation* out) {
   Activation a;
   const std::string& name = parts[0];
   const char* usage =
-      "must be \"\", \"Relu\", \"LeakyRelu:<alpha>\", \"Clip:<min>:<max>\", \"Sigmoid\" or \"HardSwish\"";
+      "must be \"\", \"Relu\", \"LeakyRelu:<alpha>\", \"Clip:<min>:<max>\", \"Sigmoid\" or "
+      "\"HardSwish\"";
   if (name.empty() && parts.size() == 1) {
     a.kind = Activation::Kind::kNone;
   } else if (name == "Relu" && parts.size() == 1) {
@@ -53,9 +54,11 @@ std::string ParseActivation(const std::string& s, Activation* out) {
     a.kind = Activation::Kind::kSigmoid;
   } else if (name == "HardSwish" && parts.size() == 1) {
     a.kind = Activation::Kind::kHardSwish;
-  } else if (name == "LeakyRelu" && parts.size() == 2 && number(parts[1], &a.a) && std::isfinite(a.a)) {
+  } else if (name == "LeakyRelu" && parts.size() == 2 && number(parts[1], &a.a) &&
+             std::isfinite(a.a)) {
     a.kind = Activation::Kind::kLeakyRelu;
-  } else if (name == "Clip" && parts.size() == 3 && number(parts[1], &a.a) && number(parts[2], &a.b)) {
+  } else if (name == "Clip" && parts.size() == 3 && number(parts[1], &a.a) &&
+             number(parts[2], &a.b)) {
     a.kind = Activation::Kind::kClip;
     // Infinite bounds (Clip without min or max) become the largest float: same result.
     a.a = std::clamp(a.a, -double(FLT_MAX), double(FLT_MAX));
@@ -116,8 +119,10 @@ Result<ConvDims> ConvShapes(const OpNode& node, const Attributes& at) {
   const Shape& w = node.inputs[1].shape;
   ConvDims d;
   if (x.size() < 3 || x.size() > 5 || w.size() != x.size()) {
-    return Error{ErrorCode::kShape, node.Describe() + ": X " + ShapeToString(x) + " and W " + ShapeToString(w) +
-                                        " must both be [N, C, D1..Dk] / [M, C/group, k1..kk] with 1 to 3 spatial axes"};
+    return Error{
+        ErrorCode::kShape,
+        node.Describe() + ": X " + ShapeToString(x) + " and W " + ShapeToString(w) +
+            " must both be [N, C, D1..Dk] / [M, C/group, k1..kk] with 1 to 3 spatial axes"};
   }
   d.group = static_cast<uint64_t>(std::get<int64_t>(at.at("group")));
   d.N = x[0];
@@ -125,16 +130,20 @@ Result<ConvDims> ConvShapes(const OpNode& node, const Attributes& at) {
   d.M = w[0];
   d.CG = w[1];
   if (d.group < 1 || d.CG * d.group != d.C || d.M % d.group != 0) {
-    return Error{ErrorCode::kShape, node.Describe() + ": with group = " + std::to_string(d.group) + ", X's " +
-                                        std::to_string(d.C) + " channels and W " + ShapeToString(w) +
-                                        " do not fit (need C = W[1] * group and W[0] divisible by group)"};
+    return Error{ErrorCode::kShape,
+                 node.Describe() + ": with group = " + std::to_string(d.group) + ", X's " +
+                     std::to_string(d.C) + " channels and W " + ShapeToString(w) +
+                     " do not fit (need C = W[1] * group and W[0] divisible by group)"};
   }
   d.MG = d.M / d.group;
   std::vector<uint64_t> kernel(w.begin() + 2, w.end());
   const auto& ks = Ints(at, "kernel_shape");
-  if (!ks.empty() && (ks.size() != kernel.size() || !std::equal(ks.begin(), ks.end(), kernel.begin(),
-                                                               [](int64_t a, uint64_t b) { return a >= 0 && uint64_t(a) == b; }))) {
-    return Error{ErrorCode::kShape, node.Describe() + ": kernel_shape does not match W " + ShapeToString(w)};
+  if (!ks.empty() && (ks.size() != kernel.size() ||
+                      !std::equal(ks.begin(), ks.end(), kernel.begin(), [](int64_t a, uint64_t b) {
+                        return a >= 0 && uint64_t(a) == b;
+                      }))) {
+    return Error{ErrorCode::kShape,
+                 node.Describe() + ": kernel_shape does not match W " + ShapeToString(w)};
   }
   ALKNET_ASSIGN_OR_RETURN(d.win, ForwardWindow(node, at, x, kernel, false));
   d.K = d.CG * d.win.kernel_size();
@@ -156,7 +165,9 @@ bool IsDepthwise(const ConvDims& d) { return d.CG == 1 && d.group > 1; }
 
 bool IsPointwise(const ConvDims& d) {
   for (size_t i = 0; i < d.win.rank; ++i) {
-    if (d.win.kernel[i] != 1 || d.win.stride[i] != 1 || d.win.pad_begin[i] != 0 || d.win.pad_end[i] != 0) return false;
+    if (d.win.kernel[i] != 1 || d.win.stride[i] != 1 || d.win.pad_begin[i] != 0 ||
+        d.win.pad_end[i] != 0)
+      return false;
   }
   return true;
 }
@@ -183,8 +194,9 @@ std::array<uint32_t, 2> ConvTile(const ConvDims& d, const DeviceCaps& caps) {
 
 // Taps k = (c, kz, ky, kx) of the group's GEMM index outside [k_begin, k_end) are left out
 // (split-K partial sums).
-std::vector<RefTensor> ConvReference(const ConvDims& d, const Activation& act, const std::vector<RefTensor>& in,
-                                     const Shape& out_shape, uint64_t k_begin = 0, uint64_t k_end = UINT64_MAX) {
+std::vector<RefTensor> ConvReference(const ConvDims& d, const Activation& act,
+                                     const std::vector<RefTensor>& in, const Shape& out_shape,
+                                     uint64_t k_begin = 0, uint64_t k_end = UINT64_MAX) {
   const Window& w = d.win;
   RefTensor out{DType::kF32, out_shape, std::vector<double>(d.N * d.M * w.out_size())};
   const uint64_t isp = w.in_size(), ksp = w.kernel_size();
@@ -200,17 +212,21 @@ std::vector<RefTensor> ConvReference(const ConvDims& d, const Activation& act, c
               const uint64_t xc = (n * d.C + g * d.CG + c) * isp;
               const uint64_t wc = (m * d.CG + c) * ksp;
               for (uint64_t kz = 0; kz < w.Kernel3(0); ++kz) {
-                const int64_t z = int64_t(oz) * w.Stride3(0) - w.Pad3(0) + int64_t(kz) * w.Dilation3(0);
+                const int64_t z =
+                    int64_t(oz) * w.Stride3(0) - w.Pad3(0) + int64_t(kz) * w.Dilation3(0);
                 if (z < 0 || z >= int64_t(w.In3(0))) continue;
                 for (uint64_t ky = 0; ky < w.Kernel3(1); ++ky) {
-                  const int64_t y = int64_t(oy) * w.Stride3(1) - w.Pad3(1) + int64_t(ky) * w.Dilation3(1);
+                  const int64_t y =
+                      int64_t(oy) * w.Stride3(1) - w.Pad3(1) + int64_t(ky) * w.Dilation3(1);
                   if (y < 0 || y >= int64_t(w.In3(1))) continue;
                   for (uint64_t kx = 0; kx < w.Kernel3(2); ++kx) {
-                    const int64_t xx = int64_t(ox) * w.Stride3(2) - w.Pad3(2) + int64_t(kx) * w.Dilation3(2);
+                    const int64_t xx =
+                        int64_t(ox) * w.Stride3(2) - w.Pad3(2) + int64_t(kx) * w.Dilation3(2);
                     if (xx < 0 || xx >= int64_t(w.In3(2))) continue;
                     const uint64_t k = c * ksp + (kz * w.Kernel3(1) + ky) * w.Kernel3(2) + kx;
                     if (k < k_begin || k >= k_end) continue;
-                    s += in[0].data[xc + (uint64_t(z) * w.In3(1) + uint64_t(y)) * w.In3(2) + uint64_t(xx)] *
+                    s += in[0].data[xc + (uint64_t(z) * w.In3(1) + uint64_t(y)) * w.In3(2) +
+                                    uint64_t(xx)] *
                          in[1].data[wc + (kz * w.Kernel3(1) + ky) * w.Kernel3(2) + kx];
                   }
                 }
@@ -226,11 +242,14 @@ std::vector<RefTensor> ConvReference(const ConvDims& d, const Activation& act, c
 }
 
 // Split-K: the K range of one slice, a multiple of the 16-wide tile step.
-uint64_t SplitChunk(uint64_t K, uint64_t split) { return (((K + split - 1) / split) + 15) / 16 * 16; }
+uint64_t SplitChunk(uint64_t K, uint64_t split) {
+  return (((K + split - 1) / split) + 15) / 16 * 16;
+}
 
 // The template data of Conv (split = 1) and of its split-K partial sums (split > 1: K in
 // chunks of KC, one per wg.z slice; no bias, no activation: alknet.SplitKSum adds those).
-Result<hbs::Value> ConvContext(const OpNode& node, const Attributes& at, const DeviceCaps& caps, uint64_t split) {
+Result<hbs::Value> ConvContext(const OpNode& node, const Attributes& at, const DeviceCaps& caps,
+                               uint64_t split) {
   ALKNET_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
   const uint64_t P = d.win.out_size();
   const bool depthwise = IsDepthwise(d), pointwise = !depthwise && IsPointwise(d);
@@ -275,8 +294,8 @@ DispatchPlan ConvDispatch(const ConvDims& d, const DeviceCaps& caps, uint64_t sp
   const auto tile = ConvTile(d, caps);
   p.kind = DispatchPlan::Kind::kGrid;
   p.workgroup_size = {tile[0], tile[1], 1};
-  p.groups = {(d.win.out_size() + 4 * tile[0] - 1) / (4 * tile[0]), (d.MG + 4 * tile[1] - 1) / (4 * tile[1]),
-              d.N * d.group * split};
+  p.groups = {(d.win.out_size() + 4 * tile[0] - 1) / (4 * tile[0]),
+              (d.MG + 4 * tile[1] - 1) / (4 * tile[1]), d.N * d.group * split};
   return p;
 }
 
@@ -311,7 +330,8 @@ OpRecord ConvRecord() {
   r.family = "conv";
   r.shader = "conv/conv";
   r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
-  r.summary = "N-d convolution (1-D to 3-D): groups, dilations, strides, pads, auto_pad, optional bias";
+  r.summary =
+      "N-d convolution (1-D to 3-D): groups, dilations, strides, pads, auto_pad, optional bias";
   r.min_inputs = 2;
   r.max_inputs = 3;
   r.attributes = ConvAttributes();
@@ -329,7 +349,8 @@ OpRecord ConvRecord() {
     ConvDims d = *ConvShapes(node, at);
     return ConvReference(d, ActivationOf(at), in, ConvOutShape(d));
   };
-  r.specialize = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> std::optional<Graph> {
+  r.specialize = [](const OpNode& node, const Attributes& at,
+                    const DeviceCaps& caps) -> std::optional<Graph> {
     auto d = ConvShapes(node, at);
     if (!d.ok()) return std::nullopt;
     const uint64_t split = SplitFor(*d, caps);
@@ -343,7 +364,8 @@ OpRecord ConvRecord() {
     const int partial = g.Add("alknet.ConvPartial", {0, 1}, std::move(partial_at), 1);
     std::vector<int> sum_in{partial};
     if (d->has_bias) sum_in.push_back(2);
-    g.outputs = {g.Add("alknet.SplitKSum", sum_in, {{"alknet.activation", at.at("alknet.activation")}}, 1)};
+    g.outputs = {
+        g.Add("alknet.SplitKSum", sum_in, {{"alknet.activation", at.at("alknet.activation")}}, 1)};
     return g;
   };
   // Sums of up to a few hundred products of values in [-1, 1].
@@ -351,29 +373,43 @@ OpRecord ConvRecord() {
   auto ints = [](std::vector<int64_t> v) { return AttrValue(std::move(v)); };
   r.test_cases = {
       {{Shape{2, 3, 9, 11}, Shape{5, 3, 3, 3}, Shape{5}},
-       {{"pads", ints({1, 0, 2, 1})}, {"strides", ints({2, 1})}, {"alknet.activation", AttrValue(std::string("Relu"))}},
-       {}, "2-D, asymmetric pads, stride, bias, fused Relu"},
+       {{"pads", ints({1, 0, 2, 1})},
+        {"strides", ints({2, 1})},
+        {"alknet.activation", AttrValue(std::string("Relu"))}},
+       {},
+       "2-D, asymmetric pads, stride, bias, fused Relu"},
       {{Shape{1, 4, 17}, Shape{6, 2, 3}, std::nullopt},
-       {{"group", AttrValue(int64_t{2})}, {"dilations", ints({2})}, {"auto_pad", AttrValue(std::string("SAME_LOWER"))},
+       {{"group", AttrValue(int64_t{2})},
+        {"dilations", ints({2})},
+        {"auto_pad", AttrValue(std::string("SAME_LOWER"))},
         {"alknet.activation", AttrValue(std::string("LeakyRelu:0.1"))}},
-       {}, "1-D, groups, dilation, SAME_LOWER"},
+       {},
+       "1-D, groups, dilation, SAME_LOWER"},
       {{Shape{1, 6, 7, 9}, Shape{12, 1, 3, 3}, Shape{12}},
-       {{"group", AttrValue(int64_t{6})}, {"pads", ints({1, 1, 1, 1})}, {"strides", ints({2, 2})},
+       {{"group", AttrValue(int64_t{6})},
+        {"pads", ints({1, 1, 1, 1})},
+        {"strides", ints({2, 2})},
         {"alknet.activation", AttrValue(std::string("Clip:0:0.5"))}},
-       {}, "depthwise, multiplier 2, Clip"},
+       {},
+       "depthwise, multiplier 2, Clip"},
       // 2 x 32 groups of 4 x 256: enough blocks for the 64 x 64 tiles at little cost.
       {{Shape{2, 64, 16, 16}, Shape{128, 2, 1, 1}, Shape{128}},
-       {{"group", AttrValue(int64_t{32})}, {"alknet.activation", AttrValue(std::string("HardSwish"))}},
-       {}, "1x1 pointwise, 32 groups (64 x 64 blocks), HardSwish"},
+       {{"group", AttrValue(int64_t{32})},
+        {"alknet.activation", AttrValue(std::string("HardSwish"))}},
+       {},
+       "1x1 pointwise, 32 groups (64 x 64 blocks), HardSwish"},
       {{Shape{1, 2, 5, 4, 6}, Shape{3, 2, 2, 3, 2}, Shape{3}},
-       {{"auto_pad", AttrValue(std::string("SAME_UPPER"))}, {"strides", ints({1, 2, 1})},
+       {{"auto_pad", AttrValue(std::string("SAME_UPPER"))},
+        {"strides", ints({1, 2, 1})},
         {"alknet.activation", AttrValue(std::string("Sigmoid"))}},
-       {}, "3-D, SAME_UPPER, Sigmoid"},
+       {},
+       "3-D, SAME_UPPER, Sigmoid"},
       // K = 576 over a 7x7 output: with workgroup-memory tiles (the GPU variant of the
       // test) few blocks, so Conv runs split along K (alknet.ConvPartial + SplitKSum).
       {{Shape{1, 64, 7, 7}, Shape{40, 64, 3, 3}, Shape{40}},
        {{"pads", ints({1, 1, 1, 1})}, {"alknet.activation", AttrValue(std::string("Relu"))}},
-       {}, "3x3, K = 576 on 7x7 (split along K on GPUs), bias, Relu"},
+       {},
+       "3x3, K = 576 on 7x7 (split along K on GPUs), bias, Relu"},
   };
   return r;
 }
@@ -391,16 +427,18 @@ Result<ConvTDims> ConvTShapes(const OpNode& node, const Attributes& at) {
   const Shape& x = node.inputs[0].shape;
   const Shape& w = node.inputs[1].shape;
   if (x.size() < 3 || x.size() > 5 || w.size() != x.size()) {
-    return Error{ErrorCode::kShape, node.Describe() + ": X " + ShapeToString(x) + " and W " + ShapeToString(w) +
-                                        " must be [N, C, D1..Dk] / [C, M/group, k1..kk] with 1 to 3 spatial axes"};
+    return Error{ErrorCode::kShape,
+                 node.Describe() + ": X " + ShapeToString(x) + " and W " + ShapeToString(w) +
+                     " must be [N, C, D1..Dk] / [C, M/group, k1..kk] with 1 to 3 spatial axes"};
   }
   ConvTDims d;
   d.group = static_cast<uint64_t>(std::get<int64_t>(at.at("group")));
   d.N = x[0];
   d.C = x[1];
   if (d.group < 1 || w[0] != d.C || d.C % d.group != 0) {
-    return Error{ErrorCode::kShape, node.Describe() + ": W " + ShapeToString(w) + " must have W[0] = C = " +
-                                        std::to_string(d.C) + ", divisible by group = " + std::to_string(d.group)};
+    return Error{ErrorCode::kShape, node.Describe() + ": W " + ShapeToString(w) +
+                                        " must have W[0] = C = " + std::to_string(d.C) +
+                                        ", divisible by group = " + std::to_string(d.group)};
   }
   d.CG = d.C / d.group;
   d.MG = w[1];
@@ -412,8 +450,11 @@ Result<ConvTDims> ConvTShapes(const OpNode& node, const Attributes& at) {
   win.kernel.assign(w.begin() + 2, w.end());
   const auto& ks = Ints(at, "kernel_shape");
   if (!ks.empty() && (ks.size() != k || !std::equal(ks.begin(), ks.end(), win.kernel.begin(),
-                                                     [](int64_t a, uint64_t b) { return a >= 0 && uint64_t(a) == b; }))) {
-    return Error{ErrorCode::kShape, node.Describe() + ": kernel_shape does not match W " + ShapeToString(w)};
+                                                    [](int64_t a, uint64_t b) {
+                                                      return a >= 0 && uint64_t(a) == b;
+                                                    }))) {
+    return Error{ErrorCode::kShape,
+                 node.Describe() + ": kernel_shape does not match W " + ShapeToString(w)};
   }
   auto list = [&](const char* name, int64_t fill, size_t n, std::vector<int64_t>* out) -> Status {
     const auto& v = Ints(at, name);
@@ -422,8 +463,9 @@ Result<ConvTDims> ConvTShapes(const OpNode& node, const Attributes& at) {
       return Ok{};
     }
     if (v.size() != n) {
-      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": attribute '" + name + "' has " +
-                                                     std::to_string(v.size()) + " values; expected " + std::to_string(n)};
+      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": attribute '" + name +
+                                                     "' has " + std::to_string(v.size()) +
+                                                     " values; expected " + std::to_string(n)};
     }
     *out = v;
     return Ok{};
@@ -436,8 +478,9 @@ Result<ConvTDims> ConvTShapes(const OpNode& node, const Attributes& at) {
   const auto& out_shape = Ints(at, "output_shape");
   if (!out_shape.empty() && out_shape.size() != k && out_shape.size() != k + 2) {
     return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": output_shape has " +
-                                                   std::to_string(out_shape.size()) + " values; expected " +
-                                                   std::to_string(k) + " (spatial) or " + std::to_string(k + 2)};
+                                                   std::to_string(out_shape.size()) +
+                                                   " values; expected " + std::to_string(k) +
+                                                   " (spatial) or " + std::to_string(k + 2)};
   }
   const std::string& auto_pad = std::get<std::string>(at.at("auto_pad"));
   win.pad_begin.assign(k, 0);
@@ -446,8 +489,11 @@ Result<ConvTDims> ConvTShapes(const OpNode& node, const Attributes& at) {
   for (size_t i = 0; i < k; ++i) {
     const int64_t s = win.stride[i], dl = win.dilation[i];
     if (s < 1 || dl < 1 || win.kernel[i] < 1 || pads[i] < 0 || pads[i + k] < 0 || out_pad[i] < 0) {
-      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": strides and dilations must be >= 1, pads and "
-                                                                   "output_padding >= 0 (axis " + std::to_string(i) + ")"};
+      return Error{ErrorCode::kInvalidAttribute,
+                   node.Describe() +
+                       ": strides and dilations must be >= 1, pads and "
+                       "output_padding >= 0 (axis " +
+                       std::to_string(i) + ")"};
     }
     const int64_t in = static_cast<int64_t>(win.in[i]);
     const int64_t span = (static_cast<int64_t>(win.kernel[i]) - 1) * dl + 1;
@@ -470,8 +516,8 @@ Result<ConvTDims> ConvTShapes(const OpNode& node, const Attributes& at) {
       out = full - win.pad_begin[i] - win.pad_end[i];
     }
     if (out < 1) {
-      return Error{ErrorCode::kShape, node.Describe() + ": the output extent on spatial axis " + std::to_string(i) +
-                                          " would be " + std::to_string(out)};
+      return Error{ErrorCode::kShape, node.Describe() + ": the output extent on spatial axis " +
+                                          std::to_string(i) + " would be " + std::to_string(out)};
     }
     win.out[i] = static_cast<uint64_t>(out);
   }
@@ -496,7 +542,9 @@ OpRecord ConvTransposeRecord() {
   r.family = "conv";
   r.shader = "conv/conv_transpose";
   r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
-  r.summary = "transposed N-d convolution (1-D to 3-D): groups, dilations, strides, pads, output_padding, output_shape";
+  r.summary =
+      "transposed N-d convolution (1-D to 3-D): groups, dilations, strides, pads, output_padding, "
+      "output_shape";
   r.min_inputs = 2;
   r.max_inputs = 3;
   r.attributes = ConvAttributes();
@@ -506,7 +554,8 @@ OpRecord ConvTransposeRecord() {
     ALKNET_ASSIGN_OR_RETURN(ConvTDims d, ConvTShapes(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, ConvTOutShape(d)}};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(ConvTDims d, ConvTShapes(node, at));
     hbs::Object o;
     o.set("C", d.C);
@@ -530,29 +579,34 @@ OpRecord ConvTransposeRecord() {
     ConvTDims d = *ConvTShapes(node, at);
     const Activation act = ActivationOf(at);
     const Window& w = d.win;
-    RefTensor out{DType::kF32, ConvTOutShape(d), std::vector<double>(d.N * d.M * w.out_size(), 0.0)};
+    RefTensor out{DType::kF32, ConvTOutShape(d),
+                  std::vector<double>(d.N * d.M * w.out_size(), 0.0)};
     const uint64_t isp = w.in_size(), osp = w.out_size(), ksp = w.kernel_size();
     // Scatter form (the definition), independent of the kernel's gather form.
     for (uint64_t n = 0; n < d.N; ++n) {
       for (uint64_t c = 0; c < d.C; ++c) {
         const uint64_t g = c / d.CG;
         for (uint64_t i = 0; i < isp; ++i) {
-          const uint64_t iz = i / (w.In3(1) * w.In3(2)), iy = (i / w.In3(2)) % w.In3(1), ix = i % w.In3(2);
+          const uint64_t iz = i / (w.In3(1) * w.In3(2)), iy = (i / w.In3(2)) % w.In3(1),
+                         ix = i % w.In3(2);
           const double xv = in[0].data[(n * d.C + c) * isp + i];
           for (uint64_t ml = 0; ml < d.MG; ++ml) {
             const uint64_t m = g * d.MG + ml;
             for (uint64_t k = 0; k < ksp; ++k) {
-              const uint64_t kz = k / (w.Kernel3(1) * w.Kernel3(2)), ky = (k / w.Kernel3(2)) % w.Kernel3(1),
-                             kx = k % w.Kernel3(2);
-              const int64_t oz = int64_t(iz) * w.Stride3(0) + int64_t(kz) * w.Dilation3(0) - w.Pad3(0);
-              const int64_t oy = int64_t(iy) * w.Stride3(1) + int64_t(ky) * w.Dilation3(1) - w.Pad3(1);
-              const int64_t ox = int64_t(ix) * w.Stride3(2) + int64_t(kx) * w.Dilation3(2) - w.Pad3(2);
-              if (oz < 0 || oy < 0 || ox < 0 || oz >= int64_t(w.Out3(0)) || oy >= int64_t(w.Out3(1)) ||
-                  ox >= int64_t(w.Out3(2))) {
+              const uint64_t kz = k / (w.Kernel3(1) * w.Kernel3(2)),
+                             ky = (k / w.Kernel3(2)) % w.Kernel3(1), kx = k % w.Kernel3(2);
+              const int64_t oz =
+                  int64_t(iz) * w.Stride3(0) + int64_t(kz) * w.Dilation3(0) - w.Pad3(0);
+              const int64_t oy =
+                  int64_t(iy) * w.Stride3(1) + int64_t(ky) * w.Dilation3(1) - w.Pad3(1);
+              const int64_t ox =
+                  int64_t(ix) * w.Stride3(2) + int64_t(kx) * w.Dilation3(2) - w.Pad3(2);
+              if (oz < 0 || oy < 0 || ox < 0 || oz >= int64_t(w.Out3(0)) ||
+                  oy >= int64_t(w.Out3(1)) || ox >= int64_t(w.Out3(2))) {
                 continue;
               }
-              out.data[(n * d.M + m) * osp + (uint64_t(oz) * w.Out3(1) + uint64_t(oy)) * w.Out3(2) + uint64_t(ox)] +=
-                  xv * in[1].data[(c * d.MG + ml) * ksp + k];
+              out.data[(n * d.M + m) * osp + (uint64_t(oz) * w.Out3(1) + uint64_t(oy)) * w.Out3(2) +
+                       uint64_t(ox)] += xv * in[1].data[(c * d.MG + ml) * ksp + k];
             }
           }
         }
@@ -573,14 +627,20 @@ OpRecord ConvTransposeRecord() {
   r.test_cases = {
       {{Shape{1, 2, 4, 5}, Shape{2, 3, 3, 3}, Shape{3}},
        {{"strides", ints({3, 2})}, {"pads", ints({1, 2, 0, 1})}, {"output_padding", ints({1, 1})}},
-       {}, "2-D, strides, pads, output_padding, bias"},
+       {},
+       "2-D, strides, pads, output_padding, bias"},
       {{Shape{2, 4, 6}, Shape{4, 2, 3}, std::nullopt},
-       {{"group", AttrValue(int64_t{2})}, {"dilations", ints({2})}, {"strides", ints({2})},
-        {"output_shape", ints({14})}, {"alknet.activation", AttrValue(std::string("Relu"))}},
-       {}, "1-D, groups, dilation, output_shape, Relu"},
+       {{"group", AttrValue(int64_t{2})},
+        {"dilations", ints({2})},
+        {"strides", ints({2})},
+        {"output_shape", ints({14})},
+        {"alknet.activation", AttrValue(std::string("Relu"))}},
+       {},
+       "1-D, groups, dilation, output_shape, Relu"},
       {{Shape{1, 1, 2, 3, 3}, Shape{1, 2, 2, 2, 3}, std::nullopt},
        {{"auto_pad", AttrValue(std::string("SAME_UPPER"))}, {"strides", ints({2, 1, 2})}},
-       {}, "3-D, SAME_UPPER"},
+       {},
+       "3-D, SAME_UPPER"},
   };
   return r;
 }
@@ -604,28 +664,35 @@ OpRecord ConvPartialRecord() {
                             const int64_t n = std::get<int64_t>(v);
                             return n >= 1 && n <= 64 ? std::string() : std::string("must be 1..64");
                           }});
-  auto split_of = [](const Attributes& at) { return static_cast<uint64_t>(std::get<int64_t>(at.at("alknet.split"))); };
+  auto split_of = [](const Attributes& at) {
+    return static_cast<uint64_t>(std::get<int64_t>(at.at("alknet.split")));
+  };
   auto with_act = [](Attributes at) {
     at.erase("alknet.split");
     at["alknet.activation"] = std::string();
     return at;
   };
-  r.infer = [split_of](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+  r.infer = [split_of](const OpNode& node,
+                       const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
     if (IsDepthwise(d)) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": depthwise convolutions are not split along K"};
+      return Error{ErrorCode::kUnsupported,
+                   node.Describe() + ": depthwise convolutions are not split along K"};
     }
     Shape out = ConvOutShape(d);
     out.insert(out.begin(), split_of(at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, out}};
   };
-  r.context = [split_of, with_act](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
+  r.context = [split_of, with_act](const OpNode& node, const Attributes& at,
+                                   const DeviceCaps& caps) {
     return ConvContext(node, with_act(at), caps, split_of(at));
   };
-  r.dispatch = [split_of, with_act](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
+  r.dispatch = [split_of, with_act](const OpNode& node, const Attributes& at,
+                                    const DeviceCaps& caps) {
     return ConvDispatch(*ConvShapes(node, with_act(at)), caps, split_of(at));
   };
-  r.reference = [split_of](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+  r.reference = [split_of](const OpNode& node, const Attributes& at,
+                           const std::vector<RefTensor>& in) {
     ConvDims d = *ConvShapes(node, at);
     const uint64_t split = split_of(at), kc = SplitChunk(d.K, split);
     const Shape one = ConvOutShape(d);
@@ -642,9 +709,13 @@ OpRecord ConvPartialRecord() {
   auto ints = [](std::vector<int64_t> v) { return AttrValue(std::move(v)); };
   r.test_cases = {
       {{Shape{1, 40, 7, 7}, Shape{24, 40, 3, 3}},
-       {{"pads", ints({1, 1, 1, 1})}, {"alknet.split", AttrValue(int64_t{3})}}, {}, "3x3, K = 360 in 3 slices"},
+       {{"pads", ints({1, 1, 1, 1})}, {"alknet.split", AttrValue(int64_t{3})}},
+       {},
+       "3x3, K = 360 in 3 slices"},
       {{Shape{2, 96, 5, 5}, Shape{16, 48, 1, 1}},
-       {{"group", AttrValue(int64_t{2})}, {"alknet.split", AttrValue(int64_t{4})}}, {}, "1x1, 2 groups, 4 slices"},
+       {{"group", AttrValue(int64_t{2})}, {"alknet.split", AttrValue(int64_t{4})}},
+       {},
+       "1x1, 2 groups, 4 slices"},
   };
   return r;
 }
@@ -666,7 +737,8 @@ OpRecord SplitKSumRecord() {
       return Error{ErrorCode::kShape, node.Describe() + ": partials must be [S, N, M, ...]"};
     }
     if (node.has_input(1) && node.inputs[1].shape != Shape{in[2]}) {
-      return Error{ErrorCode::kShape, node.Describe() + ": B must be [M] = [" + std::to_string(in[2]) + "]"};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": B must be [M] = [" + std::to_string(in[2]) + "]"};
     }
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, Shape(in.begin() + 1, in.end())}};
   };
@@ -677,7 +749,8 @@ OpRecord SplitKSumRecord() {
     const uint64_t total = in[1] * in[2] * sp;
     return std::array<uint64_t, 4>{in[0], in[2], sp, total};
   };
-  r.context = [dims](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [dims](const OpNode& node, const Attributes& at,
+                     const DeviceCaps&) -> Result<hbs::Value> {
     const auto [S, M, SP, total] = dims(node);
     hbs::Object o;
     o.set("S", S);
@@ -696,7 +769,8 @@ OpRecord SplitKSumRecord() {
   r.reference = [dims](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     const auto [S, M, SP, total] = dims(node);
     const Activation act = ActivationOf(at);
-    RefTensor out{DType::kF32, Shape(in[0].shape.begin() + 1, in[0].shape.end()), std::vector<double>(total)};
+    RefTensor out{DType::kF32, Shape(in[0].shape.begin() + 1, in[0].shape.end()),
+                  std::vector<double>(total)};
     for (uint64_t i = 0; i < total; ++i) {
       double v = node.has_input(1) ? in[1].data[(i / SP) % M] : 0.0;
       for (uint64_t s = 0; s < S; ++s) v += in[0].data[s * total + i];
@@ -706,8 +780,14 @@ OpRecord SplitKSumRecord() {
   };
   r.hints = {-1, 1, 1e-5, 1e-5};
   r.test_cases = {
-      {{Shape{3, 2, 5, 4, 3}, Shape{5}}, {{"alknet.activation", AttrValue(std::string("Relu"))}}, {}, "3 slices, bias, Relu"},
-      {{Shape{4, 1, 7, 9}, std::nullopt}, {{"alknet.activation", AttrValue(std::string("Clip:0:0.5"))}}, {}, "1-D, Clip"},
+      {{Shape{3, 2, 5, 4, 3}, Shape{5}},
+       {{"alknet.activation", AttrValue(std::string("Relu"))}},
+       {},
+       "3 slices, bias, Relu"},
+      {{Shape{4, 1, 7, 9}, std::nullopt},
+       {{"alknet.activation", AttrValue(std::string("Clip:0:0.5"))}},
+       {},
+       "1-D, Clip"},
   };
   return r;
 }

@@ -21,35 +21,40 @@ namespace {
 
 constexpr int kEllipsisBase = 256;
 constexpr const char* kGeneric = "alknet.Einsum";
-constexpr const char* kPermute = "alknet.Permute";  // labels of "..." dimensions: 256 + k (k = 0 outermost)
+constexpr const char* kPermute =
+    "alknet.Permute";  // labels of "..." dimensions: 256 + k (k = 0 outermost)
 
 struct Einsum {
-  std::vector<int> out;                  // output labels, outermost first
-  std::vector<int> summed;               // labels summed over, outermost first
-  std::map<int, uint64_t> extent;        // per label
-  std::vector<std::map<int, int64_t>> strides;  // per operand: label -> stride (0: broadcast/absent)
-  std::vector<std::vector<int>> labels;          // per operand, one per dimension
+  std::vector<int> out;            // output labels, outermost first
+  std::vector<int> summed;         // labels summed over, outermost first
+  std::map<int, uint64_t> extent;  // per label
+  std::vector<std::map<int, int64_t>>
+      strides;                           // per operand: label -> stride (0: broadcast/absent)
+  std::vector<std::vector<int>> labels;  // per operand, one per dimension
   Shape out_shape;
 };
 
-Result<std::vector<int>> ParseTerm(const OpNode& node, const std::string& term, size_t rank, size_t* ell_rank,
-                                   bool is_output) {
+Result<std::vector<int>> ParseTerm(const OpNode& node, const std::string& term, size_t rank,
+                                   size_t* ell_rank, bool is_output) {
   std::vector<int> labels;
   const size_t dots = term.find("...");
   size_t letters = 0;
   for (char c : term) letters += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
   if (dots != std::string::npos && term.find("...", dots + 3) != std::string::npos) {
-    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": \"" + term + "\" has more than one \"...\""};
+    return Error{ErrorCode::kInvalidAttribute,
+                 node.Describe() + ": \"" + term + "\" has more than one \"...\""};
   }
   const size_t expect = letters + (dots == std::string::npos ? 0 : 3);
   if (expect != term.size()) {
-    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": \"" + term + "\" holds a character that is neither a "
+    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": \"" + term +
+                                                   "\" holds a character that is neither a "
                                                    "letter nor part of \"...\""};
   }
   size_t ell = 0;
   if (!is_output) {
     if (dots == std::string::npos ? letters != rank : letters > rank) {
-      return Error{ErrorCode::kShape, node.Describe() + ": subscripts \"" + term + "\" do not fit an operand of rank " +
+      return Error{ErrorCode::kShape, node.Describe() + ": subscripts \"" + term +
+                                          "\" do not fit an operand of rank " +
                                           std::to_string(rank)};
     }
     ell = dots == std::string::npos ? 0 : rank - letters;
@@ -59,7 +64,8 @@ Result<std::vector<int>> ParseTerm(const OpNode& node, const std::string& term, 
   }
   for (size_t p = 0; p < term.size();) {
     if (term.compare(p, 3, "...") == 0) {
-      for (size_t k = 0; k < ell; ++k) labels.push_back(kEllipsisBase + static_cast<int>(*ell_rank - ell + k));
+      for (size_t k = 0; k < ell; ++k)
+        labels.push_back(kEllipsisBase + static_cast<int>(*ell_rank - ell + k));
       p += 3;
     } else {
       labels.push_back(static_cast<unsigned char>(term[p]));
@@ -84,14 +90,16 @@ Result<Einsum> Parse(const OpNode& node, const Attributes& at) {
     p = comma + 1;
   }
   if (terms.size() != node.inputs.size()) {
-    return Error{ErrorCode::kShape, node.Describe() + ": equation \"" + eq + "\" names " + std::to_string(terms.size()) +
-                                        " operands, the node has " + std::to_string(node.inputs.size())};
+    return Error{ErrorCode::kShape, node.Describe() + ": equation \"" + eq + "\" names " +
+                                        std::to_string(terms.size()) + " operands, the node has " +
+                                        std::to_string(node.inputs.size())};
   }
   Einsum e;
   size_t ell_rank = 0;
   std::vector<std::vector<int>> in_labels;
   for (size_t j = 0; j < terms.size(); ++j) {
-    ALKNET_ASSIGN_OR_RETURN(auto l, ParseTerm(node, terms[j], node.inputs[j].shape.size(), &ell_rank, false));
+    ALKNET_ASSIGN_OR_RETURN(
+        auto l, ParseTerm(node, terms[j], node.inputs[j].shape.size(), &ell_rank, false));
     in_labels.push_back(std::move(l));
   }
   // Extents: letters must agree; "..." dimensions broadcast (size 1 stretches).
@@ -105,9 +113,11 @@ Result<Einsum> Parse(const OpNode& node, const Attributes& at) {
         it->second = std::max(it->second, s[d]);
         continue;
       }
-      return Error{ErrorCode::kShape, node.Describe() + ": subscript '" +
-                                          (l >= kEllipsisBase ? std::string("...") : std::string(1, static_cast<char>(l))) +
-                                          "' has extents " + std::to_string(it->second) + " and " + std::to_string(s[d])};
+      return Error{
+          ErrorCode::kShape,
+          node.Describe() + ": subscript '" +
+              (l >= kEllipsisBase ? std::string("...") : std::string(1, static_cast<char>(l))) +
+              "' has extents " + std::to_string(it->second) + " and " + std::to_string(s[d])};
     }
   }
   if (arrow != std::string::npos) {
@@ -115,7 +125,8 @@ Result<Einsum> Parse(const OpNode& node, const Attributes& at) {
     std::set<int> seen;
     for (int l : e.out) {
       if (!seen.insert(l).second || !e.extent.count(l)) {
-        return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": output subscript '" + std::string(1, static_cast<char>(l)) +
+        return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": output subscript '" +
+                                                       std::string(1, static_cast<char>(l)) +
                                                        "' is repeated or appears in no input"};
       }
     }
@@ -169,10 +180,12 @@ hbs::Value Terms(const Einsum& e, const std::vector<int>& labels) {
     for (size_t j = 0; j < e.strides.size(); ++j) {
       auto it = e.strides[j].find(l);
       if (it != e.strides[j].end() && it->second != 0) {
-        steps.push_back(hbs::Value::object({{"operand", static_cast<uint64_t>(j)}, {"stride", StrideExpr(it->second)}}));
+        steps.push_back(hbs::Value::object(
+            {{"operand", static_cast<uint64_t>(j)}, {"stride", StrideExpr(it->second)}}));
       }
     }
-    terms.push_back(hbs::Value::object({{"extent", e.extent.at(l)}, {"steps", hbs::Value(std::move(steps))}}));
+    terms.push_back(
+        hbs::Value::object({{"extent", e.extent.at(l)}, {"steps", hbs::Value(std::move(steps))}}));
   }
   return hbs::Value(std::move(terms));
 }
@@ -182,7 +195,9 @@ OpRecord GenericRecord() {
   r.name = kGeneric;
   r.family = "internal";
   r.shader = "einsum/einsum";
-  r.summary = "Einstein summation over any equation by one generic kernel (one invocation per output element)";
+  r.summary =
+      "Einstein summation over any equation by one generic kernel (one invocation per output "
+      "element)";
   r.min_inputs = 1;
   r.max_inputs = 7;  // the output takes the eighth storage binding
   r.accepts_views = true;
@@ -191,23 +206,26 @@ OpRecord GenericRecord() {
     const DType dt = node.inputs[0].dtype;
     for (const TensorDesc& d : node.inputs) {
       if (d.dtype != dt || (dt != DType::kF32 && dt != DType::kF16 && dt != DType::kI32)) {
-        return Error{ErrorCode::kUnsupported, node.Describe() + ": Einsum takes operands of one dtype among f32, f16, i32"};
+        return Error{ErrorCode::kUnsupported,
+                     node.Describe() + ": Einsum takes operands of one dtype among f32, f16, i32"};
       }
     }
     ALKNET_ASSIGN_OR_RETURN(Einsum e, Parse(node, at));
     return std::vector<TensorDesc>{TensorDesc{dt, e.out_shape}};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(Einsum e, Parse(node, at));
     hbs::Array offsets;
     for (const TensorDesc& d : node.inputs) offsets.push_back(hbs::Value(d.offset));
-    return hbs::Value::object({{"outputs", Product(e, e.out)},
-                               {"sum_count", Product(e, e.summed)},
-                               {"operands", static_cast<uint64_t>(node.inputs.size())},
-                               {"offsets", hbs::Value(std::move(offsets))},
-                               {"out_terms", Terms(e, e.out)},
-                               {"sum_terms", Terms(e, e.summed)},
-                               {"acc_ty", std::string(node.inputs[0].dtype == DType::kI32 ? "i32" : "f32")}});
+    return hbs::Value::object(
+        {{"outputs", Product(e, e.out)},
+         {"sum_count", Product(e, e.summed)},
+         {"operands", static_cast<uint64_t>(node.inputs.size())},
+         {"offsets", hbs::Value(std::move(offsets))},
+         {"out_terms", Terms(e, e.out)},
+         {"sum_terms", Terms(e, e.summed)},
+         {"acc_ty", std::string(node.inputs[0].dtype == DType::kI32 ? "i32" : "f32")}});
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
     Einsum e = *Parse(node, at);
@@ -256,13 +274,14 @@ Result<Shape> PermutedShape(const OpNode& node, const std::vector<int64_t>& perm
   const Shape& s = node.inputs[0].shape;
   std::vector<bool> seen(s.size(), false);
   if (perm.size() != s.size()) {
-    return Error{ErrorCode::kShape, node.Describe() + ": perm has " + std::to_string(perm.size()) + " entries for rank " +
-                                        std::to_string(s.size())};
+    return Error{ErrorCode::kShape, node.Describe() + ": perm has " + std::to_string(perm.size()) +
+                                        " entries for rank " + std::to_string(s.size())};
   }
   Shape out;
   for (int64_t p : perm) {
     if (p < 0 || p >= static_cast<int64_t>(s.size()) || seen[p]) {
-      return Error{ErrorCode::kShape, node.Describe() + ": perm is not a permutation of 0.." + std::to_string(s.size() - 1)};
+      return Error{ErrorCode::kShape, node.Describe() + ": perm is not a permutation of 0.." +
+                                          std::to_string(s.size() - 1)};
     }
     seen[p] = true;
     out.push_back(s[p]);
@@ -278,7 +297,8 @@ OpRecord PermuteRecord() {
   r.accepts_views = true;
   r.attributes = {{"perm", AttrValue(std::vector<int64_t>{}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    ALKNET_ASSIGN_OR_RETURN(Shape s, PermutedShape(node, std::get<std::vector<int64_t>>(at.at("perm"))));
+    ALKNET_ASSIGN_OR_RETURN(Shape s,
+                            PermutedShape(node, std::get<std::vector<int64_t>>(at.at("perm"))));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, s}};
   };
   r.view = [](const OpNode& node, const Attributes& at) -> Result<TensorDesc> {
@@ -297,12 +317,14 @@ OpRecord PermuteRecord() {
     const Shape out_strides = ContiguousStridesOf(out.shape);
     for (uint64_t i = 0; i < in[0].data.size(); ++i) {
       uint64_t src = 0;
-      for (size_t d = 0; d < perm.size(); ++d) src += ((i / out_strides[d]) % out.shape[d]) * in_strides[perm[d]];
+      for (size_t d = 0; d < perm.size(); ++d)
+        src += ((i / out_strides[d]) % out.shape[d]) * in_strides[perm[d]];
       out.data.push_back(in[0].data[src]);
     }
     return std::vector<RefTensor>{std::move(out)};
   };
-  r.test_cases = {{{Shape{2, 3, 4}}, {{"perm", AttrValue(std::vector<int64_t>{2, 0, 1})}}, {}, "rotate"}};
+  r.test_cases = {
+      {{Shape{2, 3, 4}}, {{"perm", AttrValue(std::vector<int64_t>{2, 0, 1})}}, {}, "rotate"}};
   return r;
 }
 
@@ -311,12 +333,15 @@ OpRecord PermuteRecord() {
 // diagonals or broadcasting, are one batched MatMul between permutations and reshapes:
 // the tiled matrix kernel instead of one invocation per output walking K.
 std::optional<Graph> AsMatMul(const OpNode& node, const Einsum& e) {
-  if (node.inputs.size() != 2 || node.inputs[0].dtype != DType::kF32 || node.inputs[1].dtype != DType::kF32) {
+  if (node.inputs.size() != 2 || node.inputs[0].dtype != DType::kF32 ||
+      node.inputs[1].dtype != DType::kF32) {
     return std::nullopt;
   }
   const auto& la = e.labels[0];
   const auto& lb = e.labels[1];
-  auto has = [](const std::vector<int>& v, int l) { return std::find(v.begin(), v.end(), l) != v.end(); };
+  auto has = [](const std::vector<int>& v, int l) {
+    return std::find(v.begin(), v.end(), l) != v.end();
+  };
   for (const auto* ls : {&la, &lb}) {
     for (size_t i = 0; i < ls->size(); ++i) {
       if (std::count(ls->begin(), ls->end(), (*ls)[i]) != 1) return std::nullopt;  // a diagonal
@@ -324,13 +349,18 @@ std::optional<Graph> AsMatMul(const OpNode& node, const Einsum& e) {
   }
   std::vector<int> batch, m, n, k;
   for (int l : e.out) {
-    if (has(la, l) && has(lb, l)) batch.push_back(l);
-    else if (has(la, l)) m.push_back(l);
-    else n.push_back(l);
+    if (has(la, l) && has(lb, l))
+      batch.push_back(l);
+    else if (has(la, l))
+      m.push_back(l);
+    else
+      n.push_back(l);
   }
   for (int l : la) {
-    if (has(lb, l) && !has(e.out, l)) k.push_back(l);
-    else if (!has(lb, l) && !has(e.out, l)) return std::nullopt;  // summed in A alone
+    if (has(lb, l) && !has(e.out, l))
+      k.push_back(l);
+    else if (!has(lb, l) && !has(e.out, l))
+      return std::nullopt;  // summed in A alone
   }
   for (int l : lb) {
     if (!has(la, l) && !has(e.out, l)) return std::nullopt;
@@ -363,8 +393,8 @@ std::optional<Graph> AsMatMul(const OpNode& node, const Einsum& e) {
   };
   auto reshape = [&](int v, std::vector<double> dims) {
     const int out = g.Add("Reshape", {v, Graph::kAbsent});
-    g.nodes.back().input_values = {nullptr, std::make_shared<const RefTensor>(
-                                                RefTensor{DType::kI32, {dims.size()}, std::move(dims)})};
+    g.nodes.back().input_values = {nullptr, std::make_shared<const RefTensor>(RefTensor{
+                                                DType::kI32, {dims.size()}, std::move(dims)})};
     return out;
   };
   const double nb = static_cast<double>(extent(batch)), nm = static_cast<double>(extent(m)),
@@ -386,8 +416,9 @@ OpRecord EinsumRecord() {
   r.shader.clear();
   r.context = nullptr;
   r.dispatch = nullptr;
-  r.summary = "Einstein summation: batched-matmul shapes run as MatMul, any other equation (diagonals, "
-              "\"...\" broadcasting, implicit output, 3+ operands) by a generic kernel";
+  r.summary =
+      "Einstein summation: batched-matmul shapes run as MatMul, any other equation (diagonals, "
+      "\"...\" broadcasting, implicit output, 3+ operands) by a generic kernel";
   r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
     ALKNET_ASSIGN_OR_RETURN(Einsum e, Parse(node, at));
     if (auto g = AsMatMul(node, e)) return *g;
@@ -398,7 +429,10 @@ OpRecord EinsumRecord() {
     return g;
   };
   auto eq = [](const char* s) { return Attributes{{"equation", AttrValue(std::string(s))}}; };
-  r.test_cases = {{{Shape{2, 3, 5, 7}, Shape{2, 3, 6, 7}}, eq("bhid,bhjd->bhij"), {}, "attention scores (MatMul)"},
+  r.test_cases = {{{Shape{2, 3, 5, 7}, Shape{2, 3, 6, 7}},
+                   eq("bhid,bhjd->bhij"),
+                   {},
+                   "attention scores (MatMul)"},
                   {{Shape{5, 3}, Shape{4, 5}}, eq("ij,ki->jk"), {}, "permuted product (MatMul)"},
                   {{Shape{3, 5, 5}}, eq("...ii->...i"), {}, "batch diagonal (generic)"}};
   r.test_dtypes = {DType::kF32};

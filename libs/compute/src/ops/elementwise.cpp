@@ -1,8 +1,8 @@
 #include "ops/elementwise.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -13,7 +13,8 @@ Result<std::vector<TensorDesc>> InferElementwise(const OpNode& node, const DType
   std::vector<Shape> shapes;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const TensorDesc& in = node.inputs[i];
-    if (in.absent) continue;  // an optional input left out (Clip's min): neither typed nor broadcast
+    if (in.absent)
+      continue;  // an optional input left out (Clip's min): neither typed nor broadcast
     if (std::find(allowed.begin(), allowed.end(), in.dtype) == allowed.end()) {
       std::string ok;
       for (DType d : allowed) ok += (ok.empty() ? "" : ", ") + std::string(DTypeName(d));
@@ -22,7 +23,8 @@ Result<std::vector<TensorDesc>> InferElementwise(const OpNode& node, const DType
                                                 node.op_type + " supports " + ok};
     }
     if (same_dtype && in.dtype != node.inputs[0].dtype) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": inputs must share one dtype (ONNX type constraint T)"};
+      return Error{ErrorCode::kUnsupported,
+                   node.Describe() + ": inputs must share one dtype (ONNX type constraint T)"};
     }
     shapes.push_back(in.shape);
   }
@@ -57,7 +59,8 @@ bool UseVec4(const OpNode& node, uint64_t n) {
 
 }  // namespace
 
-Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attrs, const DeviceCaps& caps) {
+Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attrs,
+                                      const DeviceCaps& caps) {
   const Shape& out = node.outputs.at(0).shape;
   const uint64_t n = node.outputs[0].elements();
   if (n >= (uint64_t{1} << 32)) {
@@ -114,10 +117,11 @@ Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attr
                                            {"offset", node.inputs[j].offset},
                                            {"terms", hbs::Value(std::move(terms))}}));
   }
-  hbs::Value ctx = hbs::Value::object({{"n", vec4 ? n / 4 : n},
-                                       {"vec", vec4 ? 4 : 1},
-                                       {"per_invocation", std::max<uint32_t>(1, caps.items_per_invocation)},
-                                       {"operands", hbs::Value(std::move(operands))}});
+  hbs::Value ctx =
+      hbs::Value::object({{"n", vec4 ? n / 4 : n},
+                          {"vec", vec4 ? 4 : 1},
+                          {"per_invocation", std::max<uint32_t>(1, caps.items_per_invocation)},
+                          {"operands", hbs::Value(std::move(operands))}});
   // Attributes become template data: floats as ready-made literals, ints and strings as is.
   for (const auto& [name, v] : attrs) {
     if (v.index() == 0) ctx.as_object().set(name, static_cast<long long>(std::get<int64_t>(v)));
@@ -138,12 +142,14 @@ DispatchPlan ElementwiseDispatch(const OpNode& node, const DeviceCaps& caps) {
 }
 
 std::vector<RefTensor> ElementwiseReference(const OpNode& node, const Attributes& attrs,
-                                            const std::vector<RefTensor>& inputs, const ScalarRef& f) {
+                                            const std::vector<RefTensor>& inputs,
+                                            const ScalarRef& f) {
   const TensorDesc& od = node.outputs.at(0);
   RefTensor out{od.dtype, od.shape, std::vector<double>(od.elements())};
   const size_t rank = od.shape.size();
   std::vector<std::vector<int64_t>> strides;
-  for (const RefTensor& in : inputs) strides.push_back(AlignedStrides(TensorDesc{in.dtype, in.shape}, od.shape));
+  for (const RefTensor& in : inputs)
+    strides.push_back(AlignedStrides(TensorDesc{in.dtype, in.shape}, od.shape));
   std::vector<uint64_t> coord(rank, 0);
   std::vector<double> vals(inputs.size());
   for (uint64_t i = 0; i < out.data.size(); ++i) {
@@ -192,7 +198,8 @@ OpRecord ElementwiseRecord(std::string name, std::string shader, std::string sum
   r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) {
     return ElementwiseDispatch(node, caps);
   };
-  r.reference = [ref](const OpNode& node, const Attributes& attrs, const std::vector<RefTensor>& in) {
+  r.reference = [ref](const OpNode& node, const Attributes& attrs,
+                      const std::vector<RefTensor>& in) {
     return ElementwiseReference(node, attrs, in, ref);
   };
   r.test_dtypes = allowed;

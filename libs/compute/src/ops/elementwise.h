@@ -32,10 +32,12 @@ Result<std::vector<TensorDesc>> InferElementwise(const OpNode& node, const DType
 // The template data for N-d index math: op.n (invocations), op.vec (1 or 4), op.operands[j]
 // with {direct, offset, terms:[{extent, stride, zero, last}]} (coalesced dimensions,
 // innermost first), and each attribute (floats as literals).
-Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attrs, const DeviceCaps& caps);
+Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attrs,
+                                      const DeviceCaps& caps);
 DispatchPlan ElementwiseDispatch(const OpNode& node, const DeviceCaps& caps);
 std::vector<RefTensor> ElementwiseReference(const OpNode& node, const Attributes& attrs,
-                                            const std::vector<RefTensor>& inputs, const ScalarRef& f);
+                                            const std::vector<RefTensor>& inputs,
+                                            const ScalarRef& f);
 
 // A record with the elementwise infer/context/dispatch/reference filled in.
 OpRecord ElementwiseRecord(std::string name, std::string shader, std::string summary,

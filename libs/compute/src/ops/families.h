@@ -13,22 +13,27 @@ void AddBinaryOps(OpTable& table);      // ops/binary.cpp
 void AddSelectOps(OpTable& table);      // ops/select.cpp: Where, Clip, Cast, CastLike
 void AddLinalgOps(OpTable& table);      // ops/linalg.cpp: MatMul, Gemm, Trilu, EyeLike, Det
 void AddSoftmaxOps(OpTable& table);     // ops/softmax.cpp
-void AddMovementOps(OpTable& table);    // ops/movement.cpp: Reshape, Transpose, Slice, Concat, Pad, ...
-void AddGatherOps(OpTable& table);      // ops/gather.cpp: Gather*, Scatter*, OneHot, ReverseSequence, Compress
-void AddResizeOps(OpTable& table);      // ops/resize.cpp: Resize, Upsample, GridSample
-void AddShapeOps(OpTable& table);       // ops/shape.cpp: Shape, Size, Constant, ConstantOfShape, Range
-void AddVariadicOps(OpTable& table);    // ops/variadic.cpp: Sum, Mean
-void AddConvOps(OpTable& table);        // ops/conv.cpp: Conv, ConvTranspose
-void AddPoolOps(OpTable& table);        // ops/pool.cpp: MaxPool, AveragePool, Global*Pool, MaxUnpool
-void AddNormOps(OpTable& table);        // ops/norm.cpp: BatchNormalization, LayerNormalization, ...
-void AddReduceOps(OpTable& table);      // ops/reduce.cpp: Reduce*, CumSum
-void AddArgTopKOps(OpTable& table);     // ops/argtopk.cpp: ArgMax, ArgMin, Hardmax, TopK
-void AddEinsumOps(OpTable& table);      // ops/einsum.cpp
-void AddRecurrentOps(OpTable& table);   // ops/recurrent.cpp: RNN, GRU, LSTM
-void AddLossOps(OpTable& table);        // ops/loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
-void AddSignalOps(OpTable& table);      // ops/signal.cpp: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT
-void AddQuantizeOps(OpTable& table);    // ops/quantize.cpp: QuantizeLinear, DequantizeLinear
-void AddTrainingOps(OpTable& table);    // ops/training.cpp: Adagrad, Momentum, Adam
-void AddLegacyOps(OpTable& table);      // ops/legacy.cpp: opsets 1..10 of Add, Gemm, PRelu, Max, ... as compositions
+void AddMovementOps(
+    OpTable& table);  // ops/movement.cpp: Reshape, Transpose, Slice, Concat, Pad, ...
+void AddGatherOps(
+    OpTable& table);  // ops/gather.cpp: Gather*, Scatter*, OneHot, ReverseSequence, Compress
+void AddResizeOps(OpTable& table);  // ops/resize.cpp: Resize, Upsample, GridSample
+void AddShapeOps(OpTable& table);   // ops/shape.cpp: Shape, Size, Constant, ConstantOfShape, Range
+void AddVariadicOps(OpTable& table);   // ops/variadic.cpp: Sum, Mean
+void AddConvOps(OpTable& table);       // ops/conv.cpp: Conv, ConvTranspose
+void AddPoolOps(OpTable& table);       // ops/pool.cpp: MaxPool, AveragePool, Global*Pool, MaxUnpool
+void AddNormOps(OpTable& table);       // ops/norm.cpp: BatchNormalization, LayerNormalization, ...
+void AddReduceOps(OpTable& table);     // ops/reduce.cpp: Reduce*, CumSum
+void AddArgTopKOps(OpTable& table);    // ops/argtopk.cpp: ArgMax, ArgMin, Hardmax, TopK
+void AddEinsumOps(OpTable& table);     // ops/einsum.cpp
+void AddRecurrentOps(OpTable& table);  // ops/recurrent.cpp: RNN, GRU, LSTM
+void AddLossOps(
+    OpTable& table);  // ops/loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+void AddSignalOps(
+    OpTable& table);  // ops/signal.cpp: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT
+void AddQuantizeOps(OpTable& table);  // ops/quantize.cpp: QuantizeLinear, DequantizeLinear
+void AddTrainingOps(OpTable& table);  // ops/training.cpp: Adagrad, Momentum, Adam
+void AddLegacyOps(
+    OpTable& table);  // ops/legacy.cpp: opsets 1..10 of Add, Gemm, PRelu, Max, ... as compositions
 
 }  // namespace alknet::compute::ops

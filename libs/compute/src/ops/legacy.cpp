@@ -48,8 +48,8 @@ OpNode Modern(const OpNode& node, const Rewrite& rw, int target_opset) {
 }
 
 OpRecord LegacyRecord(const std::string& name, int opset_min, int opset_max, int target_opset,
-                      uint32_t min_inputs, uint32_t max_inputs, std::vector<AttributeSpec> attributes,
-                      std::string summary, Planner plan) {
+                      uint32_t min_inputs, uint32_t max_inputs,
+                      std::vector<AttributeSpec> attributes, std::string summary, Planner plan) {
   OpRecord r;
   r.name = name;
   r.opset_min = opset_min;
@@ -60,11 +60,13 @@ OpRecord LegacyRecord(const std::string& name, int opset_min, int opset_max, int
   r.max_inputs = max_inputs;
   r.attributes = std::move(attributes);
   r.accepts_views = true;  // the current record decides (the Reshape copies a strided input)
-  r.infer = [plan, target_opset](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+  r.infer = [plan, target_opset](const OpNode& node,
+                                 const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(Rewrite rw, plan(node, at));
     return OpTable::Default().Infer(Modern(node, rw, target_opset));
   };
-  r.decompose = [plan, target_opset, name](const OpNode& node, const Attributes& at) -> Result<Graph> {
+  r.decompose = [plan, target_opset, name](const OpNode& node,
+                                           const Attributes& at) -> Result<Graph> {
     ALKNET_ASSIGN_OR_RETURN(Rewrite rw, plan(node, at));
     const int n = static_cast<int>(node.inputs.size());
     Graph g(n);
@@ -76,7 +78,8 @@ OpRecord LegacyRecord(const std::string& name, int opset_min, int opset_max, int
         const Shape& s = *rw.shapes[i];
         inputs.push_back(g.Add("Reshape", {i, Graph::kAbsent}, {{"allowzero", int64_t{1}}}, 14));
         g.nodes.back().input_values = {
-            nullptr, std::make_shared<const RefTensor>(RefTensor{DType::kI32, {s.size()}, std::vector<double>(s.begin(), s.end())})};
+            nullptr, std::make_shared<const RefTensor>(RefTensor{
+                         DType::kI32, {s.size()}, std::vector<double>(s.begin(), s.end())})};
       } else {
         inputs.push_back(i);
       }
@@ -84,7 +87,8 @@ OpRecord LegacyRecord(const std::string& name, int opset_min, int opset_max, int
     g.outputs = {g.Add(name, inputs, rw.attributes, target_opset)};
     return g;
   };
-  r.reference = [plan, target_opset](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+  r.reference = [plan, target_opset](const OpNode& node, const Attributes& at,
+                                     const std::vector<RefTensor>& in) {
     auto rw = plan(node, at);
     if (!rw.ok()) return std::vector<RefTensor>{};
     OpNode m = Modern(node, *rw, target_opset);
@@ -118,8 +122,9 @@ Result<Rewrite> PlanBroadcast(const OpNode& node, const Attributes& at) {
   rw.shapes.resize(2);
   if (std::get<int64_t>(at.at("broadcast")) == 0) {
     if (a != b) {
-      return Error{ErrorCode::kShape, node.Describe() + ": with broadcast = 0 (opset " + std::to_string(node.opset) +
-                                          ") both inputs must have the same shape; set broadcast = 1 to broadcast B"};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": with broadcast = 0 (opset " + std::to_string(node.opset) +
+                       ") both inputs must have the same shape; set broadcast = 1 to broadcast B"};
     }
     return rw;
   }
@@ -134,15 +139,17 @@ Result<Rewrite> PlanBroadcast(const OpNode& node, const Attributes& at) {
     if (axis < 0) axis += ra;
   }
   if (axis < 0 || axis + rb > ra) {
-    return Error{ErrorCode::kShape, node.Describe() + ": axis " + std::to_string(axis) + " does not fit B (rank " +
-                                        std::to_string(rb) + ") into A (rank " + std::to_string(ra) + ")"};
+    return Error{ErrorCode::kShape, node.Describe() + ": axis " + std::to_string(axis) +
+                                        " does not fit B (rank " + std::to_string(rb) +
+                                        ") into A (rank " + std::to_string(ra) + ")"};
   }
   for (int64_t i = 0; i < rb; ++i) {
     const uint64_t da = a[static_cast<size_t>(axis + i)], db = b[static_cast<size_t>(i)];
     if (db != da && db != 1) {
-      return Error{ErrorCode::kShape, node.Describe() + ": B's dimension " + std::to_string(i) + " (" +
-                                          std::to_string(db) + ") does not match A's dimension " +
-                                          std::to_string(axis + i) + " (" + std::to_string(da) + ")"};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": B's dimension " + std::to_string(i) + " (" +
+                       std::to_string(db) + ") does not match A's dimension " +
+                       std::to_string(axis + i) + " (" + std::to_string(da) + ")"};
     }
   }
   // B's dimensions, then ones up to A's rank: numpy broadcasting aligns the rest from the right.
@@ -165,14 +172,22 @@ void AddBroadcastRecords(OpTable& table) {
   for (const char* name : {"Add", "Sub", "Mul", "Div", "Pow"}) {
     OpRecord r = LegacyRecord(
         name, 1, 6, 7, 2, 2,
-        {{"broadcast", AttrValue(int64_t{0}), false, ZeroOrOne}, {"axis", std::nullopt, true, nullptr}, ConsumedInputs()},
+        {{"broadcast", AttrValue(int64_t{0}), false, ZeroOrOne},
+         {"axis", std::nullopt, true, nullptr},
+         ConsumedInputs()},
         std::string(name) + " of opsets 1..6: B broadcast onto A from `axis` when broadcast = 1",
         PlanBroadcast);
     r.test_cases = {
         {{Shape{2, 3, 4, 5}, Shape{2, 3, 4, 5}}, {}, {}, "same shapes"},
         {{Shape{2, 3, 4, 5}, Shape{5}}, {{"broadcast", int64_t{1}}}, {}, "trailing"},
-        {{Shape{2, 3, 4, 5}, Shape{3, 4}}, {{"broadcast", int64_t{1}}, {"axis", int64_t{1}}}, {}, "axis 1"},
-        {{Shape{2, 3, 4, 5}, Shape{2}}, {{"broadcast", int64_t{1}}, {"axis", int64_t{0}}}, {}, "axis 0"},
+        {{Shape{2, 3, 4, 5}, Shape{3, 4}},
+         {{"broadcast", int64_t{1}}, {"axis", int64_t{1}}},
+         {},
+         "axis 1"},
+        {{Shape{2, 3, 4, 5}, Shape{2}},
+         {{"broadcast", int64_t{1}}, {"axis", int64_t{0}}},
+         {},
+         "axis 0"},
         {{Shape{3, 4}, Shape{}}, {{"broadcast", int64_t{1}}}, {}, "scalar"},
     };
     if (std::string(name) == "Pow") {
@@ -185,43 +200,46 @@ void AddBroadcastRecords(OpTable& table) {
 }
 
 void AddGemmRecord(OpTable& table) {
-  OpRecord r = LegacyRecord(
-      "Gemm", 1, 10, 11, 3, 3,
-      {{"alpha", AttrValue(1.0), false, nullptr},
-       {"beta", AttrValue(1.0), false, nullptr},
-       {"transA", AttrValue(int64_t{0}), false, ZeroOrOne},
-       {"transB", AttrValue(int64_t{0}), false, ZeroOrOne},
-       {"broadcast", AttrValue(int64_t{0}), false, ZeroOrOne}},
-      "Gemm of opsets 1..10 (C required; `broadcast` before opset 7): as Gemm-11",
-      [](const OpNode&, const Attributes& at) -> Result<Rewrite> {
-        Rewrite rw;
-        rw.shapes.resize(3);
-        rw.attributes = Forward(at, {"alpha", "beta", "transA", "transB"});
-        return rw;
-      });
+  OpRecord r =
+      LegacyRecord("Gemm", 1, 10, 11, 3, 3,
+                   {{"alpha", AttrValue(1.0), false, nullptr},
+                    {"beta", AttrValue(1.0), false, nullptr},
+                    {"transA", AttrValue(int64_t{0}), false, ZeroOrOne},
+                    {"transB", AttrValue(int64_t{0}), false, ZeroOrOne},
+                    {"broadcast", AttrValue(int64_t{0}), false, ZeroOrOne}},
+                   "Gemm of opsets 1..10 (C required; `broadcast` before opset 7): as Gemm-11",
+                   [](const OpNode&, const Attributes& at) -> Result<Rewrite> {
+                     Rewrite rw;
+                     rw.shapes.resize(3);
+                     rw.attributes = Forward(at, {"alpha", "beta", "transA", "transB"});
+                     return rw;
+                   });
   r.test_cases = {
-      {{Shape{4, 10}, Shape{8, 10}, Shape{8}}, {{"transB", int64_t{1}}, {"broadcast", int64_t{1}}}, {}, "linear"},
+      {{Shape{4, 10}, Shape{8, 10}, Shape{8}},
+       {{"transB", int64_t{1}}, {"broadcast", int64_t{1}}},
+       {},
+       "linear"},
       {{Shape{3, 5}, Shape{5, 7}, Shape{3, 7}}, {{"alpha", 0.5}, {"beta", 2.0}}, {}, "full C"},
   };
   table.Add(std::move(r));
 }
 
 void AddPReluRecords(OpTable& table) {
-  OpRecord r6 = LegacyRecord(
-      "PRelu", 1, 6, 9, 2, 2, {ConsumedInputs()},
-      "PRelu of opsets 1..6: a 1-D slope of X.shape[1] values applies per channel",
-      [](const OpNode& node, const Attributes&) -> Result<Rewrite> {
-        const Shape& x = node.inputs[0].shape;
-        const Shape& slope = node.inputs[1].shape;
-        Rewrite rw;
-        rw.shapes.resize(2);
-        if (slope.size() == 1 && x.size() >= 2 && slope[0] == x[1] && slope[0] != 1) {
-          Shape target(x.size() - 1, 1);
-          target[0] = slope[0];
-          rw.shapes[1] = target;
-        }
-        return rw;
-      });
+  OpRecord r6 =
+      LegacyRecord("PRelu", 1, 6, 9, 2, 2, {ConsumedInputs()},
+                   "PRelu of opsets 1..6: a 1-D slope of X.shape[1] values applies per channel",
+                   [](const OpNode& node, const Attributes&) -> Result<Rewrite> {
+                     const Shape& x = node.inputs[0].shape;
+                     const Shape& slope = node.inputs[1].shape;
+                     Rewrite rw;
+                     rw.shapes.resize(2);
+                     if (slope.size() == 1 && x.size() >= 2 && slope[0] == x[1] && slope[0] != 1) {
+                       Shape target(x.size() - 1, 1);
+                       target[0] = slope[0];
+                       rw.shapes[1] = target;
+                     }
+                     return rw;
+                   });
   r6.test_cases = {
       {{Shape{2, 3, 4}, Shape{3}}, {}, {}, "per channel 1d"},
       {{Shape{2, 3, 4, 5}, Shape{3}}, {}, {}, "per channel 2d"},
@@ -229,7 +247,9 @@ void AddPReluRecords(OpTable& table) {
   };
   table.Add(std::move(r6));
   OpRecord r7 = LegacyRecord("PRelu", 7, 8, 9, 2, 2, {}, "PRelu of opsets 7..8: as PRelu-9",
-                             [](const OpNode&, const Attributes&) -> Result<Rewrite> { return Rewrite{{}, {}}; });
+                             [](const OpNode&, const Attributes&) -> Result<Rewrite> {
+                               return Rewrite{{}, {}};
+                             });
   r7.test_cases = {{{Shape{2, 3, 4}, Shape{4}}, {}, {}, "trailing"}};
   table.Add(std::move(r7));
 }
@@ -242,7 +262,9 @@ void AddVariadicRecords(OpTable& table) {
         [](const OpNode& node, const Attributes&) -> Result<Rewrite> {
           for (size_t i = 1; i < node.inputs.size(); ++i) {
             if (node.inputs[i].shape != node.inputs[0].shape) {
-              return Error{ErrorCode::kShape, node.Describe() + ": before opset 8 every input must have the same shape"};
+              return Error{
+                  ErrorCode::kShape,
+                  node.Describe() + ": before opset 8 every input must have the same shape"};
             }
           }
           return Rewrite{};

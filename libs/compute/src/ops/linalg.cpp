@@ -32,8 +32,9 @@ Result<MatMulDims> MatMulShapes(const OpNode& node, Shape* out_shape) {
   d.K = a2.back();
   d.N = b2.back();
   if (b2[b2.size() - 2] != d.K) {
-    return Error{ErrorCode::kShape, node.Describe() + ": inner dimensions differ: A has K = " +
-                                        std::to_string(d.K) + ", B has " + std::to_string(b2[b2.size() - 2])};
+    return Error{ErrorCode::kShape,
+                 node.Describe() + ": inner dimensions differ: A has K = " + std::to_string(d.K) +
+                     ", B has " + std::to_string(b2[b2.size() - 2])};
   }
   d.a_batch.assign(a2.begin(), a2.end() - 2);
   d.b_batch.assign(b2.begin(), b2.end() - 2);
@@ -48,7 +49,8 @@ Result<MatMulDims> MatMulShapes(const OpNode& node, Shape* out_shape) {
 }
 
 // Index terms mapping a flat batch index to an operand's matrix offset (elements).
-hbs::Value BatchOperand(int index, const Shape& out_batch, const Shape& operand_batch, uint64_t matrix) {
+hbs::Value BatchOperand(int index, const Shape& out_batch, const Shape& operand_batch,
+                        uint64_t matrix) {
   hbs::Array terms;
   const size_t lead = out_batch.size() - operand_batch.size();
   uint64_t stride = matrix;
@@ -69,11 +71,15 @@ hbs::Value BatchOperand(int index, const Shape& out_batch, const Shape& operand_
                                         {"zero", strides[k] == 0},
                                         {"last", t == 0}}));
   }
-  return hbs::Value::object({{"index", index}, {"direct", false}, {"offset", 0}, {"terms", hbs::Value(std::move(terms))}});
+  return hbs::Value::object({{"index", index},
+                             {"direct", false},
+                             {"offset", 0},
+                             {"terms", hbs::Value(std::move(terms))}});
 }
 
-std::vector<double> MatMulRef(const std::vector<double>& a, const std::vector<double>& b, uint64_t M,
-                              uint64_t N, uint64_t K, uint64_t a_off, uint64_t b_off, bool ta, bool tb) {
+std::vector<double> MatMulRef(const std::vector<double>& a, const std::vector<double>& b,
+                              uint64_t M, uint64_t N, uint64_t K, uint64_t a_off, uint64_t b_off,
+                              bool ta, bool tb) {
   std::vector<double> out(M * N, 0.0);
   for (uint64_t m = 0; m < M; ++m) {
     for (uint64_t n = 0; n < N; ++n) {
@@ -117,7 +123,8 @@ OpRecord TriluRecord() {
   r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
     const TensorDesc& x = node.inputs[0];
     if (x.shape.size() < 2) {
-      return Error{ErrorCode::kShape, node.Describe() + ": input must have rank >= 2, got " + ShapeToString(x.shape)};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": input must have rank >= 2, got " + ShapeToString(x.shape)};
     }
     if (node.has_input(1) && node.value(1)->data.size() != 1) {
       return Error{ErrorCode::kShape, node.Describe() + ": k must be a scalar"};
@@ -125,10 +132,12 @@ OpRecord TriluRecord() {
     ALKNET_TRY(CheckIndexable(node, x.elements()));
     return std::vector<TensorDesc>{TensorDesc{x.dtype, x.shape}};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
     const Shape& s = node.inputs[0].shape;
     // k beyond the matrix acts like the matrix's edge; clamping keeps it within i32.
-    const int64_t k = std::clamp<int64_t>(HostInt(node.value(1), 0), -(int64_t{1} << 31) + 1, (int64_t{1} << 31) - 1);
+    const int64_t k = std::clamp<int64_t>(HostInt(node.value(1), 0), -(int64_t{1} << 31) + 1,
+                                          (int64_t{1} << 31) - 1);
     return hbs::Value::object({{"n", node.inputs[0].elements()},
                                {"rows", NonZero(s[s.size() - 2])},
                                {"cols", NonZero(s[s.size() - 1])},
@@ -145,7 +154,8 @@ OpRecord TriluRecord() {
     const bool upper = std::get<int64_t>(at.at("upper")) != 0;
     RefTensor out = in[0];
     for (uint64_t i = 0; i < out.data.size(); ++i) {
-      const int64_t col = static_cast<int64_t>(i % cols), row = static_cast<int64_t>((i / cols) % rows);
+      const int64_t col = static_cast<int64_t>(i % cols),
+                    row = static_cast<int64_t>((i / cols) % rows);
       const bool keep = upper ? col - row >= k : col - row <= k;
       if (!keep) out.data[i] = 0;
     }
@@ -164,7 +174,8 @@ OpRecord TriluRecord() {
 
 Result<DType> EyeLikeType(const OpNode& node, const Attributes& at) {
   if (!at.count("dtype")) return node.inputs[0].dtype;
-  return DeviceTypeOfOnnx(std::get<int64_t>(at.at("dtype")), node.Describe() + ": attribute 'dtype'");
+  return DeviceTypeOfOnnx(std::get<int64_t>(at.at("dtype")),
+                          node.Describe() + ": attribute 'dtype'");
 }
 
 OpRecord EyeLikeRecord() {
@@ -172,11 +183,13 @@ OpRecord EyeLikeRecord() {
   r.name = "EyeLike";
   r.opset_min = 9;
   r.family = "linalg";
-  r.summary = "ones on the k-th diagonal of a 2-D tensor shaped like the input (a host-built constant)";
+  r.summary =
+      "ones on the k-th diagonal of a 2-D tensor shaped like the input (a host-built constant)";
   r.attributes = {{"dtype", std::nullopt, true, {}}, {"k", AttrValue(int64_t{0}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
     if (node.inputs[0].shape.size() != 2) {
-      return Error{ErrorCode::kShape, node.Describe() + ": input must be 2-D, got " + ShapeToString(node.inputs[0].shape)};
+      return Error{ErrorCode::kShape, node.Describe() + ": input must be 2-D, got " +
+                                          ShapeToString(node.inputs[0].shape)};
     }
     ALKNET_ASSIGN_OR_RETURN(DType d, EyeLikeType(node, at));
     return std::vector<TensorDesc>{TensorDesc{d, node.inputs[0].shape}};
@@ -187,7 +200,8 @@ OpRecord EyeLikeRecord() {
     RefTensor t{*EyeLikeType(node, at), s, std::vector<double>(s[0] * s[1], 0.0)};
     for (int64_t i = 0; i < static_cast<int64_t>(s[0]); ++i) {
       const int64_t j = i + k;
-      if (j >= 0 && j < static_cast<int64_t>(s[1])) t.data[static_cast<size_t>(i) * s[1] + static_cast<size_t>(j)] = 1;
+      if (j >= 0 && j < static_cast<int64_t>(s[1]))
+        t.data[static_cast<size_t>(i) * s[1] + static_cast<size_t>(j)] = 1;
     }
     return t;
   };
@@ -207,7 +221,8 @@ OpRecord EyeLikeRecord() {
   return r;
 }
 
-// ---- Det ------------------------------------------------------------------------------------------
+// ---- Det
+// ------------------------------------------------------------------------------------------
 
 OpRecord DetRecord() {
   OpRecord r;
@@ -220,17 +235,20 @@ OpRecord DetRecord() {
   r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
     const Shape& s = node.inputs[0].shape;
     if (s.size() < 2 || s[s.size() - 1] != s[s.size() - 2] || s.back() == 0) {
-      return Error{ErrorCode::kShape, node.Describe() + ": input must be [..., M, M], got " + ShapeToString(s)};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": input must be [..., M, M], got " + ShapeToString(s)};
     }
     if (s.back() > 16) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": matrices larger than 16x16 are not implemented "
-                                                              "(the kernel keeps one matrix in private memory)"};
+      return Error{ErrorCode::kUnsupported, node.Describe() +
+                                                ": matrices larger than 16x16 are not implemented "
+                                                "(the kernel keeps one matrix in private memory)"};
     }
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, Shape(s.begin(), s.end() - 2)}};
   };
   r.context = [](const OpNode& node, const Attributes&, const DeviceCaps&) -> Result<hbs::Value> {
     const Shape& s = node.inputs[0].shape;
-    return hbs::Value::object({{"m", s.back()}, {"batch", node.inputs[0].elements() / (s.back() * s.back())}});
+    return hbs::Value::object(
+        {{"m", s.back()}, {"batch", node.inputs[0].elements() / (s.back() * s.back())}});
   };
   r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
     const Shape& s = node.inputs[0].shape;
@@ -250,7 +268,10 @@ OpRecord DetRecord() {
         for (uint64_t r2 = c + 1; r2 < m; ++r2) {
           if (std::fabs(a[r2 * m + c]) > std::fabs(a[p * m + c])) p = r2;
         }
-        if (a[p * m + c] == 0) { det = 0; break; }
+        if (a[p * m + c] == 0) {
+          det = 0;
+          break;
+        }
         if (p != c) {
           for (uint64_t k = 0; k < m; ++k) std::swap(a[p * m + k], a[c * m + k]);
           det = -det;
@@ -291,13 +312,21 @@ void AddLinalgOps(OpTable& table) {
     ALKNET_TRY(MatMulShapes(node, &out));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, out}};
   };
-  mm.context = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) -> Result<hbs::Value> {
+  mm.context = [](const OpNode& node, const Attributes&,
+                  const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(MatMulDims d, MatMulShapes(node, nullptr));
     hbs::Array batch_ops{BatchOperand(0, d.batch_shape, d.a_batch, d.M * d.K),
                          BatchOperand(1, d.batch_shape, d.b_batch, d.K * d.N)};
-    return hbs::Value::object({{"M", d.M}, {"N", d.N}, {"K", d.K},
-                               {"a_vec4", d.K % 4 == 0}, {"b_vec4", d.N % 4 == 0}, {"out_vec4", d.N % 4 == 0},
-                               {"trans_a", false}, {"trans_b", false}, {"scaled", false}, {"has_c", false},
+    return hbs::Value::object({{"M", d.M},
+                               {"N", d.N},
+                               {"K", d.K},
+                               {"a_vec4", d.K % 4 == 0},
+                               {"b_vec4", d.N % 4 == 0},
+                               {"out_vec4", d.N % 4 == 0},
+                               {"trans_a", false},
+                               {"trans_b", false},
+                               {"scaled", false},
+                               {"has_c", false},
                                {"shared_tiles", caps.shared_memory_tiles},
                                {"batch_operands", hbs::Value(std::move(batch_ops))}});
   };
@@ -361,19 +390,22 @@ void AddLinalgOps(OpTable& table) {
     if (a.size() != 2 || b.size() != 2) {
       return Error{ErrorCode::kShape, node.Describe() + ": Gemm needs 2-D A and B"};
     }
-    const bool ta = std::get<int64_t>(at.at("transA")) == 1, tb = std::get<int64_t>(at.at("transB")) == 1;
+    const bool ta = std::get<int64_t>(at.at("transA")) == 1,
+               tb = std::get<int64_t>(at.at("transB")) == 1;
     GemmDims d{ta ? a[1] : a[0], tb ? b[0] : b[1], ta ? a[0] : a[1]};
     const uint64_t kb = tb ? b[1] : b[0];
     if (kb != d.K) {
-      return Error{ErrorCode::kShape, node.Describe() + ": inner dimensions differ: op(A) has K = " +
-                                          std::to_string(d.K) + ", op(B) has " + std::to_string(kb)};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": inner dimensions differ: op(A) has K = " +
+                       std::to_string(d.K) + ", op(B) has " + std::to_string(kb)};
     }
     if (node.inputs.size() == 3) {
       const Shape& c = node.inputs[2].shape;
       auto r = BroadcastShapes({c, Shape{d.M, d.N}});
       if (!r.ok() || *r != Shape{d.M, d.N} || c.size() > 2) {
-        return Error{ErrorCode::kShape, node.Describe() + ": C " + ShapeToString(c) +
-                                            " does not broadcast to [M, N] = " + ShapeToString({d.M, d.N})};
+        return Error{ErrorCode::kShape,
+                     node.Describe() + ": C " + ShapeToString(c) +
+                         " does not broadcast to [M, N] = " + ShapeToString({d.M, d.N})};
       }
       Shape cs = ContiguousStridesOf(c);
       if (c.size() == 2) {
@@ -385,21 +417,33 @@ void AddLinalgOps(OpTable& table) {
     }
     return d;
   };
-  gemm.infer = [gemm_dims](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+  gemm.infer = [gemm_dims](const OpNode& node,
+                           const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, {d.M, d.N}}};
   };
-  gemm.context = [gemm_dims](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
+  gemm.context = [gemm_dims](const OpNode& node, const Attributes& at,
+                             const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
-    const bool ta = std::get<int64_t>(at.at("transA")) == 1, tb = std::get<int64_t>(at.at("transB")) == 1;
+    const bool ta = std::get<int64_t>(at.at("transA")) == 1,
+               tb = std::get<int64_t>(at.at("transB")) == 1;
     const double alpha = std::get<double>(at.at("alpha")), beta = std::get<double>(at.at("beta"));
     hbs::Array batch_ops{BatchOperand(0, {}, {}, 0), BatchOperand(1, {}, {}, 0)};
-    return hbs::Value::object({{"M", d.M}, {"N", d.N}, {"K", d.K},
-                               {"a_vec4", !ta && d.K % 4 == 0}, {"b_vec4", !tb && d.N % 4 == 0},
-                               {"out_vec4", d.N % 4 == 0}, {"trans_a", ta}, {"trans_b", tb},
-                               {"scaled", alpha != 1.0}, {"alpha", FloatLiteral(alpha)},
-                               {"has_c", node.inputs.size() == 3}, {"beta", FloatLiteral(beta)},
-                               {"c_offset", 0}, {"c_row_stride", d.c_rs}, {"c_col_stride", d.c_cs},
+    return hbs::Value::object({{"M", d.M},
+                               {"N", d.N},
+                               {"K", d.K},
+                               {"a_vec4", !ta && d.K % 4 == 0},
+                               {"b_vec4", !tb && d.N % 4 == 0},
+                               {"out_vec4", d.N % 4 == 0},
+                               {"trans_a", ta},
+                               {"trans_b", tb},
+                               {"scaled", alpha != 1.0},
+                               {"alpha", FloatLiteral(alpha)},
+                               {"has_c", node.inputs.size() == 3},
+                               {"beta", FloatLiteral(beta)},
+                               {"c_offset", 0},
+                               {"c_row_stride", d.c_rs},
+                               {"c_col_stride", d.c_cs},
                                {"shared_tiles", caps.shared_memory_tiles},
                                {"batch_operands", hbs::Value(std::move(batch_ops))}});
   };
@@ -407,11 +451,15 @@ void AddLinalgOps(OpTable& table) {
     GemmDims d = *gemm_dims(node, at);
     return GridPlan(d.M, d.N, 1);
   };
-  gemm.reference = [gemm_dims](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+  gemm.reference = [gemm_dims](const OpNode& node, const Attributes& at,
+                               const std::vector<RefTensor>& in) {
     GemmDims d = *gemm_dims(node, at);
-    const bool ta = std::get<int64_t>(at.at("transA")) == 1, tb = std::get<int64_t>(at.at("transB")) == 1;
-    const double alpha = ToF32(std::get<double>(at.at("alpha"))), beta = ToF32(std::get<double>(at.at("beta")));
-    RefTensor out{DType::kF32, {d.M, d.N}, MatMulRef(in[0].data, in[1].data, d.M, d.N, d.K, 0, 0, ta, tb)};
+    const bool ta = std::get<int64_t>(at.at("transA")) == 1,
+               tb = std::get<int64_t>(at.at("transB")) == 1;
+    const double alpha = ToF32(std::get<double>(at.at("alpha"))),
+                 beta = ToF32(std::get<double>(at.at("beta")));
+    RefTensor out{
+        DType::kF32, {d.M, d.N}, MatMulRef(in[0].data, in[1].data, d.M, d.N, d.K, 0, 0, ta, tb)};
     for (uint64_t m = 0; m < d.M; ++m) {
       for (uint64_t n = 0; n < d.N; ++n) {
         double& v = out.data[m * d.N + n];

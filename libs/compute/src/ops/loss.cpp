@@ -17,8 +17,9 @@ namespace {
 
 std::string ValidateReduction(const AttrValue& v) {
   const std::string& s = std::get<std::string>(v);
-  return s == "none" || s == "sum" || s == "mean" ? std::string()
-                                                  : std::string("must be \"none\", \"sum\" or \"mean\"");
+  return s == "none" || s == "sum" || s == "mean"
+             ? std::string()
+             : std::string("must be \"none\", \"sum\" or \"mean\"");
 }
 
 std::vector<AttributeSpec> LossAttributes() {
@@ -37,26 +38,32 @@ Result<LossDims> CheckLossInputs(const OpNode& node) {
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& t = node.inputs[1];
   if (x.dtype != DType::kF32) {
-    return Error{ErrorCode::kUnsupported, node.Describe() + ": " + node.op_type + " is implemented for f32 input only"};
+    return Error{ErrorCode::kUnsupported,
+                 node.Describe() + ": " + node.op_type + " is implemented for f32 input only"};
   }
   if (t.dtype != DType::kI32) {
-    return Error{ErrorCode::kUnsupported, node.Describe() + ": target must be integer class indices (i32 on the "
-                                                          "device), got " + DTypeName(t.dtype)};
+    return Error{ErrorCode::kUnsupported, node.Describe() +
+                                              ": target must be integer class indices (i32 on the "
+                                              "device), got " +
+                                              DTypeName(t.dtype)};
   }
   if (x.shape.size() < 2) {
-    return Error{ErrorCode::kShape, node.Describe() + ": input must be [N, C, d1, ...], got " + ShapeToString(x.shape)};
+    return Error{ErrorCode::kShape, node.Describe() + ": input must be [N, C, d1, ...], got " +
+                                        ShapeToString(x.shape)};
   }
   Shape want{x.shape[0]};
   for (size_t k = 2; k < x.shape.size(); ++k) want.push_back(x.shape[k]);
   if (t.shape != want) {
-    return Error{ErrorCode::kShape, node.Describe() + ": target must have shape " + ShapeToString(want) +
-                                        " (input without its class axis), got " + ShapeToString(t.shape)};
+    return Error{ErrorCode::kShape,
+                 node.Describe() + ": target must have shape " + ShapeToString(want) +
+                     " (input without its class axis), got " + ShapeToString(t.shape)};
   }
   if (node.has_input(2)) {
     const TensorDesc& w = node.inputs[2];
     if (w.dtype != DType::kF32 || w.shape != Shape{x.shape[1]}) {
-      return Error{ErrorCode::kShape, node.Describe() + ": weight must be f32[" + std::to_string(x.shape[1]) +
-                                          "] (one per class), got " + DescToString(w)};
+      return Error{ErrorCode::kShape, node.Describe() + ": weight must be f32[" +
+                                          std::to_string(x.shape[1]) + "] (one per class), got " +
+                                          DescToString(w)};
     }
   }
   LossDims dims{x.shape[0], x.shape[1], 1};
@@ -65,7 +72,8 @@ Result<LossDims> CheckLossInputs(const OpNode& node) {
 }
 
 TensorDesc LossOutput(const OpNode& node, const Attributes& at) {
-  if (std::get<std::string>(at.at("reduction")) == "none") return TensorDesc{DType::kF32, node.inputs[1].shape};
+  if (std::get<std::string>(at.at("reduction")) == "none")
+    return TensorDesc{DType::kF32, node.inputs[1].shape};
   return TensorDesc{DType::kF32, {}};
 }
 
@@ -97,8 +105,10 @@ RefTensor NllReference(const OpNode& node, const Attributes& at, const std::vect
       wsum += w;
     }
   }
-  if (reduction == "none") out.data = std::move(each);
-  else out.data = {reduction == "sum" ? sum : sum / wsum};
+  if (reduction == "none")
+    out.data = std::move(each);
+  else
+    out.data = {reduction == "sum" ? sum : sum / wsum};
   return out;
 }
 
@@ -116,7 +126,8 @@ OpRecord NllRecord() {
     ALKNET_TRY(CheckLossInputs(node));
     return std::vector<TensorDesc>{LossOutput(node, at)};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
     const LossDims dims = *CheckLossInputs(node);
     const std::string& reduction = std::get<std::string>(at.at("reduction"));
     hbs::Value ctx = hbs::Value::object({{"n", dims.n},
@@ -157,10 +168,15 @@ OpRecord NllRecord() {
     return std::vector<RefTensor>{NllReference(node, at, in[0].data, in[1], w)};
   };
   r.hints = {-3, 3, 1e-5, 1e-5};
-  auto labels = [](Shape s, std::vector<double> v) { return RefTensor{DType::kI32, std::move(s), std::move(v)}; };
+  auto labels = [](Shape s, std::vector<double> v) {
+    return RefTensor{DType::kI32, std::move(s), std::move(v)};
+  };
   const RefTensor weight{DType::kF32, {5}, {0.5, 1.0, 2.0, 0.25, 1.5}};
   r.test_cases = {
-      {{Shape{3, 5}, Shape{3}}, {{"reduction", std::string("none")}}, {{1, labels({3}, {2, 0, 4})}}, "NC none"},
+      {{Shape{3, 5}, Shape{3}},
+       {{"reduction", std::string("none")}},
+       {{1, labels({3}, {2, 0, 4})}},
+       "NC none"},
       {{Shape{3, 5, 2}, Shape{3, 2}, Shape{5}},
        {{"ignore_index", int64_t{1}}},
        {{1, labels({3, 2}, {1, 0, 4, 1, 3, 2})}, {2, weight}},
@@ -186,7 +202,8 @@ OpRecord SoftmaxCrossEntropyRecord() {
   // optional second output costs nothing extra, it is the LogSoftmax the loss reads).
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_TRY(CheckLossInputs(node));
-    return std::vector<TensorDesc>{LossOutput(node, at), TensorDesc{DType::kF32, node.inputs[0].shape}};
+    return std::vector<TensorDesc>{LossOutput(node, at),
+                                   TensorDesc{DType::kF32, node.inputs[0].shape}};
   };
   r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
     Graph g(static_cast<int>(node.inputs.size()));
@@ -208,7 +225,8 @@ OpRecord SoftmaxCrossEntropyRecord() {
         double hi = -INFINITY, sum = 0;
         for (uint64_t c = 0; c < dims.c; ++c) hi = std::max(hi, in[0].data[at_c(c)]);
         for (uint64_t c = 0; c < dims.c; ++c) sum += std::exp(in[0].data[at_c(c)] - hi);
-        for (uint64_t c = 0; c < dims.c; ++c) logp.data[at_c(c)] = in[0].data[at_c(c)] - hi - std::log(sum);
+        for (uint64_t c = 0; c < dims.c; ++c)
+          logp.data[at_c(c)] = in[0].data[at_c(c)] - hi - std::log(sum);
       }
     }
     const RefTensor* w = node.has_input(2) ? &in[2] : nullptr;
@@ -216,7 +234,9 @@ OpRecord SoftmaxCrossEntropyRecord() {
     return std::vector<RefTensor>{std::move(loss), std::move(logp)};
   };
   r.hints = {-4, 4, 2e-6, 1e-5};
-  auto labels = [](Shape s, std::vector<double> v) { return RefTensor{DType::kI32, std::move(s), std::move(v)}; };
+  auto labels = [](Shape s, std::vector<double> v) {
+    return RefTensor{DType::kI32, std::move(s), std::move(v)};
+  };
   const RefTensor weight{DType::kF32, {5}, {0.5, 1.0, 2.0, 0.25, 1.5}};
   r.test_cases = {
       {{Shape{3, 5}, Shape{3}}, {}, {{1, labels({3}, {2, 0, 4})}}, "NC mean"},

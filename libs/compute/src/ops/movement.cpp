@@ -21,7 +21,8 @@ Result<Shape> ReshapeTarget(const OpNode& node, const Attributes& at) {
   const RefTensor* shape = node.value(1);
   const Shape& in = node.inputs[0].shape;
   if (shape->shape.size() != 1) {
-    return Error{ErrorCode::kShape, node.Describe() + ": the shape input must be 1-D, got " + ShapeToString(shape->shape)};
+    return Error{ErrorCode::kShape, node.Describe() + ": the shape input must be 1-D, got " +
+                                        ShapeToString(shape->shape)};
   }
   const bool allowzero = std::get<int64_t>(at.at("allowzero")) != 0;
   Shape out;
@@ -30,18 +31,21 @@ Result<Shape> ReshapeTarget(const OpNode& node, const Attributes& at) {
   for (size_t i = 0; i < shape->data.size(); ++i) {
     const int64_t d = static_cast<int64_t>(shape->data[i]);
     if (d == -1) {
-      if (infer_at >= 0) return Error{ErrorCode::kShape, node.Describe() + ": more than one -1 in the target shape"};
+      if (infer_at >= 0)
+        return Error{ErrorCode::kShape, node.Describe() + ": more than one -1 in the target shape"};
       infer_at = static_cast<int>(i);
       out.push_back(1);
       continue;
     }
-    if (d < -1) return Error{ErrorCode::kShape, node.Describe() + ": negative dimension " + std::to_string(d)};
+    if (d < -1)
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": negative dimension " + std::to_string(d)};
     uint64_t v = static_cast<uint64_t>(d);
     if (d == 0 && !allowzero) {
       if (i >= in.size()) {
         return Error{ErrorCode::kShape, node.Describe() + ": 0 at position " + std::to_string(i) +
-                                            " copies an input dimension the rank-" + std::to_string(in.size()) +
-                                            " input does not have"};
+                                            " copies an input dimension the rank-" +
+                                            std::to_string(in.size()) + " input does not have"};
       }
       v = in[i];
     }
@@ -51,15 +55,17 @@ Result<Shape> ReshapeTarget(const OpNode& node, const Attributes& at) {
   const uint64_t total = node.inputs[0].elements();
   if (infer_at >= 0) {
     if (known == 0 || total % known != 0) {
-      return Error{ErrorCode::kShape, node.Describe() + ": cannot infer the -1 dimension: " + std::to_string(total) +
-                                          " elements do not divide by " + std::to_string(known)};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": cannot infer the -1 dimension: " + std::to_string(total) +
+                       " elements do not divide by " + std::to_string(known)};
     }
     out[infer_at] = total / known;
     known = total;
   }
   if (known != total) {
-    return Error{ErrorCode::kShape, node.Describe() + ": target " + ShapeToString(out) + " holds " + std::to_string(known) +
-                                        " elements, the input " + std::to_string(total)};
+    return Error{ErrorCode::kShape, node.Describe() + ": target " + ShapeToString(out) + " holds " +
+                                        std::to_string(known) + " elements, the input " +
+                                        std::to_string(total)};
   }
   return out;
 }
@@ -84,7 +90,8 @@ OpRecord ReshapeRecord() {
     return d;
   };
   r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
-    return std::vector<RefTensor>{RefTensor{in[0].dtype, ReshapeTarget(node, at).value(), in[0].data}};
+    return std::vector<RefTensor>{
+        RefTensor{in[0].dtype, ReshapeTarget(node, at).value(), in[0].data}};
   };
   r.test_dtypes = {DType::kF32, DType::kI32};
   auto shape = [](std::vector<double> v) {
@@ -98,7 +105,6 @@ OpRecord ReshapeRecord() {
   return r;
 }
 
-
 using Ints = std::vector<int64_t>;
 
 Ints IntsAttr(const Attributes& at, const std::string& name) {
@@ -110,7 +116,8 @@ bool HasAttr(const Attributes& at, const std::string& name) { return at.count(na
 
 // A record whose output is input 0 under the layout `view` returns; `infer` takes the shape
 // from the same function, so the two cannot disagree.
-OpRecord ViewRecord(std::string name, int opset_min, int opset_max, std::string summary, bool composes,
+OpRecord ViewRecord(std::string name, int opset_min, int opset_max, std::string summary,
+                    bool composes,
                     std::function<Result<TensorDesc>(const OpNode&, const Attributes&)> view) {
   OpRecord r;
   r.name = std::move(name);
@@ -132,8 +139,8 @@ OpRecord ViewRecord(std::string name, int opset_min, int opset_max, std::string 
   };
   r.reference = [view](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     TensorDesc layout = view(node, at).value();
-    return std::vector<RefTensor>{
-        StridedRead(in[0], layout.shape, static_cast<int64_t>(layout.offset), layout.EffectiveStrides())};
+    return std::vector<RefTensor>{StridedRead(
+        in[0], layout.shape, static_cast<int64_t>(layout.offset), layout.EffectiveStrides())};
   };
   r.test_dtypes = {DType::kF32};
   return r;
@@ -149,8 +156,9 @@ Result<TensorDesc> TransposeView(const OpNode& node, const Attributes& at) {
     for (size_t i = rank; i-- > 0;) perm.push_back(static_cast<int64_t>(i));
   }
   if (perm.size() != rank) {
-    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": perm has " + std::to_string(perm.size()) +
-                                                   " entries for a rank-" + std::to_string(rank) + " input"};
+    return Error{ErrorCode::kInvalidAttribute,
+                 node.Describe() + ": perm has " + std::to_string(perm.size()) +
+                     " entries for a rank-" + std::to_string(rank) + " input"};
   }
   std::vector<bool> seen(rank, false);
   const std::vector<int64_t> st = in.EffectiveStrides();
@@ -158,8 +166,9 @@ Result<TensorDesc> TransposeView(const OpNode& node, const Attributes& at) {
   for (int64_t p : perm) {
     if (p < 0) p += static_cast<int64_t>(rank);
     if (p < 0 || p >= static_cast<int64_t>(rank) || seen[p]) {
-      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": perm " + AttrToString(at.at("perm")) +
-                                                     " is not a permutation of 0.." + std::to_string(rank - 1)};
+      return Error{ErrorCode::kInvalidAttribute,
+                   node.Describe() + ": perm " + AttrToString(at.at("perm")) +
+                       " is not a permutation of 0.." + std::to_string(rank - 1)};
     }
     seen[p] = true;
     d.shape.push_back(in.shape[p]);
@@ -168,9 +177,11 @@ Result<TensorDesc> TransposeView(const OpNode& node, const Attributes& at) {
   return d;
 }
 
-// --- Squeeze / Unsqueeze / Flatten ----------------------------------------------------------------
+// --- Squeeze / Unsqueeze / Flatten
+// ----------------------------------------------------------------
 
-Result<Ints> AxesOf(const OpNode& node, const Attributes& at, bool from_input, const std::string& what) {
+Result<Ints> AxesOf(const OpNode& node, const Attributes& at, bool from_input,
+                    const std::string& what) {
   if (from_input) {
     if (!node.has_input(1)) return Ints{};
     return HostInts(node, 1, what);
@@ -186,8 +197,9 @@ Result<TensorDesc> SqueezeView(const OpNode& node, const Attributes& at, bool fr
   for (int64_t a : axes) {
     ALKNET_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, a, in.shape.size(), "axis"));
     if (in.shape[ax] != 1) {
-      return Error{ErrorCode::kShape, node.Describe() + ": axis " + std::to_string(a) + " has extent " +
-                                          std::to_string(in.shape[ax]) + ", not 1"};
+      return Error{ErrorCode::kShape, node.Describe() + ": axis " + std::to_string(a) +
+                                          " has extent " + std::to_string(in.shape[ax]) +
+                                          ", not 1"};
     }
     drop[ax] = true;
   }
@@ -208,7 +220,9 @@ Result<TensorDesc> UnsqueezeView(const OpNode& node, const Attributes& at, bool 
   std::vector<bool> added(rank, false);
   for (int64_t a : axes) {
     ALKNET_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, a, rank, "axis"));
-    if (added[ax]) return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": axis " + std::to_string(a) + " is repeated"};
+    if (added[ax])
+      return Error{ErrorCode::kInvalidAttribute,
+                   node.Describe() + ": axis " + std::to_string(a) + " is repeated"};
     added[ax] = true;
   }
   const std::vector<int64_t> st = in.EffectiveStrides();
@@ -234,11 +248,13 @@ Result<TensorDesc> FlattenView(const OpNode& node, const Attributes& at) {
   int64_t axis = std::get<int64_t>(at.at("axis"));
   if (axis < -rank || axis > rank) {
     return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": axis " + std::to_string(axis) +
-                                                   " is out of range [" + std::to_string(-rank) + ", " + std::to_string(rank) + "]"};
+                                                   " is out of range [" + std::to_string(-rank) +
+                                                   ", " + std::to_string(rank) + "]"};
   }
   if (axis < 0) axis += rank;
   uint64_t a = 1, b = 1;
-  for (size_t k = 0; k < in.shape.size(); ++k) (static_cast<int64_t>(k) < axis ? a : b) *= in.shape[k];
+  for (size_t k = 0; k < in.shape.size(); ++k)
+    (static_cast<int64_t>(k) < axis ? a : b) *= in.shape[k];
   TensorDesc d{in.dtype, {a, b}};
   d.offset = in.offset;
   return d;
@@ -251,7 +267,8 @@ Result<TensorDesc> ExpandView(const OpNode& node, const Attributes&) {
   ALKNET_ASSIGN_OR_RETURN(Ints target, HostInts(node, 1, "shape"));
   Shape want;
   for (int64_t v : target) {
-    if (v < 0) return Error{ErrorCode::kShape, node.Describe() + ": negative extent in the shape input"};
+    if (v < 0)
+      return Error{ErrorCode::kShape, node.Describe() + ": negative extent in the shape input"};
     want.push_back(static_cast<uint64_t>(v));
   }
   ALKNET_ASSIGN_OR_RETURN(Shape out, BroadcastShapes({in.shape, want}));
@@ -273,7 +290,8 @@ struct SliceSpec {
 
 // ONNX Slice: negative starts/ends count from the end, then clamp to [0, dim] (positive
 // steps) or [-1, dim-1] (negative steps).
-Result<SliceSpec> SliceOf(const OpNode& node, const Ints& starts, const Ints& ends, Ints axes, Ints steps) {
+Result<SliceSpec> SliceOf(const OpNode& node, const Ints& starts, const Ints& ends, Ints axes,
+                          Ints steps) {
   const Shape& in = node.inputs[0].shape;
   const size_t rank = in.size();
   if (starts.size() != ends.size()) {
@@ -284,13 +302,16 @@ Result<SliceSpec> SliceOf(const OpNode& node, const Ints& starts, const Ints& en
   }
   if (steps.empty()) steps.assign(starts.size(), 1);
   if (axes.size() != starts.size() || steps.size() != starts.size()) {
-    return Error{ErrorCode::kShape, node.Describe() + ": starts, ends, axes and steps differ in length"};
+    return Error{ErrorCode::kShape,
+                 node.Describe() + ": starts, ends, axes and steps differ in length"};
   }
   SliceSpec s{Ints(rank, 0), Ints(rank, 1), in};
   std::vector<bool> seen(rank, false);
   for (size_t i = 0; i < axes.size(); ++i) {
     ALKNET_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(node, axes[i], rank, "axis"));
-    if (seen[ax]) return Error{ErrorCode::kInvalidArgument, node.Describe() + ": axis " + std::to_string(axes[i]) + " is repeated"};
+    if (seen[ax])
+      return Error{ErrorCode::kInvalidArgument,
+                   node.Describe() + ": axis " + std::to_string(axes[i]) + " is repeated"};
     seen[ax] = true;
     const int64_t dim = static_cast<int64_t>(in[ax]);
     const int64_t step = steps[i];
@@ -337,14 +358,16 @@ Result<SliceSpec> StridedSpec(const OpNode& node, const Attributes& at) {
   for (int64_t v : IntsAttr(at, "shape")) s.shape.push_back(static_cast<uint64_t>(v));
   const size_t rank = node.inputs[0].shape.size();
   if (s.starts.size() != rank || s.steps.size() != rank || s.shape.size() != rank) {
-    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": starts, steps and shape need one entry per dimension"};
+    return Error{ErrorCode::kInvalidAttribute,
+                 node.Describe() + ": starts, steps and shape need one entry per dimension"};
   }
   for (size_t d = 0; d < rank; ++d) {
     if (s.shape[d] == 0) continue;
     const int64_t last = s.starts[d] + static_cast<int64_t>(s.shape[d] - 1) * s.steps[d];
     const int64_t dim = static_cast<int64_t>(node.inputs[0].shape[d]);
     if (s.starts[d] < 0 || s.starts[d] >= dim || last < 0 || last >= dim) {
-      return Error{ErrorCode::kShape, node.Describe() + ": the strided read leaves dimension " + std::to_string(d)};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": the strided read leaves dimension " + std::to_string(d)};
     }
   }
   return s;
@@ -365,25 +388,34 @@ TensorDesc SliceLayout(const TensorDesc& in, const SliceSpec& s) {
 }
 
 Attributes StridedAttrs(const SliceSpec& s) {
-  return {{"starts", s.starts}, {"steps", s.steps}, {"shape", Ints(s.shape.begin(), s.shape.end())}};
+  return {
+      {"starts", s.starts}, {"steps", s.steps}, {"shape", Ints(s.shape.begin(), s.shape.end())}};
 }
 
 std::vector<AttributeSpec> StridedAttrSpecs() {
-  return {{"starts", std::nullopt, false, {}}, {"steps", std::nullopt, false, {}}, {"shape", std::nullopt, false, {}}};
+  return {{"starts", std::nullopt, false, {}},
+          {"steps", std::nullopt, false, {}},
+          {"shape", std::nullopt, false, {}}};
 }
 
 OpRecord SliceViewRecord() {
-  OpRecord r = ViewRecord("alknet.SliceView", 1, 99, "a strided view with positive steps (Slice, Split)", true,
-                          [](const OpNode& node, const Attributes& at) -> Result<TensorDesc> {
-                            ALKNET_ASSIGN_OR_RETURN(SliceSpec s, StridedSpec(node, at));
-                            for (int64_t st : s.steps) {
-                              if (st <= 0) return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": steps must be positive in a view"};
-                            }
-                            return SliceLayout(node.inputs[0], s);
-                          });
+  OpRecord r =
+      ViewRecord("alknet.SliceView", 1, 99, "a strided view with positive steps (Slice, Split)",
+                 true, [](const OpNode& node, const Attributes& at) -> Result<TensorDesc> {
+                   ALKNET_ASSIGN_OR_RETURN(SliceSpec s, StridedSpec(node, at));
+                   for (int64_t st : s.steps) {
+                     if (st <= 0)
+                       return Error{ErrorCode::kInvalidAttribute,
+                                    node.Describe() + ": steps must be positive in a view"};
+                   }
+                   return SliceLayout(node.inputs[0], s);
+                 });
   r.family = "internal";
   r.attributes = StridedAttrSpecs();
-  r.test_cases = {{{Shape{6, 7}}, {{"starts", Ints{1, 2}}, {"steps", Ints{2, 3}}, {"shape", Ints{3, 2}}}, {}, "steps"}};
+  r.test_cases = {{{Shape{6, 7}},
+                   {{"starts", Ints{1, 2}}, {"steps", Ints{2, 3}}, {"shape", Ints{3, 2}}},
+                   {},
+                   "steps"}};
   return r;
 }
 
@@ -400,7 +432,8 @@ OpRecord StridedCopyRecord() {
     ALKNET_TRY(CheckIndexable(node, node.inputs[0].elements() + node.inputs[0].offset));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, s.shape}};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(SliceSpec s, StridedSpec(node, at));
     TensorDesc layout = SliceLayout(node.inputs[0], s);
     hbs::Value ctx = LinearContext(layout.elements(), 1, caps);
@@ -412,11 +445,15 @@ OpRecord StridedCopyRecord() {
     return LinearDispatch(node.outputs.at(0).elements(), caps);
   };
   r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
-    TensorDesc layout = SliceLayout(TensorDesc{in[0].dtype, in[0].shape}, StridedSpec(node, at).value());
+    TensorDesc layout =
+        SliceLayout(TensorDesc{in[0].dtype, in[0].shape}, StridedSpec(node, at).value());
     return std::vector<RefTensor>{
         StridedRead(in[0], layout.shape, static_cast<int64_t>(layout.offset), layout.strides)};
   };
-  r.test_cases = {{{Shape{6, 7}}, {{"starts", Ints{5, 1}}, {"steps", Ints{-2, 3}}, {"shape", Ints{3, 2}}}, {}, "negative"}};
+  r.test_cases = {{{Shape{6, 7}},
+                   {{"starts", Ints{5, 1}}, {"steps", Ints{-2, 3}}, {"shape", Ints{3, 2}}},
+                   {},
+                   "negative"}};
   return r;
 }
 
@@ -429,7 +466,8 @@ OpRecord SliceRecord(int opset_min, int opset_max) {
   r.summary = "elements [start, end) by step along some axes (a view for positive steps)";
   r.accepts_views = true;
   if (opset_min < 10) {
-    r.attributes = {{"starts", std::nullopt, false, {}}, {"ends", std::nullopt, false, {}},
+    r.attributes = {{"starts", std::nullopt, false, {}},
+                    {"ends", std::nullopt, false, {}},
                     {"axes", std::nullopt, true, {}}};
   } else {
     r.min_inputs = 3;
@@ -442,7 +480,8 @@ OpRecord SliceRecord(int opset_min, int opset_max) {
   };
   r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
     ALKNET_ASSIGN_OR_RETURN(SliceSpec s, SliceSpecOf(node, at));
-    const bool forward = std::all_of(s.steps.begin(), s.steps.end(), [](int64_t v) { return v > 0; });
+    const bool forward =
+        std::all_of(s.steps.begin(), s.steps.end(), [](int64_t v) { return v > 0; });
     Graph g(static_cast<int>(node.inputs.size()));
     g.outputs = {g.Add(forward ? "alknet.SliceView" : "alknet.StridedCopy", {0}, StridedAttrs(s))};
     return g;
@@ -455,12 +494,18 @@ OpRecord SliceRecord(int opset_min, int opset_max) {
   };
   r.test_dtypes = {DType::kF32};
   if (opset_min < 10) {
-    r.test_cases = {{{Shape{5, 6, 7}}, {{"starts", Ints{1, -4}}, {"ends", Ints{1000, -1}}, {"axes", Ints{0, 2}}}, {}, "attrs"}};
+    r.test_cases = {{{Shape{5, 6, 7}},
+                     {{"starts", Ints{1, -4}}, {"ends", Ints{1000, -1}}, {"axes", Ints{0, 2}}},
+                     {},
+                     "attrs"}};
   } else {
     r.test_cases = {
         {{Shape{5, 6, 7}, Shape{2}, Shape{2}, Shape{2}, Shape{2}},
          {},
-         {{1, *IntList({1, -1})}, {2, *IntList({1000, -1000})}, {3, *IntList({0, -1})}, {4, *IntList({2, -2})}},
+         {{1, *IntList({1, -1})},
+          {2, *IntList({1000, -1000})},
+          {3, *IntList({0, -1})},
+          {4, *IntList({2, -2})}},
          "negative step"},
         {{Shape{5, 6, 7}, Shape{1}, Shape{1}, std::nullopt, std::nullopt},
          {},
@@ -471,14 +516,17 @@ OpRecord SliceRecord(int opset_min, int opset_max) {
   return r;
 }
 
-// --- Split ----------------------------------------------------------------------------------------
+// --- Split
+// ----------------------------------------------------------------------------------------
 
 // Split sizes: the `split` list (attribute or input), else `num_outputs` (opset 18; earlier
 // opsets accept it too, as the way to state an equal split's output count, which ONNX takes
 // from the node's output list), else the node's outputs when the caller filled them in.
-Result<std::vector<uint64_t>> SplitSizes(const OpNode& node, const Attributes& at, int64_t* axis_out) {
+Result<std::vector<uint64_t>> SplitSizes(const OpNode& node, const Attributes& at,
+                                         int64_t* axis_out) {
   const Shape& in = node.inputs[0].shape;
-  ALKNET_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(node, std::get<int64_t>(at.at("axis")), in.size(), "axis"));
+  ALKNET_ASSIGN_OR_RETURN(int64_t axis,
+                          NormalizeAxis(node, std::get<int64_t>(at.at("axis")), in.size(), "axis"));
   *axis_out = axis;
   const uint64_t dim = in[axis];
   Ints split;
@@ -501,20 +549,25 @@ Result<std::vector<uint64_t>> SplitSizes(const OpNode& node, const Attributes& a
       sum += static_cast<uint64_t>(v);
     }
     if (sum != dim) {
-      return Error{ErrorCode::kShape, node.Describe() + ": split sizes add up to " + std::to_string(sum) +
-                                          ", the axis has " + std::to_string(dim)};
+      return Error{ErrorCode::kShape, node.Describe() + ": split sizes add up to " +
+                                          std::to_string(sum) + ", the axis has " +
+                                          std::to_string(dim)};
     }
     return sizes;
   }
-  int64_t n = HasAttr(at, "num_outputs") ? std::get<int64_t>(at.at("num_outputs")) : static_cast<int64_t>(node.outputs.size());
+  int64_t n = HasAttr(at, "num_outputs") ? std::get<int64_t>(at.at("num_outputs"))
+                                         : static_cast<int64_t>(node.outputs.size());
   if (n <= 0) {
-    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": an equal split needs its output count: set num_outputs "
-                                                   "(or pass the node's outputs)"};
+    return Error{ErrorCode::kInvalidAttribute,
+                 node.Describe() +
+                     ": an equal split needs its output count: set num_outputs "
+                     "(or pass the node's outputs)"};
   }
   const uint64_t each = (dim + static_cast<uint64_t>(n) - 1) / static_cast<uint64_t>(n);
   if (node.opset < 18 && dim % static_cast<uint64_t>(n) != 0) {
     return Error{ErrorCode::kShape, node.Describe() + ": axis extent " + std::to_string(dim) +
-                                        " does not split into " + std::to_string(n) + " equal parts"};
+                                        " does not split into " + std::to_string(n) +
+                                        " equal parts"};
   }
   uint64_t left = dim;
   for (int64_t k = 0; k < n; ++k) {
@@ -524,7 +577,8 @@ Result<std::vector<uint64_t>> SplitSizes(const OpNode& node, const Attributes& a
   return sizes;
 }
 
-std::vector<SliceSpec> SplitSpecs(const Shape& in, int64_t axis, const std::vector<uint64_t>& sizes) {
+std::vector<SliceSpec> SplitSpecs(const Shape& in, int64_t axis,
+                                  const std::vector<uint64_t>& sizes) {
   std::vector<SliceSpec> out;
   uint64_t start = 0;
   for (uint64_t sz : sizes) {
@@ -546,14 +600,16 @@ OpRecord SplitRecord(int opset_min, int opset_max) {
   r.summary = "consecutive pieces along an axis (views; sizes given, or equal parts)";
   r.accepts_views = true;
   r.max_inputs = 2;
-  r.attributes = {{"axis", AttrValue(int64_t{0}), false, {}}, {"num_outputs", std::nullopt, true, {}}};
+  r.attributes = {{"axis", AttrValue(int64_t{0}), false, {}},
+                  {"num_outputs", std::nullopt, true, {}}};
   if (opset_min < 13) r.attributes.push_back({"split", std::nullopt, true, {}});
   r.host_inputs = {1};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
     int64_t axis = 0;
     ALKNET_ASSIGN_OR_RETURN(auto sizes, SplitSizes(node, at, &axis));
     std::vector<TensorDesc> outs;
-    for (const SliceSpec& s : SplitSpecs(node.inputs[0].shape, axis, sizes)) outs.push_back({node.inputs[0].dtype, s.shape});
+    for (const SliceSpec& s : SplitSpecs(node.inputs[0].shape, axis, sizes))
+      outs.push_back({node.inputs[0].dtype, s.shape});
     return outs;
   };
   r.decompose = [](const OpNode& node, const Attributes& at) -> Result<Graph> {
@@ -571,22 +627,27 @@ OpRecord SplitRecord(int opset_min, int opset_max) {
     std::vector<RefTensor> outs;
     for (const SliceSpec& s : SplitSpecs(in[0].shape, axis, sizes)) {
       TensorDesc layout = SliceLayout(TensorDesc{in[0].dtype, in[0].shape}, s);
-      outs.push_back(StridedRead(in[0], layout.shape, static_cast<int64_t>(layout.offset), layout.strides));
+      outs.push_back(
+          StridedRead(in[0], layout.shape, static_cast<int64_t>(layout.offset), layout.strides));
     }
     return outs;
   };
   if (opset_min < 13) {
-    r.test_cases = {{{Shape{4, 6}}, {{"axis", int64_t{1}}, {"split", Ints{1, 3, 2}}}, {}, "sizes attribute"},
-                    {{Shape{4, 6}}, {{"num_outputs", int64_t{2}}}, {}, "equal"}};
+    r.test_cases = {
+        {{Shape{4, 6}}, {{"axis", int64_t{1}}, {"split", Ints{1, 3, 2}}}, {}, "sizes attribute"},
+        {{Shape{4, 6}}, {{"num_outputs", int64_t{2}}}, {}, "equal"}};
   } else {
-    r.test_cases = {{{Shape{4, 6}, Shape{2}}, {{"axis", int64_t{-1}}}, {{1, *IntList({4, 2})}}, "sizes input"},
-                    {{Shape{5, 6}, std::nullopt}, {{"num_outputs", int64_t{3}}}, {}, "uneven (18)"}};
-    if (opset_min < 18) r.test_cases[1] = {{Shape{6, 5}, std::nullopt}, {{"num_outputs", int64_t{3}}}, {}, "equal"};
+    r.test_cases = {
+        {{Shape{4, 6}, Shape{2}}, {{"axis", int64_t{-1}}}, {{1, *IntList({4, 2})}}, "sizes input"},
+        {{Shape{5, 6}, std::nullopt}, {{"num_outputs", int64_t{3}}}, {}, "uneven (18)"}};
+    if (opset_min < 18)
+      r.test_cases[1] = {{Shape{6, 5}, std::nullopt}, {{"num_outputs", int64_t{3}}}, {}, "equal"};
   }
   return r;
 }
 
-// --- Concat -----------------------------------------------------------------------------------------
+// --- Concat
+// -----------------------------------------------------------------------------------------
 
 // At most this many inputs per kernel: with the output, WebGPU's default limit of 8 storage
 // buffers per shader stage. More inputs concatenate in a tree.
@@ -594,7 +655,8 @@ constexpr size_t kConcatFanIn = 7;
 
 Result<int64_t> ConcatAxis(const OpNode& node, const Attributes& at) {
   if (!HasAttr(at, "axis") && node.opset >= 4) {
-    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": required attribute 'axis' is missing"};
+    return Error{ErrorCode::kInvalidAttribute,
+                 node.Describe() + ": required attribute 'axis' is missing"};
   }
   const int64_t axis = HasAttr(at, "axis") ? std::get<int64_t>(at.at("axis")) : 1;
   return NormalizeAxis(node, axis, node.inputs.at(0).shape.size(), "axis");
@@ -606,10 +668,12 @@ Result<std::vector<TensorDesc>> ConcatInfer(const OpNode& node, const Attributes
   out[axis] = 0;
   for (const TensorDesc& in : node.inputs) {
     bool ok = in.shape.size() == out.size() && in.dtype == node.inputs[0].dtype;
-    for (size_t d = 0; ok && d < out.size(); ++d) ok = d == static_cast<size_t>(axis) || in.shape[d] == out[d];
+    for (size_t d = 0; ok && d < out.size(); ++d)
+      ok = d == static_cast<size_t>(axis) || in.shape[d] == out[d];
     if (!ok) {
-      return Error{ErrorCode::kShape, node.Describe() + ": inputs must share dtype, rank and every extent but axis " +
-                                          std::to_string(axis)};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": inputs must share dtype, rank and every extent but axis " +
+                       std::to_string(axis)};
     }
     out[axis] += in.shape[axis];
   }
@@ -627,7 +691,8 @@ ConcatLines ConcatLinesOf(const Shape& out, int64_t axis) {
   return l;
 }
 
-std::vector<RefTensor> ConcatReference(const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+std::vector<RefTensor> ConcatReference(const OpNode& node, const Attributes& at,
+                                       const std::vector<RefTensor>& in) {
   const int64_t axis = ConcatAxis(node, at).value();
   const TensorDesc& od = node.outputs.at(0);
   RefTensor out{od.dtype, od.shape, {}};
@@ -653,7 +718,8 @@ OpRecord ConcatKernelRecord() {
   r.max_inputs = kConcatFanIn;
   r.attributes = {{"axis", AttrValue(int64_t{0}), false, {}}};
   r.infer = ConcatInfer;
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(int64_t axis, ConcatAxis(node, at));
     const Shape& out = node.outputs.at(0).shape;
     ALKNET_TRY(CheckIndexable(node, node.outputs[0].elements()));
@@ -662,7 +728,8 @@ OpRecord ConcatKernelRecord() {
     hbs::Array parts;
     uint64_t start = 0;
     for (const TensorDesc& in : node.inputs) {
-      parts.push_back(hbs::Value::object({{"start", start}, {"end", start + in.shape[axis]}, {"rows", in.shape[axis]}}));
+      parts.push_back(hbs::Value::object(
+          {{"start", start}, {"end", start + in.shape[axis]}, {"rows", in.shape[axis]}}));
       start += in.shape[axis];
     }
     hbs::Value ctx = LinearContext(node.outputs[0].elements() / vec, vec, caps);
@@ -677,7 +744,8 @@ OpRecord ConcatKernelRecord() {
   };
   r.reference = ConcatReference;
   r.test_dtypes = {DType::kF32, DType::kI32};
-  r.test_cases = {{{Shape{2, 3, 4}, Shape{2, 1, 4}, Shape{2, 5, 4}}, {{"axis", int64_t{1}}}, {}, "vec4"}};
+  r.test_cases = {
+      {{Shape{2, 3, 4}, Shape{2, 1, 4}, Shape{2, 5, 4}}, {{"axis", int64_t{1}}}, {}, "vec4"}};
   return r;
 }
 
@@ -702,9 +770,11 @@ OpRecord ConcatRecord() {
     while (vals.size() > kConcatFanIn) {
       std::vector<int> next;
       for (size_t k = 0; k < vals.size(); k += kConcatFanIn) {
-        std::vector<int> chunk(vals.begin() + static_cast<long>(k),
-                               vals.begin() + static_cast<long>(std::min(vals.size(), k + kConcatFanIn)));
-        next.push_back(chunk.size() == 1 ? chunk[0] : g.Add("alknet.Concat", chunk, {{"axis", axis}}));
+        std::vector<int> chunk(
+            vals.begin() + static_cast<long>(k),
+            vals.begin() + static_cast<long>(std::min(vals.size(), k + kConcatFanIn)));
+        next.push_back(chunk.size() == 1 ? chunk[0]
+                                         : g.Add("alknet.Concat", chunk, {{"axis", axis}}));
       }
       vals = next;
     }
@@ -713,11 +783,15 @@ OpRecord ConcatRecord() {
   };
   r.reference = ConcatReference;
   r.test_cases = {{{Shape{3, 2}, Shape{3, 1}, Shape{3, 3}}, {{"axis", int64_t{-1}}}, {}, "axis -1"},
-                  {std::vector<std::optional<Shape>>(9, Shape{2, 3}), {{"axis", int64_t{0}}}, {}, "9 inputs (a tree)"}};
+                  {std::vector<std::optional<Shape>>(9, Shape{2, 3}),
+                   {{"axis", int64_t{0}}},
+                   {},
+                   "9 inputs (a tree)"}};
   return r;
 }
 
-// --- Pad --------------------------------------------------------------------------------------------
+// --- Pad
+// --------------------------------------------------------------------------------------------
 
 struct PadSpec {
   Ints pads;  // begin per dimension, then end per dimension
@@ -737,7 +811,8 @@ Result<PadSpec> PadSpecOf(const OpNode& node, const Attributes& at) {
     ALKNET_ASSIGN_OR_RETURN(pads, HostInts(node, 1, "pads"));
     if (node.has_input(2)) {
       std::vector<double> v = HostValues(node, 2);
-      if (v.size() != 1) return Error{ErrorCode::kShape, node.Describe() + ": constant_value must hold one value"};
+      if (v.size() != 1)
+        return Error{ErrorCode::kShape, node.Describe() + ": constant_value must hold one value"};
       p.value = v[0];
     }
   }
@@ -748,8 +823,9 @@ Result<PadSpec> PadSpecOf(const OpNode& node, const Attributes& at) {
     for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
   }
   if (pads.size() != 2 * axes.size()) {
-    return Error{ErrorCode::kShape, node.Describe() + ": pads has " + std::to_string(pads.size()) + " entries; " +
-                                        std::to_string(2 * axes.size()) + " expected (begin and end per axis)"};
+    return Error{ErrorCode::kShape, node.Describe() + ": pads has " + std::to_string(pads.size()) +
+                                        " entries; " + std::to_string(2 * axes.size()) +
+                                        " expected (begin and end per axis)"};
   }
   p.pads.assign(2 * rank, 0);
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -758,10 +834,14 @@ Result<PadSpec> PadSpecOf(const OpNode& node, const Attributes& at) {
     p.pads[rank + ax] = pads[axes.size() + i];
   }
   for (size_t d = 0; d < rank; ++d) {
-    const int64_t out = static_cast<int64_t>(node.inputs[0].shape[d]) + p.pads[d] + p.pads[rank + d];
-    if (out < 0) return Error{ErrorCode::kShape, node.Describe() + ": pads remove more than dimension " + std::to_string(d) + " holds"};
+    const int64_t out =
+        static_cast<int64_t>(node.inputs[0].shape[d]) + p.pads[d] + p.pads[rank + d];
+    if (out < 0)
+      return Error{ErrorCode::kShape, node.Describe() + ": pads remove more than dimension " +
+                                          std::to_string(d) + " holds"};
     if (p.mode != "constant" && node.inputs[0].shape[d] == 0 && out > 0) {
-      return Error{ErrorCode::kShape, node.Describe() + ": mode " + p.mode + " cannot pad an empty dimension"};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": mode " + p.mode + " cannot pad an empty dimension"};
     }
   }
   return p;
@@ -799,8 +879,9 @@ OpRecord PadRecord(int opset_min, int opset_max) {
   // meaning is fixed).
   auto mode = [](const AttrValue& v) {
     const std::string& m = std::get<std::string>(v);
-    return m == "constant" || m == "edge" || m == "reflect" || m == "wrap" ? std::string()
-                                                                             : std::string("must be constant, edge, reflect or wrap");
+    return m == "constant" || m == "edge" || m == "reflect" || m == "wrap"
+               ? std::string()
+               : std::string("must be constant, edge, reflect or wrap");
   };
   r.attributes = {{"mode", AttrValue(std::string("constant")), false, mode}};
   if (opset_min < 11) {
@@ -817,7 +898,8 @@ OpRecord PadRecord(int opset_min, int opset_max) {
     ALKNET_TRY(CheckIndexable(node, std::max(o.elements(), node.inputs[0].elements())));
     return std::vector<TensorDesc>{o};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(PadSpec p, PadSpecOf(node, at));
     const Shape& in = node.inputs[0].shape;
     const Shape out = node.outputs.at(0).shape;
@@ -825,18 +907,20 @@ OpRecord PadRecord(int opset_min, int opset_max) {
     hbs::Array dims;
     for (size_t d = in.size(); d-- > 0;) {
       const int64_t size = static_cast<int64_t>(in[d]);
-      dims.push_back(hbs::Value::object({{"extent", std::max<uint64_t>(1, out[d])},
-                                         {"pad", static_cast<long long>(p.pads[d])},
-                                         {"size", static_cast<long long>(size)},
-                                         {"period", static_cast<long long>(std::max<int64_t>(1, 2 * (size - 1)))},
-                                         {"stride", st[d]}}));
+      dims.push_back(hbs::Value::object(
+          {{"extent", std::max<uint64_t>(1, out[d])},
+           {"pad", static_cast<long long>(p.pads[d])},
+           {"size", static_cast<long long>(size)},
+           {"period", static_cast<long long>(std::max<int64_t>(1, 2 * (size - 1)))},
+           {"stride", st[d]}}));
     }
     hbs::Value ctx = LinearContext(node.outputs[0].elements(), 1, caps);
     const DType dt = node.outputs[0].dtype;
     const bool is_float = dt == DType::kF32 || dt == DType::kF16;
     ctx.as_object().set("mode", p.mode);
     ctx.as_object().set("value", is_float ? FloatLiteral(p.value)
-                                          : std::to_string(static_cast<long long>(WrapInt(p.value, dt == DType::kBool ? DType::kU32 : dt))));
+                                          : std::to_string(static_cast<long long>(WrapInt(
+                                                p.value, dt == DType::kBool ? DType::kU32 : dt))));
     ctx.as_object().set("dims", hbs::Value(std::move(dims)));
     return ctx;
   };
@@ -846,7 +930,8 @@ OpRecord PadRecord(int opset_min, int opset_max) {
   r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     PadSpec p = PadSpecOf(node, at).value();
     // The value takes the data's type (ONNX types constant_value like the data).
-    if (in[0].dtype != DType::kF32 && in[0].dtype != DType::kF16) p.value = WrapInt(p.value, in[0].dtype);
+    if (in[0].dtype != DType::kF32 && in[0].dtype != DType::kF16)
+      p.value = WrapInt(p.value, in[0].dtype);
     if (in[0].dtype == DType::kBool) p.value = p.value != 0;
     const Shape& is = in[0].shape;
     const Shape os = PaddedShape(is, p.pads);
@@ -859,7 +944,8 @@ OpRecord PadRecord(int opset_min, int opset_max) {
       int64_t off = 0;
       bool inside = true;
       for (size_t d = 0; d < os.size(); ++d) {
-        const int64_t x = PadSource(static_cast<int64_t>(c[d]) - p.pads[d], static_cast<int64_t>(is[d]), p.mode);
+        const int64_t x =
+            PadSource(static_cast<int64_t>(c[d]) - p.pads[d], static_cast<int64_t>(is[d]), p.mode);
         if (x < 0) inside = false;
         off += x * static_cast<int64_t>(st[d]);
       }
@@ -875,12 +961,24 @@ OpRecord PadRecord(int opset_min, int opset_max) {
   if (opset_min < 11) {
     const char* pads = opset_min < 2 ? "paddings" : "pads";
     r.test_cases = {{{Shape{3, 4}}, {{pads, Ints{1, 2, 0, 1}}, {"value", 1.5}}, {}, "constant"},
-                    {{Shape{3, 4}}, {{pads, Ints{2, 3, 1, 2}}, {"mode", std::string("reflect")}}, {}, "reflect"}};
+                    {{Shape{3, 4}},
+                     {{pads, Ints{2, 3, 1, 2}}, {"mode", std::string("reflect")}},
+                     {},
+                     "reflect"}};
   } else {
     r.test_cases = {
-        {{Shape{2, 3, 4}, Shape{6}, Shape{}}, {}, {{1, *IntList({0, 1, -1, 1, 2, 2})}, {2, RefTensor{DType::kF32, {}, {2.5}}}}, "constant, crop"},
-        {{Shape{2, 3, 4}, Shape{6}}, {{"mode", std::string("edge")}}, {{1, *IntList({1, 2, 3, 0, 1, 2})}}, "edge"},
-        {{Shape{3, 4}, Shape{4}}, {{"mode", std::string("wrap")}}, {{1, *IntList({2, 3, 1, 5})}}, "wrap"},
+        {{Shape{2, 3, 4}, Shape{6}, Shape{}},
+         {},
+         {{1, *IntList({0, 1, -1, 1, 2, 2})}, {2, RefTensor{DType::kF32, {}, {2.5}}}},
+         "constant, crop"},
+        {{Shape{2, 3, 4}, Shape{6}},
+         {{"mode", std::string("edge")}},
+         {{1, *IntList({1, 2, 3, 0, 1, 2})}},
+         "edge"},
+        {{Shape{3, 4}, Shape{4}},
+         {{"mode", std::string("wrap")}},
+         {{1, *IntList({2, 3, 1, 5})}},
+         "wrap"},
     };
     if (opset_min >= 18) {
       r.test_cases.push_back({{Shape{3, 4}, Shape{2}, std::nullopt, Shape{1}},
@@ -913,8 +1011,9 @@ OpRecord TileRecord() {
   auto repeats = [](const OpNode& node) -> Result<Ints> {
     ALKNET_ASSIGN_OR_RETURN(Ints rep, HostInts(node, 1, "repeats"));
     if (rep.size() != node.inputs[0].shape.size()) {
-      return Error{ErrorCode::kShape, node.Describe() + ": repeats has " + std::to_string(rep.size()) +
-                                          " entries for a rank-" + std::to_string(node.inputs[0].shape.size()) + " input"};
+      return Error{ErrorCode::kShape, node.Describe() + ": repeats has " +
+                                          std::to_string(rep.size()) + " entries for a rank-" +
+                                          std::to_string(node.inputs[0].shape.size()) + " input"};
     }
     for (int64_t v : rep) {
       if (v < 0) return Error{ErrorCode::kShape, node.Describe() + ": negative repeat"};
@@ -975,14 +1074,17 @@ struct BlockPlan {
 
 Result<BlockPlan> BlockPlanOf(const OpNode& node, const Attributes& at, bool to_space) {
   const Shape& s = node.inputs[0].shape;
-  if (s.size() != 4) return Error{ErrorCode::kShape, node.Describe() + ": the input must be 4-D (N, C, H, W)"};
+  if (s.size() != 4)
+    return Error{ErrorCode::kShape, node.Describe() + ": the input must be 4-D (N, C, H, W)"};
   const int64_t b64 = std::get<int64_t>(at.at("blocksize"));
-  if (b64 <= 0) return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": blocksize must be positive"};
+  if (b64 <= 0)
+    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": blocksize must be positive"};
   const uint64_t b = static_cast<uint64_t>(b64), n = s[0], c = s[1], h = s[2], w = s[3];
   BlockPlan p;
   if (to_space) {
     if (c % (b * b) != 0) {
-      return Error{ErrorCode::kShape, node.Describe() + ": channels " + std::to_string(c) + " do not divide by blocksize^2"};
+      return Error{ErrorCode::kShape, node.Describe() + ": channels " + std::to_string(c) +
+                                          " do not divide by blocksize^2"};
     }
     const bool crd = std::get<std::string>(at.at("mode")) == "CRD";
     p.six = crd ? Shape{n, c / (b * b), b, b, h, w} : Shape{n, b, b, c / (b * b), h, w};
@@ -990,7 +1092,8 @@ Result<BlockPlan> BlockPlanOf(const OpNode& node, const Attributes& at, bool to_
     p.out = {n, c / (b * b), h * b, w * b};
   } else {
     if (h % b != 0 || w % b != 0) {
-      return Error{ErrorCode::kShape, node.Describe() + ": height and width must divide by blocksize"};
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": height and width must divide by blocksize"};
     }
     p.six = {n, c, h / b, b, w / b, b};
     p.perm = {0, 3, 5, 1, 2, 4};
@@ -1003,16 +1106,19 @@ OpRecord BlockRecord(const char* name, bool to_space) {
   OpRecord r;
   r.name = name;
   r.family = "movement";
-  r.summary = to_space ? "channel blocks moved into space (DCR or CRD order)" : "spatial blocks moved into channels";
+  r.summary = to_space ? "channel blocks moved into space (DCR or CRD order)"
+                       : "spatial blocks moved into channels";
   r.accepts_views = true;  // as Tile: the inner Reshape makes the one copy
   r.attributes = {{"blocksize", std::nullopt, false, {}}};
   if (to_space) {
     r.attributes.push_back({"mode", AttrValue(std::string("DCR")), false, [](const AttrValue& v) {
                               const std::string& m = std::get<std::string>(v);
-                              return m == "DCR" || m == "CRD" ? std::string() : std::string("must be DCR or CRD");
+                              return m == "DCR" || m == "CRD" ? std::string()
+                                                              : std::string("must be DCR or CRD");
                             }});
   }
-  r.infer = [to_space](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+  r.infer = [to_space](const OpNode& node,
+                       const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(BlockPlan p, BlockPlanOf(node, at, to_space));
     return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, p.out}};
   };
@@ -1024,7 +1130,8 @@ OpRecord BlockRecord(const char* name, bool to_space) {
     g.outputs = {AddReshape(g, t, p.out)};
     return g;
   };
-  r.reference = [to_space](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+  r.reference = [to_space](const OpNode& node, const Attributes& at,
+                           const std::vector<RefTensor>& in) {
     // Direct index formulas from the ONNX operator documents, not the reshape route.
     BlockPlan p = BlockPlanOf(node, at, to_space).value();
     const Shape& s = in[0].shape;
@@ -1051,7 +1158,10 @@ OpRecord BlockRecord(const char* name, bool to_space) {
   };
   if (to_space) {
     r.test_cases = {{{Shape{2, 8, 3, 2}}, {{"blocksize", int64_t{2}}}, {}, "DCR"},
-                    {{Shape{1, 18, 2, 3}}, {{"blocksize", int64_t{3}}, {"mode", std::string("CRD")}}, {}, "CRD"}};
+                    {{Shape{1, 18, 2, 3}},
+                     {{"blocksize", int64_t{3}}, {"mode", std::string("CRD")}},
+                     {},
+                     "CRD"}};
   } else {
     r.test_cases = {{{Shape{2, 3, 4, 6}}, {{"blocksize", int64_t{2}}}, {}, "blocksize 2"}};
   }
@@ -1079,14 +1189,19 @@ OpRecord DropoutRecord(int opset_min, int opset_max) {
     r.host_inputs = {1, 2};
     r.attributes = {{"seed", std::nullopt, true, {}}};
   }
-  auto mask_type = [](const OpNode& node) { return node.opset >= 10 ? DType::kBool : node.inputs[0].dtype; };
+  auto mask_type = [](const OpNode& node) {
+    return node.opset >= 10 ? DType::kBool : node.inputs[0].dtype;
+  };
   r.infer = [mask_type](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
     if (node.opset >= 12 && node.has_input(2)) {
       std::vector<double> training = HostValues(node, 2);
-      std::vector<double> ratio = node.has_input(1) ? HostValues(node, 1) : std::vector<double>{0.5};
+      std::vector<double> ratio =
+          node.has_input(1) ? HostValues(node, 1) : std::vector<double>{0.5};
       if (!training.empty() && training[0] != 0 && !ratio.empty() && ratio[0] != 0) {
-        return Error{ErrorCode::kUnsupported, node.Describe() + ": training_mode with a non-zero ratio drops "
-                                                  "random elements, which alknet does not implement"};
+        return Error{ErrorCode::kUnsupported,
+                     node.Describe() +
+                         ": training_mode with a non-zero ratio drops "
+                         "random elements, which alknet does not implement"};
       }
     }
     std::vector<TensorDesc> outs{TensorDesc{node.inputs[0].dtype, node.inputs[0].shape}};
@@ -1100,24 +1215,27 @@ OpRecord DropoutRecord(int opset_min, int opset_max) {
       // A stride-0 view of one `true`: no memory per element.
       const Shape& s = node.inputs[0].shape;
       g.outputs.push_back(g.Add("Expand", {Graph::kAbsent, Graph::kAbsent}));
-      g.nodes.back().input_values = {MakeConst(mask_type(node), {}, {1.0}), IntList(Ints(s.begin(), s.end()))};
+      g.nodes.back().input_values = {MakeConst(mask_type(node), {}, {1.0}),
+                                     IntList(Ints(s.begin(), s.end()))};
     }
     return g;
   };
   r.reference = [](const OpNode& node, const Attributes&, const std::vector<RefTensor>& in) {
     std::vector<RefTensor> outs{in[0]};
     if (node.outputs.size() >= 2) {
-      outs.push_back(RefTensor{node.outputs[1].dtype, in[0].shape, std::vector<double>(in[0].data.size(), 1.0)});
+      outs.push_back(RefTensor{node.outputs[1].dtype, in[0].shape,
+                               std::vector<double>(in[0].data.size(), 1.0)});
     }
     return outs;
   };
   if (opset_min < 12) {
     r.test_cases = {{{Shape{3, 5}}, {{"ratio", 0.3}}, {}, "ratio"}};
   } else {
-    r.test_cases = {{{Shape{3, 5}, Shape{}, Shape{}},
-                     {},
-                     {{1, RefTensor{DType::kF32, {}, {0.0}}}, {2, RefTensor{DType::kBool, {}, {1.0}}}},
-                     "training, ratio 0"}};
+    r.test_cases = {
+        {{Shape{3, 5}, Shape{}, Shape{}},
+         {},
+         {{1, RefTensor{DType::kF32, {}, {0.0}}}, {2, RefTensor{DType::kBool, {}, {1.0}}}},
+         "training, ratio 0"}};
   }
   return r;
 }
@@ -1126,17 +1244,21 @@ OpRecord DropoutRecord(int opset_min, int opset_max) {
 
 void AddMovementOps(OpTable& table) {
   table.Add(ReshapeRecord());
-  OpRecord transpose = ViewRecord("Transpose", 1, 99, "dimensions permuted (a strided view)", true, TransposeView);
+  OpRecord transpose =
+      ViewRecord("Transpose", 1, 99, "dimensions permuted (a strided view)", true, TransposeView);
   transpose.attributes = {{"perm", std::nullopt, true, {}}};
   transpose.test_dtypes = {DType::kF32, DType::kI32};
-  transpose.test_cases = {{{Shape{3, 4, 5}}, {{"perm", Ints{2, 0, 1}}}, {}, "perm"}, {{Shape{2, 1, 3}}, {}, {}, "reversed"}};
+  transpose.test_cases = {{{Shape{3, 4, 5}}, {{"perm", Ints{2, 0, 1}}}, {}, "perm"},
+                          {{Shape{2, 1, 3}}, {}, {}, "reversed"}};
   table.Add(std::move(transpose));
   for (auto [lo, hi] : {std::pair{1, 12}, std::pair{13, 99}}) {
     const bool input = lo >= 13;
-    OpRecord sq = ViewRecord("Squeeze", lo, hi, "size-1 dimensions removed (a view)", true,
-                             [input](const OpNode& n, const Attributes& a) { return SqueezeView(n, a, input); });
-    OpRecord unsq = ViewRecord("Unsqueeze", lo, hi, "size-1 dimensions inserted (a view)", true,
-                               [input](const OpNode& n, const Attributes& a) { return UnsqueezeView(n, a, input); });
+    OpRecord sq = ViewRecord(
+        "Squeeze", lo, hi, "size-1 dimensions removed (a view)", true,
+        [input](const OpNode& n, const Attributes& a) { return SqueezeView(n, a, input); });
+    OpRecord unsq = ViewRecord(
+        "Unsqueeze", lo, hi, "size-1 dimensions inserted (a view)", true,
+        [input](const OpNode& n, const Attributes& a) { return UnsqueezeView(n, a, input); });
     if (input) {
       sq.max_inputs = 2;
       sq.host_inputs = {1};
@@ -1154,11 +1276,14 @@ void AddMovementOps(OpTable& table) {
     table.Add(std::move(sq));
     table.Add(std::move(unsq));
   }
-  OpRecord flatten = ViewRecord("Flatten", 1, 99, "2-D view [prod(dims[:axis]), prod(dims[axis:])]", false, FlattenView);
+  OpRecord flatten = ViewRecord("Flatten", 1, 99, "2-D view [prod(dims[:axis]), prod(dims[axis:])]",
+                                false, FlattenView);
   flatten.attributes = {{"axis", AttrValue(int64_t{1}), false, {}}};
-  flatten.test_cases = {{{Shape{2, 3, 4}}, {{"axis", int64_t{-1}}}, {}, "axis -1"}, {{Shape{2, 3, 4}}, {{"axis", int64_t{0}}}, {}, "axis 0"}};
+  flatten.test_cases = {{{Shape{2, 3, 4}}, {{"axis", int64_t{-1}}}, {}, "axis -1"},
+                        {{Shape{2, 3, 4}}, {{"axis", int64_t{0}}}, {}, "axis 0"}};
   table.Add(std::move(flatten));
-  OpRecord expand = ViewRecord("Expand", 8, 99, "broadcast to a shape (a stride-0 view)", true, ExpandView);
+  OpRecord expand =
+      ViewRecord("Expand", 8, 99, "broadcast to a shape (a stride-0 view)", true, ExpandView);
   expand.min_inputs = expand.max_inputs = 2;
   expand.host_inputs = {1};
   expand.test_dtypes = {DType::kF32, DType::kI32};

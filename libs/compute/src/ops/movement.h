@@ -14,8 +14,8 @@ namespace alknet::compute::ops {
 
 // `axis` in [-rank, rank) (or [-rank-1, rank] with `extra`: Unsqueeze, OneHot), made
 // non-negative; the error names the node and what the attribute or input is.
-Result<int64_t> NormalizeAxis(const OpNode& node, int64_t axis, size_t rank, const std::string& what,
-                              bool extra = false);
+Result<int64_t> NormalizeAxis(const OpNode& node, int64_t axis, size_t rank,
+                              const std::string& what, bool extra = false);
 
 // The integer values of a host input (Reshape's shape, Slice's starts, ...), checked to be
 // integers that fit int64.
@@ -44,7 +44,8 @@ ConstValue IntList(const std::vector<int64_t>& v);
 
 // out[i] = in[offset + sum_d coord_d(i) * strides[d]] over a contiguous RefTensor: how a
 // strided view reads its input. Strides may be negative or zero.
-RefTensor StridedRead(const RefTensor& in, const Shape& shape, int64_t offset, const std::vector<int64_t>& strides);
+RefTensor StridedRead(const RefTensor& in, const Shape& shape, int64_t offset,
+                      const std::vector<int64_t>& strides);
 
 // Context and dispatch of the movement kernels: `n` output elements (or vec4 groups), each
 // handled by one invocation on GPUs and by a grid-stride loop of `per_invocation` on CPUs.

@@ -4,12 +4,13 @@
 
 namespace alknet::compute::ops {
 
-Result<int64_t> NormalizeAxis(const OpNode& node, int64_t axis, size_t rank, const std::string& what, bool extra) {
+Result<int64_t> NormalizeAxis(const OpNode& node, int64_t axis, size_t rank,
+                              const std::string& what, bool extra) {
   const int64_t r = static_cast<int64_t>(rank) + (extra ? 1 : 0);
   if (axis < -r || axis >= r) {
-    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": " + what + " " + std::to_string(axis) +
-                                                   " is out of range [" + std::to_string(-r) + ", " +
-                                                   std::to_string(r - 1) + "]"};
+    return Error{ErrorCode::kInvalidAttribute,
+                 node.Describe() + ": " + what + " " + std::to_string(axis) + " is out of range [" +
+                     std::to_string(-r) + ", " + std::to_string(r - 1) + "]"};
   }
   return axis < 0 ? axis + r : axis;
 }
@@ -17,17 +18,20 @@ Result<int64_t> NormalizeAxis(const OpNode& node, int64_t axis, size_t rank, con
 Result<std::vector<int64_t>> HostInts(const OpNode& node, size_t input, const std::string& what) {
   const RefTensor* t = node.value(input);
   if (t == nullptr) {
-    return Error{ErrorCode::kUnsupported, node.Describe() + ": " + what + " (input " + std::to_string(input) +
+    return Error{ErrorCode::kUnsupported, node.Describe() + ": " + what + " (input " +
+                                              std::to_string(input) +
                                               ") must be known when the graph is planned"};
   }
   if (t->shape.size() > 1) {
-    return Error{ErrorCode::kShape, node.Describe() + ": " + what + " must be a scalar or 1-D, got shape " +
+    return Error{ErrorCode::kShape, node.Describe() + ": " + what +
+                                        " must be a scalar or 1-D, got shape " +
                                         ShapeToString(t->shape)};
   }
   std::vector<int64_t> out;
   for (double v : t->data) {
     if (std::isnan(v) || v != std::floor(v)) {
-      return Error{ErrorCode::kInvalidArgument, node.Describe() + ": " + what + " holds a non-integer value"};
+      return Error{ErrorCode::kInvalidArgument,
+                   node.Describe() + ": " + what + " holds a non-integer value"};
     }
     // INT64_MAX / INT64_MIN ("to the end") arrive rounded to +-2^63 in a double.
     out.push_back(v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(v));
@@ -48,7 +52,8 @@ ConstValue IntList(const std::vector<int64_t>& v) {
   return MakeConst(DType::kI32, {v.size()}, std::vector<double>(v.begin(), v.end()));
 }
 
-RefTensor StridedRead(const RefTensor& in, const Shape& shape, int64_t offset, const std::vector<int64_t>& strides) {
+RefTensor StridedRead(const RefTensor& in, const Shape& shape, int64_t offset,
+                      const std::vector<int64_t>& strides) {
   uint64_t n = 1;
   for (uint64_t d : shape) n *= d;
   RefTensor out{in.dtype, shape, std::vector<double>(n)};

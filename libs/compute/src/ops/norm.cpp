@@ -21,8 +21,9 @@ int64_t I(const Attributes& at, const char* name) { return std::get<int64_t>(at.
 
 Status RequireShape(const OpNode& node, size_t i, const Shape& want, const char* what) {
   if (node.inputs[i].shape != want) {
-    return Error{ErrorCode::kShape, node.Describe() + ": " + what + " " + ShapeToString(node.inputs[i].shape) +
-                                        " must be " + ShapeToString(want)};
+    return Error{ErrorCode::kShape, node.Describe() + ": " + what + " " +
+                                        ShapeToString(node.inputs[i].shape) + " must be " +
+                                        ShapeToString(want)};
   }
   return Ok{};
 }
@@ -37,7 +38,8 @@ struct BnDims {
 Result<BnDims> BnShapes(const OpNode& node) {
   const Shape& x = node.inputs[0].shape;
   if (x.size() < 2) {
-    return Error{ErrorCode::kShape, node.Describe() + ": X " + ShapeToString(x) + " must be [N, C, ...]"};
+    return Error{ErrorCode::kShape,
+                 node.Describe() + ": X " + ShapeToString(x) + " must be [N, C, ...]"};
   }
   BnDims d{x[0], x[1], 1};
   for (size_t i = 2; i < x.size(); ++i) d.inner *= x[i];
@@ -58,22 +60,28 @@ OpRecord BatchNormRecord(int opset_min, int opset_max) {
   r.family = "norm";
   r.shader = "norm/batchnorm";
   r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
-  r.summary = opset_min >= 14 ? "per-channel normalisation with given statistics, or (training_mode) batch statistics "
-                                "and updated running ones"
-                              : "per-channel normalisation with given statistics (inference)";
+  r.summary =
+      opset_min >= 14
+          ? "per-channel normalisation with given statistics, or (training_mode) batch statistics "
+            "and updated running ones"
+          : "per-channel normalisation with given statistics (inference)";
   r.min_inputs = r.max_inputs = 5;
-  r.attributes = {{"epsilon", AttrValue(1e-5), false, &FiniteFloat}, {"momentum", AttrValue(0.9), false, &FiniteFloat}};
+  r.attributes = {{"epsilon", AttrValue(1e-5), false, &FiniteFloat},
+                  {"momentum", AttrValue(0.9), false, &FiniteFloat}};
   if (opset_min < 9) {
-    r.attributes.push_back({"spatial", AttrValue(int64_t{1}), false, [](const AttrValue& v) {
-                              return std::get<int64_t>(v) == 1 ? std::string()
-                                                               : std::string("must be 1 (per-element statistics are not implemented)");
-                            }});
+    r.attributes.push_back(
+        {"spatial", AttrValue(int64_t{1}), false, [](const AttrValue& v) {
+           return std::get<int64_t>(v) == 1
+                      ? std::string()
+                      : std::string("must be 1 (per-element statistics are not implemented)");
+         }});
   }
   if (opset_min < 7) r.attributes.push_back({"is_test", AttrValue(int64_t{0}), false, {}});
   if (opset_min >= 14) {
     r.attributes.push_back({"training_mode", AttrValue(int64_t{0}), false, [](const AttrValue& v) {
                               const int64_t f = std::get<int64_t>(v);
-                              return f == 0 || f == 1 ? std::string() : std::string("must be 0 or 1");
+                              return f == 0 || f == 1 ? std::string()
+                                                      : std::string("must be 0 or 1");
                             }});
   }
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
@@ -85,11 +93,16 @@ OpRecord BatchNormRecord(int opset_min, int opset_max) {
     }
     return out;
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(BnDims d, BnShapes(node));
     const bool training = Training(node, at);
-    return hbs::Value::object({{"N", d.N}, {"C", d.C}, {"inner", d.inner}, {"total", node.inputs[0].elements()},
-                               {"training", training}, {"epsilon", FloatLiteral(F(at, "epsilon"))},
+    return hbs::Value::object({{"N", d.N},
+                               {"C", d.C},
+                               {"inner", d.inner},
+                               {"total", node.inputs[0].elements()},
+                               {"training", training},
+                               {"epsilon", FloatLiteral(F(at, "epsilon"))},
                                {"momentum", FloatLiteral(F(at, "momentum"))}});
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
@@ -111,7 +124,8 @@ OpRecord BatchNormRecord(int opset_min, int opset_max) {
           for (uint64_t i = 0; i < d.inner; ++i) s += in[0].data[(n * d.C + c) * d.inner + i];
         mean = s / double(d.N * d.inner);
         for (uint64_t n = 0; n < d.N; ++n)
-          for (uint64_t i = 0; i < d.inner; ++i) q += std::pow(in[0].data[(n * d.C + c) * d.inner + i] - mean, 2);
+          for (uint64_t i = 0; i < d.inner; ++i)
+            q += std::pow(in[0].data[(n * d.C + c) * d.inner + i] - mean, 2);
         var = q / double(d.N * d.inner);
         rm.data[c] = in[3].data[c] * mom + mean * (1 - mom);
         rv.data[c] = in[4].data[c] * mom + var * (1 - mom);
@@ -137,13 +151,17 @@ OpRecord BatchNormRecord(int opset_min, int opset_max) {
   std::map<size_t, RefTensor> stats5 = {{4, vec({0.25, 1.0, 3.0, 0.75, 1.25})}};
   r.test_cases = {
       {{Shape{2, 3, 4, 5}, Shape{3}, Shape{3}, Shape{3}, Shape{3}}, {}, stats3, "4-D"},
-      {{Shape{3, 5}, Shape{5}, Shape{5}, Shape{5}, Shape{5}}, {{"epsilon", AttrValue(1e-2)}}, stats5, "2-D, epsilon"},
+      {{Shape{3, 5}, Shape{5}, Shape{5}, Shape{5}, Shape{5}},
+       {{"epsilon", AttrValue(1e-2)}},
+       stats5,
+       "2-D, epsilon"},
   };
   if (opset_min >= 14) {
-    r.test_cases.push_back({{Shape{2, 3, 4, 5}, Shape{3}, Shape{3}, Shape{3}, Shape{3}},
-                            {{"training_mode", AttrValue(int64_t{1})}, {"momentum", AttrValue(0.8)}},
-                            stats3,
-                            "training_mode"});
+    r.test_cases.push_back(
+        {{Shape{2, 3, 4, 5}, Shape{3}, Shape{3}, Shape{3}, Shape{3}},
+         {{"training_mode", AttrValue(int64_t{1})}, {"momentum", AttrValue(0.8)}},
+         stats3,
+         "training_mode"});
   }
   return r;
 }
@@ -187,7 +205,8 @@ Result<std::set<size_t>> ReducedAxes(MomentsKind kind, const OpNode& node, const
   auto norm_axis = [&](int64_t a) -> Result<size_t> {
     if (a < -rank || a >= rank) {
       return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": axis " + std::to_string(a) +
-                                                     " is out of range for rank " + std::to_string(rank)};
+                                                     " is out of range for rank " +
+                                                     std::to_string(rank)};
     }
     return static_cast<size_t>(a < 0 ? a + rank : a);
   };
@@ -195,7 +214,8 @@ Result<std::set<size_t>> ReducedAxes(MomentsKind kind, const OpNode& node, const
   switch (kind) {
     case MomentsKind::kInstance:
       if (rank < 3) {
-        return Error{ErrorCode::kShape, node.Describe() + ": input " + ShapeToString(x) + " must be [N, C, D1, ...]"};
+        return Error{ErrorCode::kShape,
+                     node.Describe() + ": input " + ShapeToString(x) + " must be [N, C, D1, ...]"};
       }
       for (size_t i = 2; i < x.size(); ++i) s.insert(i);
       break;
@@ -234,16 +254,19 @@ Result<MomentsPlan> MomentsShapes(MomentsKind kind, const OpNode& node, const At
     for (size_t i = 1; i < 3; ++i) {
       if (!node.has_input(i)) continue;
       if (node.inputs[i].elements() != p.reduced_count) {
-        return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) + " " +
-                                                  ShapeToString(node.inputs[i].shape) + " must hold the normalised shape's " +
-                                                  std::to_string(p.reduced_count) + " elements (broadcasting a smaller one is not implemented)"};
+        return Error{ErrorCode::kUnsupported,
+                     node.Describe() + ": input " + std::to_string(i) + " " +
+                         ShapeToString(node.inputs[i].shape) +
+                         " must hold the normalised shape's " + std::to_string(p.reduced_count) +
+                         " elements (broadcasting a smaller one is not implemented)"};
       }
     }
   }
   if (kind == MomentsKind::kLp) {
     const int64_t pn = I(at, "p");
     if (pn != 1 && pn != 2) {
-      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": p must be 1 or 2, got " + std::to_string(pn)};
+      return Error{ErrorCode::kInvalidAttribute,
+                   node.Describe() + ": p must be 1 or 2, got " + std::to_string(pn)};
     }
   }
   return p;
@@ -256,7 +279,8 @@ int64_t LayerOutputs(MomentsKind kind, const Attributes& at) {
 
 hbs::Value Terms(const std::vector<std::pair<uint64_t, uint64_t>>& t) {
   hbs::Array a;
-  for (const auto& [extent, stride] : t) a.push_back(hbs::Value::object({{"extent", extent}, {"stride", stride}}));
+  for (const auto& [extent, stride] : t)
+    a.push_back(hbs::Value::object({{"extent", extent}, {"stride", stride}}));
   return hbs::Value(std::move(a));
 }
 
@@ -269,14 +293,17 @@ OpRecord MomentsRecord(MomentsKind kind) {
     case MomentsKind::kInstance:
       r.name = "InstanceNormalization";
       r.opset_min = 6;
-      r.summary = "per (batch, channel) normalisation over the spatial axes, then scale and B per channel";
+      r.summary =
+          "per (batch, channel) normalisation over the spatial axes, then scale and B per channel";
       r.min_inputs = r.max_inputs = 3;
       r.attributes = {{"epsilon", AttrValue(1e-5), false, &FiniteFloat}};
       break;
     case MomentsKind::kLayer:
       r.name = "LayerNormalization";
       r.opset_min = 17;
-      r.summary = "normalisation over the axes from `axis` on, then Scale and B; Mean and InvStdDev outputs";
+      r.summary =
+          "normalisation over the axes from `axis` on, then Scale and B; Mean and InvStdDev "
+          "outputs";
       r.min_inputs = 2;
       r.max_inputs = 3;
       // Statistics are computed in f32 whatever stash_type says (f32 is its default).
@@ -300,26 +327,35 @@ OpRecord MomentsRecord(MomentsKind kind) {
       r.name = "LpNormalization";
       r.opset_min = 1;
       r.summary = "X divided by its L1 or L2 norm along one axis (a zero norm gives 0)";
-      r.attributes = {{"axis", AttrValue(int64_t{-1}), false, {}}, {"p", AttrValue(int64_t{2}), false, {}}};
+      r.attributes = {{"axis", AttrValue(int64_t{-1}), false, {}},
+                      {"p", AttrValue(int64_t{2}), false, {}}};
       break;
   }
   r.infer = [kind](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(MomentsPlan p, MomentsShapes(kind, node, at));
     std::vector<TensorDesc> out{TensorDesc{DType::kF32, node.inputs[0].shape}};
-    for (int64_t k = 1; k < LayerOutputs(kind, at); ++k) out.push_back(TensorDesc{DType::kF32, p.stat_shape});
+    for (int64_t k = 1; k < LayerOutputs(kind, at); ++k)
+      out.push_back(TensorDesc{DType::kF32, p.stat_shape});
     return out;
   };
-  r.context = [kind](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [kind](const OpNode& node, const Attributes& at,
+                     const DeviceCaps&) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(MomentsPlan p, MomentsShapes(kind, node, at));
     const bool has_eps = kind == MomentsKind::kInstance || kind == MomentsKind::kLayer;
     return hbs::Value::object(
-        {{"kept_count", p.kept_count}, {"reduced_count", p.reduced_count},
-         {"kept", Terms(p.kept)}, {"reduced", Terms(p.reduced)},
-         {"instance", kind == MomentsKind::kInstance}, {"layer", kind == MomentsKind::kLayer},
-         {"mvn", kind == MomentsKind::kMvn}, {"lp", kind == MomentsKind::kLp},
+        {{"kept_count", p.kept_count},
+         {"reduced_count", p.reduced_count},
+         {"kept", Terms(p.kept)},
+         {"reduced", Terms(p.reduced)},
+         {"instance", kind == MomentsKind::kInstance},
+         {"layer", kind == MomentsKind::kLayer},
+         {"mvn", kind == MomentsKind::kMvn},
+         {"lp", kind == MomentsKind::kLp},
          {"p1", kind == MomentsKind::kLp && I(at, "p") == 1},
-         {"has_mean", LayerOutputs(kind, at) >= 2}, {"has_inv", LayerOutputs(kind, at) >= 3},
-         {"has_bias", kind == MomentsKind::kInstance || (kind == MomentsKind::kLayer && node.has_input(2))},
+         {"has_mean", LayerOutputs(kind, at) >= 2},
+         {"has_inv", LayerOutputs(kind, at) >= 3},
+         {"has_bias",
+          kind == MomentsKind::kInstance || (kind == MomentsKind::kLayer && node.has_input(2))},
          {"channels", kind == MomentsKind::kInstance ? node.inputs[0].shape[1] : 1},
          {"epsilon", FloatLiteral(has_eps ? F(at, "epsilon") : 0.0)}});
   };
@@ -342,8 +378,10 @@ OpRecord MomentsRecord(MomentsKind kind) {
     for (uint64_t e = 0; e < total; ++e) {
       uint64_t k = 0, r = 0;
       for (size_t i = 0; i < x.size(); ++i) {
-        if (axes.count(i)) r = r * x[i] + coord[i];
-        else k = k * x[i] + coord[i];
+        if (axes.count(i))
+          r = r * x[i] + coord[i];
+        else
+          k = k * x[i] + coord[i];
       }
       bucket[e] = k;
       within[e] = r;
@@ -357,8 +395,10 @@ OpRecord MomentsRecord(MomentsKind kind) {
     for (uint64_t e = 0; e < total; ++e) sum[bucket[e]] += in[0].data[e];
     for (uint64_t e = 0; e < total; ++e) {
       const double v = in[0].data[e];
-      if (kind == MomentsKind::kLp) sq[bucket[e]] += I(at, "p") == 1 ? std::fabs(v) : v * v;
-      else sq[bucket[e]] += std::pow(v - sum[bucket[e]] / n, 2);
+      if (kind == MomentsKind::kLp)
+        sq[bucket[e]] += I(at, "p") == 1 ? std::fabs(v) : v * v;
+      else
+        sq[bucket[e]] += std::pow(v - sum[bucket[e]] / n, 2);
     }
     for (uint64_t e = 0; e < total; ++e) {
       const uint64_t k = bucket[e];
@@ -366,12 +406,14 @@ OpRecord MomentsRecord(MomentsKind kind) {
       switch (kind) {
         case MomentsKind::kInstance: {
           const uint64_t c = k % x[1];
-          y.data[e] = (v - mean) / std::sqrt(var + ToF32(F(at, "epsilon"))) * in[1].data[c] + in[2].data[c];
+          y.data[e] =
+              (v - mean) / std::sqrt(var + ToF32(F(at, "epsilon"))) * in[1].data[c] + in[2].data[c];
           break;
         }
         case MomentsKind::kLayer: {
           const double inv = 1.0 / std::sqrt(var + ToF32(F(at, "epsilon")));
-          y.data[e] = (v - mean) * inv * in[1].data[within[e]] + (node.has_input(2) ? in[2].data[within[e]] : 0.0);
+          y.data[e] = (v - mean) * inv * in[1].data[within[e]] +
+                      (node.has_input(2) ? in[2].data[within[e]] : 0.0);
           mean_t.data[k] = mean;
           inv_t.data[k] = inv;
           break;
@@ -395,13 +437,22 @@ OpRecord MomentsRecord(MomentsKind kind) {
   switch (kind) {
     case MomentsKind::kInstance:
       r.test_cases = {{{Shape{2, 3, 4, 5}, Shape{3}, Shape{3}}, {}, {}, "4-D"},
-                      {{Shape{1, 4, 7}, Shape{4}, Shape{4}}, {{"epsilon", AttrValue(1e-2)}}, {}, "3-D, epsilon"}};
+                      {{Shape{1, 4, 7}, Shape{4}, Shape{4}},
+                       {{"epsilon", AttrValue(1e-2)}},
+                       {},
+                       "3-D, epsilon"}};
       break;
     case MomentsKind::kLayer:
-      r.test_cases = {{{Shape{2, 3, 4, 5}, Shape{5}, Shape{5}}, {{"alknet.outputs", i64(3)}}, {}, "last axis, all outputs"},
-                      {{Shape{2, 3, 5}, Shape{3, 5}, std::nullopt},
-                       {{"axis", i64(1)}, {"epsilon", AttrValue(0.1)}, {"alknet.outputs", i64(2)}}, {}, "axis 1, no B, Mean"},
-                      {{Shape{3, 4}, Shape{3, 4}, Shape{3, 4}}, {{"axis", i64(0)}}, {}, "axis 0, Y only"}};
+      r.test_cases = {
+          {{Shape{2, 3, 4, 5}, Shape{5}, Shape{5}},
+           {{"alknet.outputs", i64(3)}},
+           {},
+           "last axis, all outputs"},
+          {{Shape{2, 3, 5}, Shape{3, 5}, std::nullopt},
+           {{"axis", i64(1)}, {"epsilon", AttrValue(0.1)}, {"alknet.outputs", i64(2)}},
+           {},
+           "axis 1, no B, Mean"},
+          {{Shape{3, 4}, Shape{3, 4}, Shape{3, 4}}, {{"axis", i64(0)}}, {}, "axis 0, Y only"}};
       break;
     case MomentsKind::kMvn:
       r.test_cases = {{{Shape{3, 3, 3, 2}}, {}, {}, "default axes"},
@@ -432,11 +483,14 @@ OpRecord LrnRecord() {
                   {"bias", AttrValue(1.0), false, &FiniteFloat},
                   {"size", std::nullopt, false, [](const AttrValue& v) {
                      const int64_t* s = std::get_if<int64_t>(&v);
-                     return s != nullptr && *s >= 1 ? std::string() : std::string("must be an int >= 1");
+                     return s != nullptr && *s >= 1 ? std::string()
+                                                    : std::string("must be an int >= 1");
                    }}};
   auto dims = [](const OpNode& node) -> Result<std::array<uint64_t, 2>> {
     const Shape& x = node.inputs[0].shape;
-    if (x.size() < 2) return Error{ErrorCode::kShape, node.Describe() + ": X " + ShapeToString(x) + " must be [N, C, ...]"};
+    if (x.size() < 2)
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": X " + ShapeToString(x) + " must be [N, C, ...]"};
     uint64_t inner = 1;
     for (size_t i = 2; i < x.size(); ++i) inner *= x[i];
     return std::array<uint64_t, 2>{x[1], inner};
@@ -445,13 +499,18 @@ OpRecord LrnRecord() {
     ALKNET_TRY(dims(node));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, node.inputs[0].shape}};
   };
-  r.context = [dims](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [dims](const OpNode& node, const Attributes& at,
+                     const DeviceCaps&) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(auto d, dims(node));
     const int64_t size = I(at, "size");
-    return hbs::Value::object({{"C", d[0]}, {"inner", d[1]}, {"total", node.inputs[0].elements()},
-                               {"lo", (size - 1) / 2}, {"hi", size - 1 - (size - 1) / 2},
+    return hbs::Value::object({{"C", d[0]},
+                               {"inner", d[1]},
+                               {"total", node.inputs[0].elements()},
+                               {"lo", (size - 1) / 2},
+                               {"hi", size - 1 - (size - 1) / 2},
                                {"scale", FloatLiteral(F(at, "alpha") / double(size))},
-                               {"beta", FloatLiteral(F(at, "beta"))}, {"bias", FloatLiteral(F(at, "bias"))}});
+                               {"beta", FloatLiteral(F(at, "beta"))},
+                               {"bias", FloatLiteral(F(at, "bias"))}});
   };
   r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
     DispatchPlan p;
@@ -461,13 +520,15 @@ OpRecord LrnRecord() {
   r.reference = [dims](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     auto d = *dims(node);
     const int64_t size = I(at, "size"), C = int64_t(d[0]), inner = int64_t(d[1]);
-    const double alpha = ToF32(F(at, "alpha")), beta = ToF32(F(at, "beta")), bias = ToF32(F(at, "bias"));
+    const double alpha = ToF32(F(at, "alpha")), beta = ToF32(F(at, "beta")),
+                 bias = ToF32(F(at, "bias"));
     RefTensor y{DType::kF32, in[0].shape, std::vector<double>(in[0].data.size())};
     for (size_t e = 0; e < in[0].data.size(); ++e) {
       const int64_t c = (int64_t(e) / inner) % C;
       const int64_t base = int64_t(e) - c * inner;
       double s = 0;
-      for (int64_t j = std::max<int64_t>(0, c - (size - 1) / 2); j <= std::min(C - 1, c + size - 1 - (size - 1) / 2); ++j) {
+      for (int64_t j = std::max<int64_t>(0, c - (size - 1) / 2);
+           j <= std::min(C - 1, c + size - 1 - (size - 1) / 2); ++j) {
         s += in[0].data[base + j * inner] * in[0].data[base + j * inner];
       }
       y.data[e] = in[0].data[e] / std::pow(bias + alpha / double(size) * s, beta);
@@ -477,7 +538,10 @@ OpRecord LrnRecord() {
   r.hints = {-3, 3, 1e-5, 1e-4};
   r.test_cases = {{{Shape{2, 5, 3, 4}}, {{"size", AttrValue(int64_t{3})}}, {}, "size 3"},
                   {{Shape{1, 7, 6}},
-                   {{"size", AttrValue(int64_t{4})}, {"alpha", AttrValue(0.02)}, {"beta", AttrValue(0.5)}, {"bias", AttrValue(2.0)}},
+                   {{"size", AttrValue(int64_t{4})},
+                    {"alpha", AttrValue(0.02)},
+                    {"beta", AttrValue(0.5)},
+                    {"bias", AttrValue(2.0)}},
                    {},
                    "even size, attributes"}};
   return r;

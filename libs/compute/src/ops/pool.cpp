@@ -38,12 +38,15 @@ Result<Window> PoolWindow(const OpNode& node, const Attributes& at, bool global)
   }
   const auto& ks = Ints(at, "kernel_shape");
   if (ks.size() != x.size() - 2) {
-    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": kernel_shape must have one value per spatial axis (" +
-                                                   std::to_string(x.size() - 2) + ")"};
+    return Error{ErrorCode::kInvalidAttribute,
+                 node.Describe() + ": kernel_shape must have one value per spatial axis (" +
+                     std::to_string(x.size() - 2) + ")"};
   }
   std::vector<uint64_t> kernel;
   for (int64_t k : ks) {
-    if (k < 1) return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": kernel_shape values must be >= 1"};
+    if (k < 1)
+      return Error{ErrorCode::kInvalidAttribute,
+                   node.Describe() + ": kernel_shape values must be >= 1"};
     kernel.push_back(static_cast<uint64_t>(k));
   }
   return ForwardWindow(node, at, x, kernel, Flag(at, "ceil_mode"));
@@ -61,7 +64,8 @@ Shape PoolOutShape(const Shape& x, const Window& w) {
   return s;
 }
 
-OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min, int opset_max, bool indices) {
+OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min, int opset_max,
+                    bool indices) {
   OpRecord r;
   r.name = std::move(name);
   r.opset_min = opset_min;
@@ -70,42 +74,49 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
   r.shader = "pool/pool";
   r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   const bool max = kind == PoolKind::kMax;
-  r.summary = std::string(max ? "maximum" : "average") + (global ? " over all spatial positions" : " over sliding windows") +
-              (indices ? " (optional Indices output: flat i32, requested with alknet.outputs = 2)" : "");
+  r.summary =
+      std::string(max ? "maximum" : "average") +
+      (global ? " over all spatial positions" : " over sliding windows") +
+      (indices ? " (optional Indices output: flat i32, requested with alknet.outputs = 2)" : "");
   if (!global) {
     r.attributes = WindowAttributes(/*dilations=*/true);
     r.attributes.push_back({"ceil_mode", AttrValue(int64_t{0}), false, {}});
     if (max) {
       // Whether the node asks for Indices (opset 8+): the ONNX session sets this to the node's
       // output count (ONNX models never carry it); the executor needs the exact count.
-      r.attributes.push_back({"alknet.outputs", AttrValue(int64_t{1}), false, [indices](const AttrValue& v) {
-                                const int64_t n = std::get<int64_t>(v);
-                                if (n == 1 || (n == 2 && indices)) return std::string();
-                                return std::string(indices ? "must be 1 or 2" : "must be 1 (Indices need opset 8)");
-                              }});
+      r.attributes.push_back(
+          {"alknet.outputs", AttrValue(int64_t{1}), false, [indices](const AttrValue& v) {
+             const int64_t n = std::get<int64_t>(v);
+             if (n == 1 || (n == 2 && indices)) return std::string();
+             return std::string(indices ? "must be 1 or 2" : "must be 1 (Indices need opset 8)");
+           }});
     }
     if (max) {
-      r.attributes.push_back({"storage_order", AttrValue(int64_t{0}), false, [](const AttrValue& v) {
-                                const int64_t f = std::get<int64_t>(v);
-                                return f == 0 || f == 1 ? std::string() : std::string("must be 0 or 1");
-                              }});
+      r.attributes.push_back(
+          {"storage_order", AttrValue(int64_t{0}), false, [](const AttrValue& v) {
+             const int64_t f = std::get<int64_t>(v);
+             return f == 0 || f == 1 ? std::string() : std::string("must be 0 or 1");
+           }});
     } else {
       r.attributes.push_back({"count_include_pad", AttrValue(int64_t{0}), false, {}});
     }
   }
-  r.infer = [global, indices](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+  r.infer = [global, indices](const OpNode& node,
+                              const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(Window w, PoolWindow(node, at, global));
     const Shape out = PoolOutShape(node.inputs[0].shape, w);
     std::vector<TensorDesc> o{TensorDesc{DType::kF32, out}};
     if (WantIndices(at, indices)) {
       if (node.inputs[0].elements() > (uint64_t{1} << 31)) {
-        return Error{ErrorCode::kUnsupported, node.Describe() + ": Indices are i32; the input has more than 2^31 elements"};
+        return Error{ErrorCode::kUnsupported,
+                     node.Describe() + ": Indices are i32; the input has more than 2^31 elements"};
       }
       o.push_back(TensorDesc{DType::kI32, out});
     }
     return o;
   };
-  r.context = [max, global, indices](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [max, global, indices](const OpNode& node, const Attributes& at,
+                                     const DeviceCaps&) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(Window w, PoolWindow(node, at, global));
     const Shape& x = node.inputs[0].shape;
     hbs::Object o;
@@ -114,7 +125,8 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
     AddWindowContext(w, o);
     const int lead = 3 - static_cast<int>(w.rank);
     const char* axis = "DHW";
-    for (int a = 0; a < 3; ++a) o.set(std::string("P") + axis[a] + "E", a < lead ? int64_t{0} : w.pad_end[a - lead]);
+    for (int a = 0; a < 3; ++a)
+      o.set(std::string("P") + axis[a] + "E", a < lead ? int64_t{0} : w.pad_end[a - lead]);
     o.set("max", max);
     o.set("indices", WantIndices(at, indices));
     o.set("column_major", Flag(at, "storage_order"));
@@ -127,7 +139,8 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
     p.invocations = node.inputs[0].shape[0] * node.inputs[0].shape[1] * w.out_size();
     return p;
   };
-  r.reference = [max, global, indices](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+  r.reference = [max, global, indices](const OpNode& node, const Attributes& at,
+                                       const std::vector<RefTensor>& in) {
     Window w = *PoolWindow(node, at, global);
     const Shape& xs = in[0].shape;
     const Shape out_shape = PoolOutShape(xs, w);
@@ -140,12 +153,13 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
     for (size_t a = 0; a < w.rank; ++a) pe[3 - w.rank + a] = w.pad_end[a];
     for (uint64_t l = 0; l < lines; ++l) {
       for (uint64_t o = 0; o < osp; ++o) {
-        const int64_t oc[3] = {int64_t(o / (w.Out3(1) * w.Out3(2))), int64_t((o / w.Out3(2)) % w.Out3(1)),
-                               int64_t(o % w.Out3(2))};
+        const int64_t oc[3] = {int64_t(o / (w.Out3(1) * w.Out3(2))),
+                               int64_t((o / w.Out3(2)) % w.Out3(1)), int64_t(o % w.Out3(2))};
         double best = -INFINITY, sum = 0;
         int64_t best_at = -1, count = 0;
         for (uint64_t k = 0; k < w.kernel_size(); ++k) {
-          const int64_t kc[3] = {int64_t(k / (w.Kernel3(1) * w.Kernel3(2))), int64_t((k / w.Kernel3(2)) % w.Kernel3(1)),
+          const int64_t kc[3] = {int64_t(k / (w.Kernel3(1) * w.Kernel3(2))),
+                                 int64_t((k / w.Kernel3(2)) % w.Kernel3(1)),
                                  int64_t(k % w.Kernel3(2))};
           int64_t c[3];
           bool inside = true, padded = true;
@@ -161,14 +175,16 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
           if (max) {
             if (best_at < 0 || v > best) {
               best = v;
-              best_at = column_major ? (c[2] * int64_t(w.In3(1)) + c[1]) * int64_t(w.In3(0)) + c[0] : at_row;
+              best_at = column_major ? (c[2] * int64_t(w.In3(1)) + c[1]) * int64_t(w.In3(0)) + c[0]
+                                     : at_row;
             }
           } else {
             sum += v;
             if (!count_pad) ++count;
           }
         }
-        y.data[l * osp + o] = max ? (best_at < 0 ? 0.0 : best) : sum / double(std::max<int64_t>(count, 1));
+        y.data[l * osp + o] =
+            max ? (best_at < 0 ? 0.0 : best) : sum / double(std::max<int64_t>(count, 1));
         ind.data[l * osp + o] = double(l * isp + std::max<int64_t>(best_at, 0));
       }
     }
@@ -180,23 +196,40 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
   auto ints = [](std::vector<int64_t> v) { return AttrValue(std::move(v)); };
   auto i64 = [](int64_t v) { return AttrValue(v); };
   if (global) {
-    r.test_cases = {{{Shape{2, 3, 5, 7}}, {}, {}, "2-D"}, {{Shape{1, 4, 9}}, {}, {}, "1-D"},
+    r.test_cases = {{{Shape{2, 3, 5, 7}}, {}, {}, "2-D"},
+                    {{Shape{1, 4, 9}}, {}, {}, "1-D"},
                     {{Shape{1, 2, 3, 4, 5}}, {}, {}, "3-D"}};
   } else if (max) {
     r.test_cases = {
-        {{Shape{2, 3, 9, 8}}, {{"kernel_shape", ints({3, 3})}, {"strides", ints({2, 2})}, {"pads", ints({1, 1, 1, 1})}},
-         {}, "2-D, ResNet stem"},
+        {{Shape{2, 3, 9, 8}},
+         {{"kernel_shape", ints({3, 3})}, {"strides", ints({2, 2})}, {"pads", ints({1, 1, 1, 1})}},
+         {},
+         "2-D, ResNet stem"},
         {{Shape{1, 2, 7, 6}},
-         {{"kernel_shape", ints({2, 3})}, {"dilations", ints({2, 1})}, {"ceil_mode", i64(1)}, {"strides", ints({2, 2})},
-          {"storage_order", i64(1)}, {"alknet.outputs", i64(indices ? 2 : 1)}},
-         {}, "dilations, ceil_mode, Indices with storage_order 1"},
-        {{Shape{1, 3, 10}}, {{"kernel_shape", ints({4})}, {"auto_pad", AttrValue(std::string("SAME_LOWER"))}, {"strides", ints({3})}},
-         {}, "1-D, SAME_LOWER"},
-        {{Shape{1, 2, 4, 5, 6}}, {{"kernel_shape", ints({2, 2, 3})}, {"strides", ints({2, 1, 2})}}, {}, "3-D"},
+         {{"kernel_shape", ints({2, 3})},
+          {"dilations", ints({2, 1})},
+          {"ceil_mode", i64(1)},
+          {"strides", ints({2, 2})},
+          {"storage_order", i64(1)},
+          {"alknet.outputs", i64(indices ? 2 : 1)}},
+         {},
+         "dilations, ceil_mode, Indices with storage_order 1"},
+        {{Shape{1, 3, 10}},
+         {{"kernel_shape", ints({4})},
+          {"auto_pad", AttrValue(std::string("SAME_LOWER"))},
+          {"strides", ints({3})}},
+         {},
+         "1-D, SAME_LOWER"},
+        {{Shape{1, 2, 4, 5, 6}},
+         {{"kernel_shape", ints({2, 2, 3})}, {"strides", ints({2, 1, 2})}},
+         {},
+         "3-D"},
     };
     if (indices) {
       r.test_cases.push_back({{Shape{2, 3, 9, 8}},
-                              {{"kernel_shape", ints({3, 3})}, {"strides", ints({2, 2})}, {"pads", ints({1, 1, 1, 1})},
+                              {{"kernel_shape", ints({3, 3})},
+                               {"strides", ints({2, 2})},
+                               {"pads", ints({1, 1, 1, 1})},
                                {"alknet.outputs", i64(2)}},
                               {},
                               "2-D with Indices"});
@@ -204,13 +237,29 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
   } else {
     r.test_cases = {
         {{Shape{2, 3, 9, 8}},
-         {{"kernel_shape", ints({3, 3})}, {"strides", ints({2, 2})}, {"pads", ints({1, 2, 1, 0})}, {"count_include_pad", i64(1)}},
-         {}, "2-D, count_include_pad"},
-        {{Shape{1, 2, 7, 6}}, {{"kernel_shape", ints({3, 2})}, {"ceil_mode", i64(1)}, {"strides", ints({2, 2})}, {"pads", ints({1, 1, 1, 1})}},
-         {}, "ceil_mode, pads excluded"},
-        {{Shape{1, 3, 10}}, {{"kernel_shape", ints({4})}, {"auto_pad", AttrValue(std::string("SAME_UPPER"))}, {"strides", ints({3})}},
-         {}, "1-D, SAME_UPPER"},
-        {{Shape{1, 2, 4, 5, 6}}, {{"kernel_shape", ints({2, 2, 3})}, {"auto_pad", AttrValue(std::string("VALID"))}}, {}, "3-D, VALID"},
+         {{"kernel_shape", ints({3, 3})},
+          {"strides", ints({2, 2})},
+          {"pads", ints({1, 2, 1, 0})},
+          {"count_include_pad", i64(1)}},
+         {},
+         "2-D, count_include_pad"},
+        {{Shape{1, 2, 7, 6}},
+         {{"kernel_shape", ints({3, 2})},
+          {"ceil_mode", i64(1)},
+          {"strides", ints({2, 2})},
+          {"pads", ints({1, 1, 1, 1})}},
+         {},
+         "ceil_mode, pads excluded"},
+        {{Shape{1, 3, 10}},
+         {{"kernel_shape", ints({4})},
+          {"auto_pad", AttrValue(std::string("SAME_UPPER"))},
+          {"strides", ints({3})}},
+         {},
+         "1-D, SAME_UPPER"},
+        {{Shape{1, 2, 4, 5, 6}},
+         {{"kernel_shape", ints({2, 2, 3})}, {"auto_pad", AttrValue(std::string("VALID"))}},
+         {},
+         "3-D, VALID"},
     };
   }
   return r;

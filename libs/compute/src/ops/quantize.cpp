@@ -32,14 +32,16 @@ Result<OpNode> AlignToAxis(const OpNode& node, const Attributes& at) {
       continue;
     }
     if (axis < -rank || axis >= rank) {
-      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": axis " + std::to_string(axis) +
-                                                     " is out of range for rank " + std::to_string(rank)};
+      return Error{ErrorCode::kInvalidAttribute,
+                   node.Describe() + ": axis " + std::to_string(axis) +
+                       " is out of range for rank " + std::to_string(rank)};
     }
     const int64_t a = axis < 0 ? axis + rank : axis;
     if (d.shape.size() != 1 || d.shape[0] != x[a]) {
-      return Error{ErrorCode::kShape, node.Describe() + ": input " + std::to_string(i) + " must be a scalar or 1-D of " +
-                                          std::to_string(x[a]) + " (the extent of axis " + std::to_string(a) +
-                                          "), got " + ShapeToString(d.shape)};
+      return Error{ErrorCode::kShape, node.Describe() + ": input " + std::to_string(i) +
+                                          " must be a scalar or 1-D of " + std::to_string(x[a]) +
+                                          " (the extent of axis " + std::to_string(a) + "), got " +
+                                          ShapeToString(d.shape)};
     }
     d.shape = Shape(static_cast<size_t>(rank - a), 1);
     d.shape[0] = x[a];
@@ -66,7 +68,9 @@ OpRecord QuantizeRecord() {
   r.opset_min = 10;
   r.family = "quantize";
   r.shader = "quantize/quantizelinear";
-  r.summary = "saturate(round(x / scale) + zero_point) to uint8 (u32) or int8 (i32), per tensor or per axis";
+  r.summary =
+      "saturate(round(x / scale) + zero_point) to uint8 (u32) or int8 (i32), per tensor or per "
+      "axis";
   r.min_inputs = 2;
   r.max_inputs = 3;
   r.attributes = {{"axis", AttrValue(int64_t{1}), false, {}}};
@@ -78,14 +82,18 @@ OpRecord QuantizeRecord() {
     if (node.has_input(2)) {
       out = node.inputs[2].dtype;
       if (out != DType::kU32 && out != DType::kI32) {
-        return Error{ErrorCode::kUnsupported, node.Describe() + ": zero_point must be uint8 or int8 (u32 or i32 on the device)"};
+        return Error{
+            ErrorCode::kUnsupported,
+            node.Describe() + ": zero_point must be uint8 or int8 (u32 or i32 on the device)"};
       }
     }
     ALKNET_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
-    ALKNET_TRY(InferElementwise(aligned, {DType::kF32, DType::kI32, DType::kU32}, OutType::kSame, false));
+    ALKNET_TRY(
+        InferElementwise(aligned, {DType::kF32, DType::kI32, DType::kU32}, OutType::kSame, false));
     return std::vector<TensorDesc>{TensorDesc{out, node.inputs[0].shape}};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
     ALKNET_ASSIGN_OR_RETURN(hbs::Value ctx, ElementwiseContext(aligned, at, caps));
     const Range q = QuantizedRange(node.outputs.at(0).dtype);
@@ -100,14 +108,17 @@ OpRecord QuantizeRecord() {
     const OpNode aligned = AlignToAxis(node, at).value();
     const Range q = QuantizedRange(node.outputs.at(0).dtype);
     const bool zp = node.has_input(2);
-    return ElementwiseReference(aligned, at, AlignedRefs(aligned, in), [q, zp](In x, const Attributes&) {
-      // Half to even, like the ONNX reference (numpy rint) and WGSL round().
-      const double v = std::nearbyint(ToF32(x[0] / x[1])) + (zp ? x[2] : 0.0);
-      return std::clamp(v, q.lo, q.hi);
-    });
+    return ElementwiseReference(
+        aligned, at, AlignedRefs(aligned, in), [q, zp](In x, const Attributes&) {
+          // Half to even, like the ONNX reference (numpy rint) and WGSL round().
+          const double v = std::nearbyint(ToF32(x[0] / x[1])) + (zp ? x[2] : 0.0);
+          return std::clamp(v, q.lo, q.hi);
+        });
   };
   r.hints = {-300, 300, 0, 0};
-  auto t = [](DType d, Shape s, std::vector<double> v) { return RefTensor{d, std::move(s), std::move(v)}; };
+  auto t = [](DType d, Shape s, std::vector<double> v) {
+    return RefTensor{d, std::move(s), std::move(v)};
+  };
   r.test_cases = {
       {{Shape{3, 4, 5}, Shape{}, Shape{}},
        {},
@@ -139,14 +150,18 @@ OpRecord DequantizeRecord() {
     const DType x = node.inputs[0].dtype;
     if ((x != DType::kU32 && x != DType::kI32) || node.inputs[1].dtype != DType::kF32 ||
         (node.has_input(2) && node.inputs[2].dtype != x)) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": x (and zero_point, of x's dtype) must be integers, "
-                                                              "scale f32"};
+      return Error{ErrorCode::kUnsupported,
+                   node.Describe() +
+                       ": x (and zero_point, of x's dtype) must be integers, "
+                       "scale f32"};
     }
     ALKNET_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
-    ALKNET_TRY(InferElementwise(aligned, {DType::kF32, DType::kI32, DType::kU32}, OutType::kSame, false));
+    ALKNET_TRY(
+        InferElementwise(aligned, {DType::kF32, DType::kI32, DType::kU32}, OutType::kSame, false));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, node.inputs[0].shape}};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(OpNode aligned, AlignToAxis(node, at));
     return ElementwiseContext(aligned, at, caps);
   };
@@ -156,24 +171,31 @@ OpRecord DequantizeRecord() {
   r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     const OpNode aligned = AlignToAxis(node, at).value();
     const bool zp = node.has_input(2);
-    return ElementwiseReference(aligned, at, AlignedRefs(aligned, in), [zp](In x, const Attributes&) {
-      return (x[0] - (zp ? x[2] : 0.0)) * x[1];
-    });
+    return ElementwiseReference(
+        aligned, at, AlignedRefs(aligned, in),
+        [zp](In x, const Attributes&) { return (x[0] - (zp ? x[2] : 0.0)) * x[1]; });
   };
   r.hints = {0, 255, 1e-6, 1e-6};
   r.test_dtypes = {DType::kU32};
-  auto t = [](DType d, Shape s, std::vector<double> v) { return RefTensor{d, std::move(s), std::move(v)}; };
+  auto t = [](DType d, Shape s, std::vector<double> v) {
+    return RefTensor{d, std::move(s), std::move(v)};
+  };
   r.test_cases = {
-      {{Shape{3, 4, 5}, Shape{}, Shape{}}, {}, {{1, t(DType::kF32, {}, {0.5})}, {2, t(DType::kU32, {}, {128})}}, "per tensor"},
+      {{Shape{3, 4, 5}, Shape{}, Shape{}},
+       {},
+       {{1, t(DType::kF32, {}, {0.5})}, {2, t(DType::kU32, {}, {128})}},
+       "per tensor"},
       {{Shape{2, 3, 5}, Shape{3}, Shape{3}},
        {},
        {{1, t(DType::kF32, {3}, {1.0, 2.5, 0.5})}, {2, t(DType::kU32, {3}, {0, 10, 3})}},
        "per axis 1"},
-      {{Shape{4, 3}, Shape{3}, std::nullopt}, {{"axis", int64_t{-1}}}, {{1, t(DType::kF32, {3}, {3.0, 1.0, 4.0})}}, "no zero point"},
+      {{Shape{4, 3}, Shape{3}, std::nullopt},
+       {{"axis", int64_t{-1}}},
+       {{1, t(DType::kF32, {3}, {3.0, 1.0, 4.0})}},
+       "no zero point"},
   };
   return r;
 }
-
 
 // DynamicQuantizeLinear (uint8): scale and zero point from the data's range, which always
 // includes 0 (ONNX): scale = (max(0, max x) - min(0, min x)) / 255, zero point =
@@ -214,7 +236,8 @@ OpRecord DynamicParamsRecord() {
   r.reference = [](const OpNode&, const Attributes&, const std::vector<RefTensor>& in) {
     double scale = 0, zp = 0;
     DynamicParams(in[0].data, &scale, &zp);
-    return std::vector<RefTensor>{RefTensor{DType::kF32, {}, {scale}}, RefTensor{DType::kU32, {}, {zp}}};
+    return std::vector<RefTensor>{RefTensor{DType::kF32, {}, {scale}},
+                                  RefTensor{DType::kU32, {}, {zp}}};
   };
   r.hints = {-4, 6, 1e-6, 1e-6};
   r.test_cases = {{{Shape{3, 7}}, {}, {}, "small"}, {{Shape{1000}}, {}, {}, "strided sums"}};
@@ -226,13 +249,15 @@ OpRecord DynamicQuantizeRecord() {
   r.name = "DynamicQuantizeLinear";
   r.opset_min = 11;
   r.family = "quantize";
-  r.summary = "uint8 quantization with scale and zero point computed from the data (outputs y, scale, zero point)";
+  r.summary =
+      "uint8 quantization with scale and zero point computed from the data (outputs y, scale, zero "
+      "point)";
   r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
     if (node.inputs[0].dtype != DType::kF32) {
       return Error{ErrorCode::kUnsupported, node.Describe() + ": x must be f32"};
     }
-    return std::vector<TensorDesc>{TensorDesc{DType::kU32, node.inputs[0].shape}, TensorDesc{DType::kF32, {}},
-                                   TensorDesc{DType::kU32, {}}};
+    return std::vector<TensorDesc>{TensorDesc{DType::kU32, node.inputs[0].shape},
+                                   TensorDesc{DType::kF32, {}}, TensorDesc{DType::kU32, {}}};
   };
   r.decompose = [](const OpNode&, const Attributes&) -> Result<Graph> {
     Graph g(1);
@@ -245,8 +270,10 @@ OpRecord DynamicQuantizeRecord() {
     double scale = 0, zp = 0;
     DynamicParams(in[0].data, &scale, &zp);
     RefTensor y{DType::kU32, in[0].shape, {}};
-    for (double v : in[0].data) y.data.push_back(std::clamp(std::nearbyint(ToF32(v / scale)) + zp, 0.0, 255.0));
-    return std::vector<RefTensor>{std::move(y), RefTensor{DType::kF32, {}, {scale}}, RefTensor{DType::kU32, {}, {zp}}};
+    for (double v : in[0].data)
+      y.data.push_back(std::clamp(std::nearbyint(ToF32(v / scale)) + zp, 0.0, 255.0));
+    return std::vector<RefTensor>{std::move(y), RefTensor{DType::kF32, {}, {scale}},
+                                  RefTensor{DType::kU32, {}, {zp}}};
   };
   r.hints = {-4, 6, 1e-6, 1e-6};
   r.test_cases = {{{Shape{3, 7}}, {}, {}, "mixed signs"}, {{Shape{257}}, {}, {}, "odd size"}};

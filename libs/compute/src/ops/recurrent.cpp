@@ -41,10 +41,12 @@ struct Activation {
 
 // Default alpha/beta of the activations that take them (the ONNX ops' defaults).
 bool UsesAlpha(const std::string& k) {
-  return k == "Affine" || k == "LeakyRelu" || k == "ThresholdedRelu" || k == "ScaledTanh" || k == "HardSigmoid" ||
-         k == "Elu";
+  return k == "Affine" || k == "LeakyRelu" || k == "ThresholdedRelu" || k == "ScaledTanh" ||
+         k == "HardSigmoid" || k == "Elu";
 }
-bool UsesBeta(const std::string& k) { return k == "Affine" || k == "ScaledTanh" || k == "HardSigmoid"; }
+bool UsesBeta(const std::string& k) {
+  return k == "Affine" || k == "ScaledTanh" || k == "HardSigmoid";
+}
 double DefaultAlpha(const std::string& k) {
   if (k == "LeakyRelu") return 0.01;
   if (k == "HardSigmoid") return 0.2;
@@ -56,8 +58,9 @@ double DefaultBeta(const std::string& k) {
   return 1.0;
 }
 
-const std::vector<std::string> kKnownActivations = {"Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu",
-                                                    "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"};
+const std::vector<std::string> kKnownActivations = {
+    "Relu",       "Tanh",        "Sigmoid", "Affine",   "LeakyRelu", "ThresholdedRelu",
+    "ScaledTanh", "HardSigmoid", "Elu",     "Softsign", "Softplus"};
 
 double ApplyActivation(const Activation& a, double x) {
   const std::string& k = a.kind;
@@ -87,8 +90,10 @@ Result<Dims> Resolve(const OpNode& node, const Attributes& at, Cell cell) {
   const CellInfo info = Info(cell);
   Dims d;
   const auto& dir = std::get<std::string>(at.at("direction"));
-  if (dir == "bidirectional") d.dirs = 2;
-  else if (dir == "reverse") d.reverse_only = true;
+  if (dir == "bidirectional")
+    d.dirs = 2;
+  else if (dir == "reverse")
+    d.reverse_only = true;
   else if (dir != "forward") {
     return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": direction \"" + dir +
                                                    "\" is not forward, reverse or bidirectional"};
@@ -105,21 +110,26 @@ Result<Dims> Resolve(const OpNode& node, const Attributes& at, Cell cell) {
   d.batch = d.layout1 ? x[0] : x[1];
   d.input = x[2];
   d.hidden = r[2];
-  if (auto h = at.find("hidden_size"); h != at.end() && static_cast<uint64_t>(std::get<int64_t>(h->second)) != d.hidden) {
-    return Error{ErrorCode::kShape, node.Describe() + ": hidden_size " + std::to_string(std::get<int64_t>(h->second)) +
+  if (auto h = at.find("hidden_size");
+      h != at.end() && static_cast<uint64_t>(std::get<int64_t>(h->second)) != d.hidden) {
+    return Error{ErrorCode::kShape, node.Describe() + ": hidden_size " +
+                                        std::to_string(std::get<int64_t>(h->second)) +
                                         " disagrees with R " + ShapeToString(r)};
   }
   const uint64_t gh = info.gates * d.hidden;
   if (w != Shape{d.dirs, gh, d.input} || r != Shape{d.dirs, gh, d.hidden}) {
-    return Error{ErrorCode::kShape, node.Describe() + ": W must be " + ShapeToString({d.dirs, gh, d.input}) + " and R " +
-                                        ShapeToString({d.dirs, gh, d.hidden}) + " for X " + ShapeToString(x) +
-                                        ", hidden size " + std::to_string(d.hidden) + " and " + std::to_string(d.dirs) +
-                                        " direction(s)"};
+    return Error{ErrorCode::kShape,
+                 node.Describe() + ": W must be " + ShapeToString({d.dirs, gh, d.input}) +
+                     " and R " + ShapeToString({d.dirs, gh, d.hidden}) + " for X " +
+                     ShapeToString(x) + ", hidden size " + std::to_string(d.hidden) + " and " +
+                     std::to_string(d.dirs) + " direction(s)"};
   }
-  const Shape state = d.layout1 ? Shape{d.batch, d.dirs, d.hidden} : Shape{d.dirs, d.batch, d.hidden};
+  const Shape state =
+      d.layout1 ? Shape{d.batch, d.dirs, d.hidden} : Shape{d.dirs, d.batch, d.hidden};
   auto check = [&](size_t i, const Shape& want, const char* what) -> Status {
     if (!node.has_input(i) || node.inputs[i].shape == want) return Ok{};
-    return Error{ErrorCode::kShape, node.Describe() + ": " + what + " must be " + ShapeToString(want) + ", got " +
+    return Error{ErrorCode::kShape, node.Describe() + ": " + what + " must be " +
+                                        ShapeToString(want) + ", got " +
                                         ShapeToString(node.inputs[i].shape)};
   };
   ALKNET_TRY(check(3, {d.dirs, 2 * gh}, "B"));
@@ -133,8 +143,9 @@ Result<Dims> Resolve(const OpNode& node, const Attributes& at, Cell cell) {
     if (!node.has_input(i)) continue;
     const DType want = i == 4 ? DType::kI32 : DType::kF32;
     if (node.inputs[i].dtype != want) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) + " must be " +
-                                                DTypeName(want) + ", got " + DTypeName(node.inputs[i].dtype)};
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": input " + std::to_string(i) +
+                                                " must be " + DTypeName(want) + ", got " +
+                                                DTypeName(node.inputs[i].dtype)};
     }
   }
   // Activations: listed per direction, or the defaults; alpha/beta are consumed in order by
@@ -154,20 +165,25 @@ Result<Dims> Resolve(const OpNode& node, const Attributes& at, Cell cell) {
   }
   const size_t need = info.activations * d.dirs;
   if (names.empty()) {
-    for (uint64_t k = 0; k < d.dirs; ++k) names.insert(names.end(), info.defaults.begin(), info.defaults.end());
+    for (uint64_t k = 0; k < d.dirs; ++k)
+      names.insert(names.end(), info.defaults.begin(), info.defaults.end());
   } else if (names.size() != need) {
-    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": activations lists " + std::to_string(names.size()) +
-                                                   " functions; " + info.name + " with " + std::to_string(d.dirs) +
+    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": activations lists " +
+                                                   std::to_string(names.size()) + " functions; " +
+                                                   info.name + " with " + std::to_string(d.dirs) +
                                                    " direction(s) takes " + std::to_string(need)};
   }
   std::vector<double> alphas, betas;
-  if (auto a = at.find("activation_alpha"); a != at.end()) alphas = std::get<std::vector<double>>(a->second);
-  if (auto b = at.find("activation_beta"); b != at.end()) betas = std::get<std::vector<double>>(b->second);
+  if (auto a = at.find("activation_alpha"); a != at.end())
+    alphas = std::get<std::vector<double>>(a->second);
+  if (auto b = at.find("activation_beta"); b != at.end())
+    betas = std::get<std::vector<double>>(b->second);
   size_t ai = 0, bi = 0;
   for (const std::string& n : names) {
-    if (std::find(kKnownActivations.begin(), kKnownActivations.end(), n) == kKnownActivations.end()) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": activation \"" + n + "\" is not one ONNX defines for " +
-                                                info.name};
+    if (std::find(kKnownActivations.begin(), kKnownActivations.end(), n) ==
+        kKnownActivations.end()) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": activation \"" + n +
+                                                "\" is not one ONNX defines for " + info.name};
     }
     Activation act{n, DefaultAlpha(n), DefaultBeta(n)};
     if (UsesAlpha(n) && ai < alphas.size()) act.alpha = alphas[ai++];
@@ -177,7 +193,8 @@ Result<Dims> Resolve(const OpNode& node, const Attributes& at, Cell cell) {
   if (auto c = at.find("clip"); c != at.end()) {
     d.clip = std::get<double>(c->second);
     if (!(d.clip > 0)) {
-      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": clip must be positive, got " + std::to_string(d.clip)};
+      return Error{ErrorCode::kInvalidAttribute,
+                   node.Describe() + ": clip must be positive, got " + std::to_string(d.clip)};
     }
   }
   return d;
@@ -192,7 +209,8 @@ uint32_t WorkgroupSize(const Dims& d) {
 }
 
 std::vector<TensorDesc> Outputs(const Dims& d, Cell cell) {
-  const Shape y = d.layout1 ? Shape{d.batch, d.seq, d.dirs, d.hidden} : Shape{d.seq, d.dirs, d.batch, d.hidden};
+  const Shape y =
+      d.layout1 ? Shape{d.batch, d.seq, d.dirs, d.hidden} : Shape{d.seq, d.dirs, d.batch, d.hidden};
   const Shape s = d.layout1 ? Shape{d.batch, d.dirs, d.hidden} : Shape{d.dirs, d.batch, d.hidden};
   std::vector<TensorDesc> out{TensorDesc{DType::kF32, y}, TensorDesc{DType::kF32, s}};
   if (cell == Cell::kLstm) out.push_back(TensorDesc{DType::kF32, s});
@@ -201,21 +219,27 @@ std::vector<TensorDesc> Outputs(const Dims& d, Cell cell) {
 
 // ---- float64 reference ----------------------------------------------------------------------
 
-std::vector<RefTensor> Reference(const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in, Cell cell) {
+std::vector<RefTensor> Reference(const OpNode& node, const Attributes& at,
+                                 const std::vector<RefTensor>& in, Cell cell) {
   const Dims d = *Resolve(node, at, cell);
   const CellInfo info = Info(cell);
   const uint64_t H = d.hidden, I = d.input, B = d.batch, S = d.seq, D = d.dirs, G = info.gates;
   std::vector<TensorDesc> descs = Outputs(d, cell);
   std::vector<RefTensor> out;
-  for (const TensorDesc& t : descs) out.push_back(RefTensor{DType::kF32, t.shape, std::vector<double>(t.elements(), 0.0)});
+  for (const TensorDesc& t : descs)
+    out.push_back(RefTensor{DType::kF32, t.shape, std::vector<double>(t.elements(), 0.0)});
   auto has = [&](size_t i) { return node.has_input(i) && i < in.size(); };
   const bool lbr = cell == Cell::kGru && std::get<int64_t>(at.at("linear_before_reset")) != 0;
   const bool input_forget = cell == Cell::kLstm && std::get<int64_t>(at.at("input_forget")) != 0;
-  auto xi = [&](uint64_t t, uint64_t b, uint64_t i) { return d.layout1 ? (b * S + t) * I + i : (t * B + b) * I + i; };
+  auto xi = [&](uint64_t t, uint64_t b, uint64_t i) {
+    return d.layout1 ? (b * S + t) * I + i : (t * B + b) * I + i;
+  };
   auto yi = [&](uint64_t t, uint64_t dir, uint64_t b, uint64_t h) {
     return d.layout1 ? ((b * S + t) * D + dir) * H + h : ((t * D + dir) * B + b) * H + h;
   };
-  auto si = [&](uint64_t dir, uint64_t b, uint64_t h) { return d.layout1 ? (b * D + dir) * H + h : (dir * B + b) * H + h; };
+  auto si = [&](uint64_t dir, uint64_t b, uint64_t h) {
+    return d.layout1 ? (b * D + dir) * H + h : (dir * B + b) * H + h;
+  };
   auto clip = [&](double v) { return d.clip > 0 ? std::clamp(v, -d.clip, d.clip) : v; };
   for (uint64_t dir = 0; dir < D; ++dir) {
     const bool reverse = d.reverse_only || dir == 1;
@@ -223,24 +247,29 @@ std::vector<RefTensor> Reference(const OpNode& node, const Attributes& at, const
     for (uint64_t b = 0; b < B; ++b) {
       const uint64_t len = has(4) ? static_cast<uint64_t>(in[4].data[b]) : S;
       std::vector<double> h(H, 0.0), c(H, 0.0);
-      if (has(5)) for (uint64_t k = 0; k < H; ++k) h[k] = in[5].data[si(dir, b, k)];
-      if (cell == Cell::kLstm && has(6)) for (uint64_t k = 0; k < H; ++k) c[k] = in[6].data[si(dir, b, k)];
+      if (has(5))
+        for (uint64_t k = 0; k < H; ++k) h[k] = in[5].data[si(dir, b, k)];
+      if (cell == Cell::kLstm && has(6))
+        for (uint64_t k = 0; k < H; ++k) c[k] = in[6].data[si(dir, b, k)];
       for (uint64_t n = 0; n < std::min(len, S); ++n) {
         const uint64_t t = reverse ? len - 1 - n : n;
         // gate g of unit k: X_t W_g^T + Wb_g (+ H R_g^T + Rb_g unless GRU's h gate, done below)
         auto xw = [&](uint64_t g, uint64_t k) {
           double s = has(3) ? in[3].data[dir * 2 * G * H + g * H + k] : 0.0;
-          for (uint64_t i = 0; i < I; ++i) s += in[0].data[xi(t, b, i)] * in[1].data[(dir * G * H + g * H + k) * I + i];
+          for (uint64_t i = 0; i < I; ++i)
+            s += in[0].data[xi(t, b, i)] * in[1].data[(dir * G * H + g * H + k) * I + i];
           return s;
         };
         auto hr = [&](uint64_t g, uint64_t k, const std::vector<double>& state) {
           double s = has(3) ? in[3].data[dir * 2 * G * H + (G + g) * H + k] : 0.0;
-          for (uint64_t j = 0; j < H; ++j) s += state[j] * in[2].data[(dir * G * H + g * H + k) * H + j];
+          for (uint64_t j = 0; j < H; ++j)
+            s += state[j] * in[2].data[(dir * G * H + g * H + k) * H + j];
           return s;
         };
         std::vector<double> nh(H), nc(H);
         if (cell == Cell::kRnn) {
-          for (uint64_t k = 0; k < H; ++k) nh[k] = ApplyActivation(act[0], clip(xw(0, k) + hr(0, k, h)));
+          for (uint64_t k = 0; k < H; ++k)
+            nh[k] = ApplyActivation(act[0], clip(xw(0, k) + hr(0, k, h)));
         } else if (cell == Cell::kGru) {
           std::vector<double> z(H), rh(H), r(H);
           for (uint64_t k = 0; k < H; ++k) {
@@ -254,13 +283,20 @@ std::vector<RefTensor> Reference(const OpNode& node, const Attributes& at, const
             nh[k] = (1 - z[k]) * hh + z[k] * h[k];
           }
         } else {
-          auto p = [&](uint64_t g, uint64_t k) { return has(7) ? in[7].data[dir * 3 * H + g * H + k] : 0.0; };
+          auto p = [&](uint64_t g, uint64_t k) {
+            return has(7) ? in[7].data[dir * 3 * H + g * H + k] : 0.0;
+          };
           for (uint64_t k = 0; k < H; ++k) {
-            const double ig = ApplyActivation(act[0], clip(xw(0, k) + hr(0, k, h) + p(0, k) * c[k]));
-            const double fg = input_forget ? 1 - ig : ApplyActivation(act[0], clip(xw(2, k) + hr(2, k, h) + p(2, k) * c[k]));
+            const double ig =
+                ApplyActivation(act[0], clip(xw(0, k) + hr(0, k, h) + p(0, k) * c[k]));
+            const double fg =
+                input_forget
+                    ? 1 - ig
+                    : ApplyActivation(act[0], clip(xw(2, k) + hr(2, k, h) + p(2, k) * c[k]));
             const double cg = ApplyActivation(act[1], clip(xw(3, k) + hr(3, k, h)));
             nc[k] = fg * c[k] + ig * cg;
-            const double og = ApplyActivation(act[0], clip(xw(1, k) + hr(1, k, h) + p(1, k) * nc[k]));
+            const double og =
+                ApplyActivation(act[0], clip(xw(1, k) + hr(1, k, h) + p(1, k) * nc[k]));
             nh[k] = og * ApplyActivation(act[2], nc[k]);
           }
           c = nc;
@@ -281,15 +317,23 @@ std::vector<RefTensor> Reference(const OpNode& node, const Attributes& at, const
 
 // The template's flag of each ONNX activation name (kKnownActivations).
 const std::vector<std::pair<std::string, const char*>> kActivationFlags = {
-    {"Relu", "relu"},       {"Tanh", "tanh"},
-    {"Sigmoid", "sigmoid"}, {"Affine", "affine"},
-    {"LeakyRelu", "leaky"}, {"ThresholdedRelu", "thresholded"},
-    {"ScaledTanh", "scaled_tanh"}, {"HardSigmoid", "hard_sigmoid"},
-    {"Elu", "elu"},         {"Softsign", "softsign"},
+    {"Relu", "relu"},
+    {"Tanh", "tanh"},
+    {"Sigmoid", "sigmoid"},
+    {"Affine", "affine"},
+    {"LeakyRelu", "leaky"},
+    {"ThresholdedRelu", "thresholded"},
+    {"ScaledTanh", "scaled_tanh"},
+    {"HardSigmoid", "hard_sigmoid"},
+    {"Elu", "elu"},
+    {"Softsign", "softsign"},
     {"Softplus", "softplus"}};
 
 hbs::Value ActivationContext(const Activation& a, uint64_t slot) {
-  hbs::Object o{{"slot", slot}, {"kind", a.kind}, {"alpha", FloatLiteral(a.alpha)}, {"beta", FloatLiteral(a.beta)}};
+  hbs::Object o{{"slot", slot},
+                {"kind", a.kind},
+                {"alpha", FloatLiteral(a.alpha)},
+                {"beta", FloatLiteral(a.beta)}};
   for (const auto& [name, flag] : kActivationFlags) o.set(flag, a.kind == name);
   return hbs::Value(std::move(o));
 }
@@ -351,8 +395,9 @@ Result<OpNode> Unpacked(const OpNode& node, const Attributes& at) {
   if (node.has_input(4)) v.inputs[4] = node.inputs[4];
   const uint64_t got = node.has_input(3) ? node.inputs[3].elements() : 0;
   if (got != packed) {
-    return Error{ErrorCode::kShape, node.Describe() + ": the packed operand holds " + std::to_string(got) +
-                                        " elements; the flags need " + std::to_string(packed)};
+    return Error{ErrorCode::kShape, node.Describe() + ": the packed operand holds " +
+                                        std::to_string(got) + " elements; the flags need " +
+                                        std::to_string(packed)};
   }
   if (cell != Cell::kLstm) v.inputs.resize(6);
   return v;
@@ -362,32 +407,42 @@ Result<std::vector<TensorDesc>> InferCell(const OpNode& node, const Attributes& 
   ALKNET_ASSIGN_OR_RETURN(Dims d, Resolve(node, at, cell));
   const uint64_t floats = (cell == Cell::kRnn ? 2 : 3) * d.hidden;
   if (floats * 4 > 16384) {
-    return Error{ErrorCode::kLimit, node.Describe() + ": hidden size " + std::to_string(d.hidden) +
-                                        " needs more workgroup memory than the 16 KiB WebGPU guarantees "
-                                        "(supported up to " + std::to_string(16384 / 4 / (floats / d.hidden)) + ")"};
+    return Error{ErrorCode::kLimit,
+                 node.Describe() + ": hidden size " + std::to_string(d.hidden) +
+                     " needs more workgroup memory than the 16 KiB WebGPU guarantees "
+                     "(supported up to " +
+                     std::to_string(16384 / 4 / (floats / d.hidden)) + ")"};
   }
   return Outputs(d, cell);
 }
 
 std::vector<AttributeSpec> CellAttributes(Cell cell, bool layout_attr, bool internal) {
   auto kind = [](size_t index, const char* what) {
-    return [index, what](const AttrValue& v) { return v.index() == index ? std::string() : std::string("must be ") + what; };
+    return [index, what](const AttrValue& v) {
+      return v.index() == index ? std::string() : std::string("must be ") + what;
+    };
   };
-  std::vector<AttributeSpec> a = {{"activation_alpha", std::nullopt, true, kind(4, "a list of floats")},
-                                  {"activation_beta", std::nullopt, true, kind(4, "a list of floats")},
-                                  {"activations", std::nullopt, true, kind(2, "a string of comma-separated names")},
-                                  {"clip", std::nullopt, true, kind(1, "a float")},
-                                  {"direction", AttrValue(std::string("forward")), false, {}},
-                                  {"hidden_size", std::nullopt, true, kind(0, "an int")}};
+  std::vector<AttributeSpec> a = {
+      {"activation_alpha", std::nullopt, true, kind(4, "a list of floats")},
+      {"activation_beta", std::nullopt, true, kind(4, "a list of floats")},
+      {"activations", std::nullopt, true, kind(2, "a string of comma-separated names")},
+      {"clip", std::nullopt, true, kind(1, "a float")},
+      {"direction", AttrValue(std::string("forward")), false, {}},
+      {"hidden_size", std::nullopt, true, kind(0, "an int")}};
   if (layout_attr || internal) a.push_back({"layout", AttrValue(int64_t{0}), false, {}});
-  if (cell == Cell::kGru || internal) a.push_back({"linear_before_reset", AttrValue(int64_t{0}), false, {}});
-  if (cell == Cell::kLstm || internal) a.push_back({"input_forget", AttrValue(int64_t{0}), false, {}});
+  if (cell == Cell::kGru || internal)
+    a.push_back({"linear_before_reset", AttrValue(int64_t{0}), false, {}});
+  if (cell == Cell::kLstm || internal)
+    a.push_back({"input_forget", AttrValue(int64_t{0}), false, {}});
   if (internal) {
     a.push_back({"cell", AttrValue(std::string("LSTM")), false, [](const AttrValue& v) {
                    const auto& c = std::get<std::string>(v);
-                   return c == "RNN" || c == "GRU" || c == "LSTM" ? std::string() : std::string("must be RNN, GRU or LSTM");
+                   return c == "RNN" || c == "GRU" || c == "LSTM"
+                              ? std::string()
+                              : std::string("must be RNN, GRU or LSTM");
                  }});
-    for (const char* f : {"has_b", "has_h0", "has_c0", "has_p"}) a.push_back({f, AttrValue(int64_t{0}), false, {}});
+    for (const char* f : {"has_b", "has_h0", "has_c0", "has_p"})
+      a.push_back({f, AttrValue(int64_t{0}), false, {}});
   }
   return a;
 }
@@ -414,13 +469,15 @@ OpRecord PackRecord() {
     }
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, {total(node)}}};
   };
-  r.context = [total](const OpNode& node, const Attributes&, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [total](const OpNode& node, const Attributes&,
+                      const DeviceCaps&) -> Result<hbs::Value> {
     hbs::Array parts;
     uint64_t end = 0;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const uint64_t begin = end;
       end += node.inputs[i].elements();
-      parts.push_back(hbs::Value::object({{"index", static_cast<uint64_t>(i)}, {"begin", begin}, {"end", end}}));
+      parts.push_back(hbs::Value::object(
+          {{"index", static_cast<uint64_t>(i)}, {"begin", begin}, {"end", end}}));
     }
     return hbs::Value::object({{"total", total(node)}, {"parts", hbs::Value(std::move(parts))}});
   };
@@ -445,7 +502,8 @@ OpRecord SequenceRecord() {
   r.name = kSeq;
   r.family = "internal";
   r.shader = "recurrent/recurrent";
-  r.summary = "a whole RNN/GRU/LSTM sequence in one dispatch; B, initial_h, initial_c, P packed in input 3";
+  r.summary =
+      "a whole RNN/GRU/LSTM sequence in one dispatch; B, initial_h, initial_c, P packed in input 3";
   r.min_inputs = 3;
   r.max_inputs = 5;
   r.attributes = CellAttributes(Cell::kLstm, true, true);
@@ -453,7 +511,8 @@ OpRecord SequenceRecord() {
     ALKNET_ASSIGN_OR_RETURN(OpNode v, Unpacked(node, at));
     return InferCell(v, at, CellOf(at));
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
     const Cell cell = CellOf(at);
     const CellInfo info = Info(cell);
     ALKNET_ASSIGN_OR_RETURN(OpNode v, Unpacked(node, at));
@@ -469,21 +528,37 @@ OpRecord SequenceRecord() {
     }
     hbs::Array acts;
     for (size_t k = 0; k < d.acts.size(); ++k) acts.push_back(ActivationContext(d.acts[k], k));
-    return hbs::Value::object({{"seq", d.seq}, {"batch", d.batch}, {"input", d.input}, {"hidden", d.hidden},
-                               {"dirs", d.dirs}, {"gates", static_cast<uint64_t>(info.gates)},
-                               {"acts_per_dir", static_cast<uint64_t>(info.activations)},
-                               {"layout1", d.layout1}, {"reverse_only", d.reverse_only},
-                               {"rnn", cell == Cell::kRnn}, {"gru", cell == Cell::kGru}, {"lstm", cell == Cell::kLstm},
-                               {"linear_before_reset", cell == Cell::kGru && Flag(at, "linear_before_reset")},
-                               {"input_forget", cell == Cell::kLstm && Flag(at, "input_forget")},
-                               {"has_clip", d.clip > 0}, {"clip", FloatLiteral(d.clip)},
-                               {"pack", pack}, {"has_pack", pack >= 0}, {"seq_lens", lens}, {"has_seq_lens", lens >= 0},
-                               {"has_b", v.has_input(3)}, {"has_h0", v.has_input(5)},
-                               {"has_c0", cell == Cell::kLstm && v.has_input(6)},
-                               {"has_p", cell == Cell::kLstm && v.has_input(7)},
-                               {"off_b", off[3]}, {"off_h0", off[5]}, {"off_c0", off[6]}, {"off_p", off[7]},
-                               {"activations", hbs::Value(std::move(acts))},
-                               {"uses", UsedActivations(d.acts)}});
+    return hbs::Value::object(
+        {{"seq", d.seq},
+         {"batch", d.batch},
+         {"input", d.input},
+         {"hidden", d.hidden},
+         {"dirs", d.dirs},
+         {"gates", static_cast<uint64_t>(info.gates)},
+         {"acts_per_dir", static_cast<uint64_t>(info.activations)},
+         {"layout1", d.layout1},
+         {"reverse_only", d.reverse_only},
+         {"rnn", cell == Cell::kRnn},
+         {"gru", cell == Cell::kGru},
+         {"lstm", cell == Cell::kLstm},
+         {"linear_before_reset", cell == Cell::kGru && Flag(at, "linear_before_reset")},
+         {"input_forget", cell == Cell::kLstm && Flag(at, "input_forget")},
+         {"has_clip", d.clip > 0},
+         {"clip", FloatLiteral(d.clip)},
+         {"pack", pack},
+         {"has_pack", pack >= 0},
+         {"seq_lens", lens},
+         {"has_seq_lens", lens >= 0},
+         {"has_b", v.has_input(3)},
+         {"has_h0", v.has_input(5)},
+         {"has_c0", cell == Cell::kLstm && v.has_input(6)},
+         {"has_p", cell == Cell::kLstm && v.has_input(7)},
+         {"off_b", off[3]},
+         {"off_h0", off[5]},
+         {"off_c0", off[6]},
+         {"off_p", off[7]},
+         {"activations", hbs::Value(std::move(acts))},
+         {"uses", UsedActivations(d.acts)}});
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
     OpNode v = *Unpacked(node, at);
@@ -504,8 +579,9 @@ OpRecord SequenceRecord() {
     for (size_t i : kPacked) {
       if (i >= v.inputs.size() || !v.has_input(i)) continue;
       const uint64_t n = v.inputs[i].elements();
-      full[i] = RefTensor{DType::kF32, v.inputs[i].shape,
-                          std::vector<double>(in[3].data.begin() + at_, in[3].data.begin() + at_ + n)};
+      full[i] =
+          RefTensor{DType::kF32, v.inputs[i].shape,
+                    std::vector<double>(in[3].data.begin() + at_, in[3].data.begin() + at_ + n)};
       at_ += n;
     }
     return Reference(v, at, full, CellOf(at));
@@ -513,7 +589,9 @@ OpRecord SequenceRecord() {
   r.hints = {-1, 1, 2e-5, 1e-4};
   // LSTM, hidden 4, with B ([1, 32]) and P ([1, 12]) packed.
   r.test_cases = {{{Shape{3, 2, 4}, Shape{1, 16, 4}, Shape{1, 16, 4}, Shape{44}},
-                   {{"has_b", AttrValue(int64_t{1})}, {"has_p", AttrValue(int64_t{1})}}, {}, "LSTM, B and P packed"}};
+                   {{"has_b", AttrValue(int64_t{1})}, {"has_p", AttrValue(int64_t{1})}},
+                   {},
+                   "LSTM, B and P packed"}};
   return r;
 }
 
@@ -555,7 +633,9 @@ OpRecord RecurrentRecord(Cell cell, int opset_min, int opset_max, bool layout_at
     return Reference(node, at, in, cell);
   };
   r.hints = {-1, 1, 2e-5, 1e-4};
-  auto lens = [](std::vector<double> v) { return RefTensor{DType::kI32, {v.size()}, std::move(v)}; };
+  auto lens = [](std::vector<double> v) {
+    return RefTensor{DType::kI32, {v.size()}, std::move(v)};
+  };
   using A = Attributes;
   using F = std::vector<double>;
   const uint64_t G = info.gates;
@@ -576,10 +656,13 @@ OpRecord RecurrentRecord(Cell cell, int opset_min, int opset_max, bool layout_at
     // Pre-activations up to ~160: e^x is inf in f32 from 88.7 on, so softplus must not form it
     // (log(1 + e^x) gives inf where the float64 reference gives x). Batch row 1 is the
     // negative side, where softplus underflows towards 0.
-    const RefTensor x{DType::kF32, {2, 2, 3}, {40, 50, 60, -40, -50, -60, 30, 45, 20, -30, -10, -20}};
+    const RefTensor x{
+        DType::kF32, {2, 2, 3}, {40, 50, 60, -40, -50, -60, 30, 45, 20, -30, -10, -20}};
     const RefTensor w{DType::kF32, {1, 4, 3}, {1, 1, 1, 0.5, 1, 0.25, 1, 0.5, 0.5, 0.75, 0.75, 1}};
-    const RefTensor rr{DType::kF32, {1, 4, 4}, {0.01, -0.02, 0.015, 0.005, 0.02, 0.01, -0.01, 0.0, -0.005, 0.01, 0.02, 0.01,
-                                                0.0, 0.015, -0.01, 0.02}};
+    const RefTensor rr{DType::kF32,
+                       {1, 4, 4},
+                       {0.01, -0.02, 0.015, 0.005, 0.02, 0.01, -0.01, 0.0, -0.005, 0.01, 0.02, 0.01,
+                        0.0, 0.015, -0.01, 0.02}};
     r.test_cases.push_back({{x.shape, w.shape, rr.shape},
                             A{{"activations", AttrValue(std::string("Softplus"))}},
                             {{0, x}, {1, w}, {2, rr}},
@@ -592,15 +675,18 @@ OpRecord RecurrentRecord(Cell cell, int opset_min, int opset_max, bool layout_at
                             {{4, lens({4, 1, 3})}},
                             "bidirectional, linear_before_reset, clip, seq lens"});
   } else {
-    r.test_cases.push_back({{Shape{4, 3, 5}, w2, r2, Shape{2, G * 12}, Shape{3}, Shape{2, 3, 6}, Shape{2, 3, 6}, Shape{2, 18}},
-                            A{{"direction", AttrValue(std::string("bidirectional"))}, {"clip", AttrValue(0.9)}},
-                            {{4, lens({4, 2, 3})}},
-                            "bidirectional, peepholes, seq lens, initial state, clip"});
+    r.test_cases.push_back(
+        {{Shape{4, 3, 5}, w2, r2, Shape{2, G * 12}, Shape{3}, Shape{2, 3, 6}, Shape{2, 3, 6},
+          Shape{2, 18}},
+         A{{"direction", AttrValue(std::string("bidirectional"))}, {"clip", AttrValue(0.9)}},
+         {{4, lens({4, 2, 3})}},
+         "bidirectional, peepholes, seq lens, initial state, clip"});
   }
   if (layout_attr) {
     A a{{"layout", AttrValue(int64_t{1})}, {"direction", AttrValue(std::string("reverse"))}};
     if (cell == Cell::kLstm) a["input_forget"] = AttrValue(int64_t{1});
-    r.test_cases.push_back({{Shape{3, 4, 5}, w1, r1, none, none, Shape{3, 1, 6}}, a, {}, "layout 1, reverse"});
+    r.test_cases.push_back(
+        {{Shape{3, 4, 5}, w1, r1, none, none, Shape{3, 1, 6}}, a, {}, "layout 1, reverse"});
   }
   return r;
 }

@@ -47,13 +47,14 @@ double CubicWeight(double d, double a) {
 // x in the output -> x in the input (ONNX Resize, coordinate_transformation_mode).
 // The resized length is in_len * scale, unrounded (as the ONNX reference and its expected
 // outputs have it; with sizes given the two agree).
-double OriginalCoordinate(const ResizePlan& p, double x, uint64_t in_len, double scale, double roi_start,
-                          double roi_end) {
+double OriginalCoordinate(const ResizePlan& p, double x, uint64_t in_len, double scale,
+                          double roi_start, double roi_end) {
   const std::string& t = p.transform;
   const double resized = static_cast<double>(in_len) * scale;
   if (t == "half_pixel") return (x + 0.5) / scale - 0.5;
   if (t == "pytorch_half_pixel") return resized > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-  if (t == "align_corners") return resized == 1 ? 0.0 : x * static_cast<double>(in_len - 1) / (resized - 1);
+  if (t == "align_corners")
+    return resized == 1 ? 0.0 : x * static_cast<double>(in_len - 1) / (resized - 1);
   if (t == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
   if (t == "tf_crop_and_resize") {
     const double span = static_cast<double>(in_len) - 1;
@@ -79,7 +80,9 @@ Taps TapsOf(const ResizePlan& p, size_t d, uint64_t in_len) {
   const bool crop = p.transform == "tf_crop_and_resize";
   Taps t;
   const int64_t last = static_cast<int64_t>(in_len) - 1;
-  auto clamp = [&](int64_t i) { return static_cast<int32_t>(std::clamp<int64_t>(i, 0, std::max<int64_t>(last, 0))); };
+  auto clamp = [&](int64_t i) {
+    return static_cast<int32_t>(std::clamp<int64_t>(i, 0, std::max<int64_t>(last, 0)));
+  };
   if (!crop && in_len == out_len && scale == 1.0) {  // the identity, whatever the mode
     for (uint64_t x = 0; x < out_len; ++x) {
       t.index.push_back(static_cast<int32_t>(x));
@@ -111,8 +114,8 @@ Taps TapsOf(const ResizePlan& p, size_t d, uint64_t in_len) {
       t.weight.insert(t.weight.end(), {1 - r, r});
       continue;
     }
-    double w[4] = {CubicWeight(1 + r, p.cubic_a), CubicWeight(r, p.cubic_a), CubicWeight(1 - r, p.cubic_a),
-                   CubicWeight(2 - r, p.cubic_a)};
+    double w[4] = {CubicWeight(1 + r, p.cubic_a), CubicWeight(r, p.cubic_a),
+                   CubicWeight(1 - r, p.cubic_a), CubicWeight(2 - r, p.cubic_a)};
     double sum = 0;
     for (int k = 0; k < 4; ++k) {
       const int64_t i = i0 - 1 + k;
@@ -128,7 +131,8 @@ Taps TapsOf(const ResizePlan& p, size_t d, uint64_t in_len) {
 }
 
 // The reference: every output element is the weighted sum over its taps' combinations.
-RefTensor ApplyTaps(const RefTensor& in, const Shape& out, const std::vector<Taps>& taps, double extrapolation) {
+RefTensor ApplyTaps(const RefTensor& in, const Shape& out, const std::vector<Taps>& taps,
+                    double extrapolation) {
   const Shape st = ContiguousStridesOf(in.shape);
   uint64_t n = 1;
   for (uint64_t d : out) n *= d;
@@ -155,7 +159,8 @@ RefTensor ApplyTaps(const RefTensor& in, const Shape& out, const std::vector<Tap
         acc += w * in.data[off];
       }
     }
-    o.data.push_back(o.dtype == DType::kI32 || o.dtype == DType::kU32 ? WrapInt(acc, o.dtype) : acc);
+    o.data.push_back(o.dtype == DType::kI32 || o.dtype == DType::kU32 ? WrapInt(acc, o.dtype)
+                                                                      : acc);
     for (size_t d = out.size(); d-- > 0;) {
       if (++c[d] < out[d]) break;
       c[d] = 0;
@@ -187,7 +192,8 @@ Result<ResizePlan> PlanOf(const OpNode& node, const Attributes& at) {
       scales = HostValues(node, 1);
     }
     if (p.mode == "cubic") {
-      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": mode cubic needs opset 11 (Resize)"};
+      return Error{ErrorCode::kInvalidAttribute,
+                   node.Describe() + ": mode cubic needs opset 11 (Resize)"};
     }
   } else {
     p.transform = StrAttr(at, "coordinate_transformation_mode", "half_pixel");
@@ -198,8 +204,8 @@ Result<ResizePlan> PlanOf(const OpNode& node, const Attributes& at) {
     if (node.has_input(1)) p.roi = HostValues(node, 1);
     if (node.has_input(2)) scales = HostValues(node, 2);
     if (node.has_input(3)) {
-    ALKNET_ASSIGN_OR_RETURN(sizes, HostInts(node, 3, "sizes"));
-  }
+      ALKNET_ASSIGN_OR_RETURN(sizes, HostInts(node, 3, "sizes"));
+    }
     if (at.count("antialias") && std::get<int64_t>(at.at("antialias")) != 0) {
       return Error{ErrorCode::kUnsupported, node.Describe() + ": antialias=1 is not implemented"};
     }
@@ -208,7 +214,8 @@ Result<ResizePlan> PlanOf(const OpNode& node, const Attributes& at) {
     return Error{ErrorCode::kInvalidArgument, node.Describe() + ": give scales or sizes, not both"};
   }
   if (scales.empty() && sizes.empty()) {
-    return Error{ErrorCode::kInvalidArgument, node.Describe() + ": one of scales and sizes is required"};
+    return Error{ErrorCode::kInvalidArgument,
+                 node.Describe() + ": one of scales and sizes is required"};
   }
   // Opset 18's axes: the given scales/sizes/roi cover those dimensions, the rest stay as is.
   Ints axes;
@@ -222,8 +229,9 @@ Result<ResizePlan> PlanOf(const OpNode& node, const Attributes& at) {
   }
   const size_t given = scales.empty() ? sizes.size() : scales.size();
   if (given != axes.size()) {
-    return Error{ErrorCode::kShape, node.Describe() + ": " + (scales.empty() ? "sizes" : "scales") + " has " +
-                                        std::to_string(given) + " entries for " + std::to_string(axes.size()) + " axes"};
+    return Error{ErrorCode::kShape, node.Describe() + ": " + (scales.empty() ? "sizes" : "scales") +
+                                        " has " + std::to_string(given) + " entries for " +
+                                        std::to_string(axes.size()) + " axes"};
   }
   std::vector<double> roi(2 * rank);
   for (size_t d = 0; d < rank; ++d) roi[rank + d] = 1.0;
@@ -243,7 +251,8 @@ Result<ResizePlan> PlanOf(const OpNode& node, const Attributes& at) {
   if (!scales.empty()) {
     for (size_t i = 0; i < axes.size(); ++i) {
       const double s = ToF32(scales[i]);
-      if (!(s > 0) || !std::isfinite(s)) return Error{ErrorCode::kInvalidArgument, node.Describe() + ": scales must be positive"};
+      if (!(s > 0) || !std::isfinite(s))
+        return Error{ErrorCode::kInvalidArgument, node.Describe() + ": scales must be positive"};
       p.scales[axes[i]] = s;
       p.out[axes[i]] = static_cast<uint64_t>(std::floor(static_cast<double>(in[axes[i]]) * s));
     }
@@ -264,8 +273,10 @@ Result<ResizePlan> PlanOf(const OpNode& node, const Attributes& at) {
       }
     }
   }
-  if (p.mode != "nearest" && node.inputs[0].dtype != DType::kF32 && node.inputs[0].dtype != DType::kF16) {
-    return Error{ErrorCode::kUnsupported, node.Describe() + ": " + p.mode + " interpolation needs f32 or f16 data"};
+  if (p.mode != "nearest" && node.inputs[0].dtype != DType::kF32 &&
+      node.inputs[0].dtype != DType::kF16) {
+    return Error{ErrorCode::kUnsupported,
+                 node.Describe() + ": " + p.mode + " interpolation needs f32 or f16 data"};
   }
   return p;
 }
@@ -301,8 +312,9 @@ OpRecord ResizeRecord(const char* name, int opset_min, int opset_max) {
   r.opset_min = opset_min;
   r.opset_max = opset_max;
   r.family = "resize";
-  r.summary = upsample || opset_min < 11 ? "nearest / linear resampling by scales (asymmetric coordinates)"
-                                           : "nearest / linear / cubic resampling to scales or sizes";
+  r.summary = upsample || opset_min < 11
+                  ? "nearest / linear resampling by scales (asymmetric coordinates)"
+                  : "nearest / linear / cubic resampling to scales or sizes";
   auto one_of = [](std::vector<std::string> ok) {
     return [ok](const AttrValue& v) {
       const std::string& s = std::get<std::string>(v);
@@ -315,7 +327,8 @@ OpRecord ResizeRecord(const char* name, int opset_min, int opset_max) {
     };
   };
   if (upsample || opset_min < 11) {
-    r.attributes = {{"mode", AttrValue(std::string("nearest")), false, one_of({"nearest", "linear", "bilinear"})}};
+    r.attributes = {{"mode", AttrValue(std::string("nearest")), false,
+                     one_of({"nearest", "linear", "bilinear"})}};
     if (upsample && opset_min < 9) {
       r.attributes.push_back({"scales", std::nullopt, false, {}});
     } else {
@@ -329,8 +342,8 @@ OpRecord ResizeRecord(const char* name, int opset_min, int opset_max) {
     r.attributes = {
         {"mode", AttrValue(std::string("nearest")), false, one_of({"nearest", "linear", "cubic"})},
         {"coordinate_transformation_mode", AttrValue(std::string("half_pixel")), false,
-         one_of({"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
-                 "tf_crop_and_resize"})},
+         one_of({"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                 "tf_half_pixel_for_nn", "tf_crop_and_resize"})},
         {"nearest_mode", AttrValue(std::string("round_prefer_floor")), false,
          one_of({"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})},
         {"cubic_coeff_a", AttrValue(-0.75), false, FiniteFloat},
@@ -367,18 +380,28 @@ OpRecord ResizeRecord(const char* name, int opset_min, int opset_max) {
   };
   r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     ResizePlan p = PlanOf(node, at).value();
-    return std::vector<RefTensor>{ApplyTaps(in[0], p.out, TablesOf(p, in[0].shape).dims, p.extrapolation)};
+    return std::vector<RefTensor>{
+        ApplyTaps(in[0], p.out, TablesOf(p, in[0].shape).dims, p.extrapolation)};
   };
   r.hints.abs_tol = 1e-5;
   r.hints.rel_tol = 1e-5;
-  auto f32s = [](std::vector<double> v) { return RefTensor{DType::kF32, {v.size()}, std::move(v)}; };
+  auto f32s = [](std::vector<double> v) {
+    return RefTensor{DType::kF32, {v.size()}, std::move(v)};
+  };
   if (upsample && opset_min < 9) {
     // The shapes of the opset 9/10 cases, so the kernels compile once for all three.
-    r.test_cases = {{{Shape{1, 2, 3, 2}}, {{"scales", std::vector<double>{1, 1, 2, 3}}}, {}, "nearest"},
-                    {{Shape{2, 3, 4}}, {{"scales", std::vector<double>{1, 1.5, 0.5}}, {"mode", std::string("linear")}}, {}, "linear"}};
+    r.test_cases = {
+        {{Shape{1, 2, 3, 2}}, {{"scales", std::vector<double>{1, 1, 2, 3}}}, {}, "nearest"},
+        {{Shape{2, 3, 4}},
+         {{"scales", std::vector<double>{1, 1.5, 0.5}}, {"mode", std::string("linear")}},
+         {},
+         "linear"}};
   } else if (upsample || opset_min < 11) {
     r.test_cases = {{{Shape{1, 2, 3, 2}, Shape{4}}, {}, {{1, f32s({1, 1, 2, 3})}}, "nearest"},
-                    {{Shape{2, 3, 4}, Shape{3}}, {{"mode", std::string("linear")}}, {{1, f32s({1, 1.5, 0.5})}}, "linear"}};
+                    {{Shape{2, 3, 4}, Shape{3}},
+                     {{"mode", std::string("linear")}},
+                     {{1, f32s({1, 1.5, 0.5})}},
+                     "linear"}};
   } else {
     const std::optional<Shape> none;
     r.test_cases = {
@@ -387,16 +410,20 @@ OpRecord ResizeRecord(const char* name, int opset_min, int opset_max) {
          {{2, f32s({1, 1, 1.5, 0.6})}},
          "linear half_pixel scales"},
         {{Shape{1, 1, 5, 6}, none, none, Shape{4}},
-         {{"mode", std::string("cubic")}, {"exclude_outside", int64_t{1}}, {"cubic_coeff_a", -0.5},
+         {{"mode", std::string("cubic")},
+          {"exclude_outside", int64_t{1}},
+          {"cubic_coeff_a", -0.5},
           {"coordinate_transformation_mode", std::string("align_corners")}},
          {{3, *IntList({1, 1, 7, 4})}},
          "cubic align_corners sizes"},
         {{Shape{2, 7, 3}, none, none, Shape{3}},
-         {{"nearest_mode", std::string("round_prefer_ceil")}, {"coordinate_transformation_mode", std::string("asymmetric")}},
+         {{"nearest_mode", std::string("round_prefer_ceil")},
+          {"coordinate_transformation_mode", std::string("asymmetric")}},
          {{3, *IntList({2, 4, 5})}},
          "nearest round_prefer_ceil"},
         {{Shape{1, 4, 5}, Shape{6}, none, Shape{3}},
-         {{"mode", std::string("linear")}, {"coordinate_transformation_mode", std::string("tf_crop_and_resize")},
+         {{"mode", std::string("linear")},
+          {"coordinate_transformation_mode", std::string("tf_crop_and_resize")},
           {"extrapolation_value", 3.5}},
          {{1, f32s({0, 0.2, -0.1, 1, 0.9, 1.3})}, {3, *IntList({1, 3, 4})}},
          "tf_crop_and_resize"},
@@ -434,7 +461,8 @@ OpRecord ResizeTapsRecord() {
     const Ints& taps = std::get<Ints>(at.at("taps"));
     const Shape& in = node.inputs[0].shape;
     if (shape.size() != in.size() || taps.size() != in.size()) {
-      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": shape and taps need one entry per dimension"};
+      return Error{ErrorCode::kInvalidAttribute,
+                   node.Describe() + ": shape and taps need one entry per dimension"};
     }
     uint64_t need = 0;
     TensorDesc o{node.inputs[0].dtype, {}};
@@ -444,12 +472,14 @@ OpRecord ResizeTapsRecord() {
     }
     if (node.inputs[1].dtype != DType::kI32 || node.inputs[2].dtype != DType::kF32 ||
         node.inputs[1].elements() < need || node.inputs[2].elements() < need) {
-      return Error{ErrorCode::kShape, node.Describe() + ": the tap tables (i32 index, f32 weight) need " +
+      return Error{ErrorCode::kShape, node.Describe() +
+                                          ": the tap tables (i32 index, f32 weight) need " +
                                           std::to_string(need) + " entries"};
     }
     return std::vector<TensorDesc>{o};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps& caps) -> Result<hbs::Value> {
     const Ints& taps = std::get<Ints>(at.at("taps"));
     const Shape& out = node.outputs.at(0).shape;
     const Shape st = ContiguousStridesOf(node.inputs[0].shape);
@@ -474,9 +504,10 @@ OpRecord ResizeTapsRecord() {
     ctx.as_object().set("dims", hbs::Value(std::move(dims)));
     ctx.as_object().set("combinations", combos);
     ctx.as_object().set("extrapolate", std::get<int64_t>(at.at("extrapolate")) != 0);
-    ctx.as_object().set("extrapolation_value", dt == DType::kF32 || dt == DType::kF16
-                                                   ? FloatLiteral(ev)
-                                                   : std::to_string(static_cast<long long>(std::trunc(ev))));
+    ctx.as_object().set("extrapolation_value",
+                        dt == DType::kF32 || dt == DType::kF16
+                            ? FloatLiteral(ev)
+                            : std::to_string(static_cast<long long>(std::trunc(ev))));
     return ctx;
   };
   r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) {
@@ -496,13 +527,15 @@ OpRecord ResizeTapsRecord() {
       }
       dims.push_back(t);
     }
-    return std::vector<RefTensor>{ApplyTaps(in[0], out, dims, std::get<double>(at.at("extrapolation_value")))};
+    return std::vector<RefTensor>{
+        ApplyTaps(in[0], out, dims, std::get<double>(at.at("extrapolation_value")))};
   };
-  r.test_cases = {{{Shape{2, 3}, Shape{9}, Shape{9}},
-                   {{"shape", Ints{1, 4}}, {"taps", Ints{1, 2}}},
-                   {{1, RefTensor{DType::kI32, {9}, {1, 0, 1, 1, 2, 2, 2, 0, 0}}},
-                    {2, RefTensor{DType::kF32, {9}, {1, 0.25, 0.75, 0.5, 0.5, 1, 0, 0.125, 0.875}}}},
-                   "1 x 2 taps"}};
+  r.test_cases = {
+      {{Shape{2, 3}, Shape{9}, Shape{9}},
+       {{"shape", Ints{1, 4}}, {"taps", Ints{1, 2}}},
+       {{1, RefTensor{DType::kI32, {9}, {1, 0, 1, 1, 2, 2, 2, 0, 0}}},
+        {2, RefTensor{DType::kF32, {9}, {1, 0.25, 0.75, 0.5, 0.5, 1, 0, 0.125, 0.875}}}},
+       "1 x 2 taps"}};
   return r;
 }
 
@@ -560,7 +593,8 @@ OpRecord GridSampleRecord() {
   r.family = "resize";
   r.shader = "resize/gridsample";
   r.contract.dtypes = {{DType::kF32}};
-  r.summary = "samples X [N, C, H, W] at the grid's normalised (x, y) points: bilinear, nearest or bicubic";
+  r.summary =
+      "samples X [N, C, H, W] at the grid's normalised (x, y) points: bilinear, nearest or bicubic";
   r.min_inputs = r.max_inputs = 2;
   auto one_of = [](std::vector<std::string> ok) {
     return [ok](const AttrValue& v) {
@@ -573,20 +607,25 @@ OpRecord GridSampleRecord() {
     };
   };
   r.attributes = {{"align_corners", AttrValue(int64_t{0}), false, {}},
-                  {"mode", AttrValue(std::string("bilinear")), false, one_of({"bilinear", "nearest", "bicubic"})},
-                  {"padding_mode", AttrValue(std::string("zeros")), false, one_of({"zeros", "border", "reflection"})}};
+                  {"mode", AttrValue(std::string("bilinear")), false,
+                   one_of({"bilinear", "nearest", "bicubic"})},
+                  {"padding_mode", AttrValue(std::string("zeros")), false,
+                   one_of({"zeros", "border", "reflection"})}};
   r.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
     const TensorDesc& x = node.inputs[0];
     const TensorDesc& g = node.inputs[1];
     if (x.shape.size() != 4 || g.shape.size() != 4 || g.shape[3] != 2 || g.shape[0] != x.shape[0]) {
-      return Error{ErrorCode::kShape, node.Describe() + ": needs X [N, C, H, W] and grid [N, H_out, W_out, 2] (4-D only)"};
+      return Error{
+          ErrorCode::kShape,
+          node.Describe() + ": needs X [N, C, H, W] and grid [N, H_out, W_out, 2] (4-D only)"};
     }
     const Shape out{x.shape[0], x.shape[1], g.shape[1], g.shape[2]};
     TensorDesc o{DType::kF32, out};
     ALKNET_TRY(CheckIndexable(node, std::max(o.elements(), x.elements())));
     return std::vector<TensorDesc>{o};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
     const Shape& x = node.inputs[0].shape;
     const Shape& g = node.inputs[1].shape;
     const GridSampleMode m = GridMode(at);
@@ -615,7 +654,8 @@ OpRecord GridSampleRecord() {
       for (uint64_t c = 0; c < C; ++c) {
         const double* plane = in[0].data.data() + (n * C + c) * H * W;
         auto at_px = [&](int64_t yy, int64_t xx) {
-          if (yy < 0 || xx < 0 || yy >= static_cast<int64_t>(H) || xx >= static_cast<int64_t>(W)) return 0.0;
+          if (yy < 0 || xx < 0 || yy >= static_cast<int64_t>(H) || xx >= static_cast<int64_t>(W))
+            return 0.0;
           return plane[static_cast<uint64_t>(yy) * W + static_cast<uint64_t>(xx)];
         };
         for (uint64_t h = 0; h < HO; ++h) {
@@ -631,15 +671,18 @@ OpRecord GridSampleRecord() {
                   const double ty = fy - 1 + i, tx = fx - 1 + j;
                   const double py = PadCoordinate(ty, static_cast<double>(H), m);
                   const double px = PadCoordinate(tx, static_cast<double>(W), m);
-                  v += CubicWeight(iy - ty, kGridSampleCubicA) * CubicWeight(ix - tx, kGridSampleCubicA) *
-                       at_px(static_cast<int64_t>(std::trunc(py)), static_cast<int64_t>(std::trunc(px)));
+                  v += CubicWeight(iy - ty, kGridSampleCubicA) *
+                       CubicWeight(ix - tx, kGridSampleCubicA) *
+                       at_px(static_cast<int64_t>(std::trunc(py)),
+                             static_cast<int64_t>(std::trunc(px)));
                 }
               }
             } else {
               ix = PadCoordinate(ix, static_cast<double>(W), m);
               iy = PadCoordinate(iy, static_cast<double>(H), m);
               if (m.mode == 1) {
-                v = at_px(static_cast<int64_t>(std::nearbyint(iy)), static_cast<int64_t>(std::nearbyint(ix)));
+                v = at_px(static_cast<int64_t>(std::nearbyint(iy)),
+                          static_cast<int64_t>(std::nearbyint(ix)));
               } else {
                 const double x0 = std::floor(ix), y0 = std::floor(iy);
                 const double dx = ix - x0, dy = iy - y0;
@@ -664,11 +707,15 @@ OpRecord GridSampleRecord() {
        {},
        "bicubic reflection"},
       {{Shape{1, 1, 5, 3}, Shape{1, 4, 4, 2}},
-       {{"mode", std::string("bilinear")}, {"padding_mode", std::string("border")}, {"align_corners", int64_t{1}}},
+       {{"mode", std::string("bilinear")},
+        {"padding_mode", std::string("border")},
+        {"align_corners", int64_t{1}}},
        {},
        "bilinear border align_corners"},
       {{Shape{1, 2, 4, 4}, Shape{1, 3, 3, 2}},
-       {{"mode", std::string("nearest")}, {"padding_mode", std::string("reflection")}, {"align_corners", int64_t{1}}},
+       {{"mode", std::string("nearest")},
+        {"padding_mode", std::string("reflection")},
+        {"align_corners", int64_t{1}}},
        {},
        "nearest reflection align_corners"},
   };

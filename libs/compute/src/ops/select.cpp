@@ -12,8 +12,9 @@ namespace {
 using In = std::span<const double>;
 
 const char* OnnxTypeName(int64_t t) {
-  static const char* const kNames[] = {"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64",
-                                       "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64",
+  static const char* const kNames[] = {"UNDEFINED",  "FLOAT",   "UINT8",  "INT8",   "UINT16",
+                                       "INT16",      "INT32",   "INT64",  "STRING", "BOOL",
+                                       "FLOAT16",    "DOUBLE",  "UINT32", "UINT64", "COMPLEX64",
                                        "COMPLEX128", "BFLOAT16"};
   return t >= 0 && t < 17 ? kNames[t] : "unknown";
 }
@@ -25,17 +26,25 @@ const char* OnnxTypeName(int64_t t) {
 // download). A dtype code means the device dtype it lands on.
 Result<DType> DeviceTypeOfOnnx(int64_t t, const std::string& where) {
   switch (t) {
-    case 1: case 11: return DType::kF32;    // FLOAT, DOUBLE
-    case 3: case 5: case 6: case 7: return DType::kI32;   // INT8, INT16, INT32, INT64
-    case 2: case 4: case 12: case 13: return DType::kU32;  // UINT8, UINT16, UINT32, UINT64
+    case 1:
+    case 11: return DType::kF32;  // FLOAT, DOUBLE
+    case 3:
+    case 5:
+    case 6:
+    case 7: return DType::kI32;  // INT8, INT16, INT32, INT64
+    case 2:
+    case 4:
+    case 12:
+    case 13: return DType::kU32;  // UINT8, UINT16, UINT32, UINT64
     case 9: return DType::kBool;
     case 10: return DType::kF16;
     default: break;
   }
-  return Error{ErrorCode::kUnsupported, where + ": ONNX dtype " + std::to_string(t) + " (" + OnnxTypeName(t) +
-                                            ") is not supported on the device (alknet computes in f32, f16, "
-                                            "i32, u32 and bool; strings, complex numbers and bfloat16 have no "
-                                            "WGSL representation)"};
+  return Error{ErrorCode::kUnsupported,
+               where + ": ONNX dtype " + std::to_string(t) + " (" + OnnxTypeName(t) +
+                   ") is not supported on the device (alknet computes in f32, f16, "
+                   "i32, u32 and bool; strings, complex numbers and bfloat16 have no "
+                   "WGSL representation)"};
 }
 
 int64_t OnnxTypeOfDevice(DType d) {
@@ -70,7 +79,8 @@ OpRecord CastLikeRecord() {
     return g;
   };
   r.reference = [](const OpNode& node, const Attributes&, const std::vector<RefTensor>& in) {
-    OpNode cast{"Cast", node.name, 13, {{"to", OnnxTypeOfDevice(node.inputs[1].dtype)}}, {node.inputs[0]}, {}};
+    OpNode cast{"Cast",           node.name, 13, {{"to", OnnxTypeOfDevice(node.inputs[1].dtype)}},
+                {node.inputs[0]}, {}};
     return ReferenceRun(cast, {in[0]}).value();
   };
   r.hints = {-4, 4, 0, 0};
@@ -86,9 +96,9 @@ OpRecord CastLikeRecord() {
 }  // namespace
 
 void AddSelectOps(OpTable& table) {
-  OpRecord where = ElementwiseRecord("Where", "select/where", "cond ? X : Y, broadcasting all three", kAny,
-                                     OutType::kSame,
-                                     [](In x, const Attributes&) { return x[0] != 0 ? x[1] : x[2]; }, 3, 3);
+  OpRecord where = ElementwiseRecord(
+      "Where", "select/where", "cond ? X : Y, broadcasting all three", kAny, OutType::kSame,
+      [](In x, const Attributes&) { return x[0] != 0 ? x[1] : x[2]; }, 3, 3);
   where.opset_min = 9;
   where.hints = {-4, 4, 0, 0};
   where.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
@@ -106,12 +116,13 @@ void AddSelectOps(OpTable& table) {
   where.test_dtypes = {DType::kF32, DType::kI32};  // of X and Y; the condition is bool
   table.Add(std::move(where));
 
-  OpRecord clip6 = ElementwiseRecord("Clip", "select/clip6", "clamp to [min, max] (attributes)", kFloat,
-                                     OutType::kSame,
-                                     [](In x, const Attributes& a) {
+  OpRecord clip6 = ElementwiseRecord("Clip", "select/clip6", "clamp to [min, max] (attributes)",
+                                     kFloat, OutType::kSame, [](In x, const Attributes& a) {
                                        double v = x[0];
-                                       if (a.count("min")) v = std::max(v, ToF32(std::get<double>(a.at("min"))));
-                                       if (a.count("max")) v = std::min(v, ToF32(std::get<double>(a.at("max"))));
+                                       if (a.count("min"))
+                                         v = std::max(v, ToF32(std::get<double>(a.at("min"))));
+                                       if (a.count("max"))
+                                         v = std::min(v, ToF32(std::get<double>(a.at("max"))));
                                        return v;
                                      });
   clip6.opset_min = 6;
@@ -125,15 +136,16 @@ void AddSelectOps(OpTable& table) {
   clip6.hints = {-4, 4, 0, 0};
   table.Add(std::move(clip6));
 
-  OpRecord clip = ElementwiseRecord("Clip", "select/clip", "clamp to [min, max] (optional scalar inputs)",
-                                    kNumeric, OutType::kSame,
-                                    [](In x, const Attributes&) {
-                                      double v = x[0];
-                                      if (x.size() > 1) v = std::max(v, x[1]);
-                                      if (x.size() > 2) v = std::min(v, x[2]);
-                                      return v;
-                                    },
-                                    1, 3);
+  OpRecord clip = ElementwiseRecord(
+      "Clip", "select/clip", "clamp to [min, max] (optional scalar inputs)", kNumeric,
+      OutType::kSame,
+      [](In x, const Attributes&) {
+        double v = x[0];
+        if (x.size() > 1) v = std::max(v, x[1]);
+        if (x.size() > 2) v = std::min(v, x[2]);
+        return v;
+      },
+      1, 3);
   clip.opset_min = 11;
   clip.hints = {-4, 4, 0, 0};
   clip.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
@@ -169,21 +181,25 @@ void AddSelectOps(OpTable& table) {
   };
   table.Add(std::move(clip));
 
-  OpRecord cast = ElementwiseRecord("Cast", "select/cast", "convert to the dtype `to`", kAny, OutType::kSame,
-                                    [](In x, const Attributes&) { return x[0]; });
+  OpRecord cast = ElementwiseRecord("Cast", "select/cast", "convert to the dtype `to`", kAny,
+                                    OutType::kSame, [](In x, const Attributes&) { return x[0]; });
   cast.opset_min = 6;
   cast.attributes = {{"to", std::nullopt, false, [](const AttrValue& v) {
-                        return v.index() == 0 ? std::string() : std::string("must be an int (TensorProto.DataType)");
+                        return v.index() == 0
+                                   ? std::string()
+                                   : std::string("must be an int (TensorProto.DataType)");
                       }}};
   cast.infer = [](const OpNode& node, const Attributes& attrs) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(auto outs, InferElementwise(node, kAny, OutType::kSame));
     ALKNET_ASSIGN_OR_RETURN(outs[0].dtype, DeviceTypeOfOnnx(std::get<int64_t>(attrs.at("to")),
-                                                             node.Describe() + ": attribute 'to'"));
+                                                            node.Describe() + ": attribute 'to'"));
     return outs;
   };
-  cast.reference = [](const OpNode& node, const Attributes& attrs, const std::vector<RefTensor>& in) {
+  cast.reference = [](const OpNode& node, const Attributes& attrs,
+                      const std::vector<RefTensor>& in) {
     const DType to = node.outputs.at(0).dtype;
-    const bool from_float = node.inputs.at(0).dtype == DType::kF32 || node.inputs.at(0).dtype == DType::kF16;
+    const bool from_float =
+        node.inputs.at(0).dtype == DType::kF32 || node.inputs.at(0).dtype == DType::kF16;
     return ElementwiseReference(node, attrs, in, [to, from_float](In x, const Attributes&) {
       if (to == DType::kBool) return x[0] != 0 ? 1.0 : 0.0;
       // Between i32 and u32 the bits are kept (two's complement wrap, done by the caller).

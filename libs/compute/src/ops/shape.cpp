@@ -34,16 +34,18 @@ OpRecord FoldedRecord(std::string name, int opset_min, int opset_max, std::strin
   r.accepts_views = true;  // the inputs' data is never read
   r.infer = [value](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(RefTensor v, value(node, at));
-    if (v.dtype != DType::kF32 && v.dtype != DType::kF16 && v.dtype != DType::kI32 && v.dtype != DType::kU32 &&
-        v.dtype != DType::kBool) {
-      return Error{ErrorCode::kUnsupported, node.Describe() + ": dtype " + DTypeName(v.dtype) +
-                                                " cannot live on the device (f32, f16, i32, u32, bool)"};
+    if (v.dtype != DType::kF32 && v.dtype != DType::kF16 && v.dtype != DType::kI32 &&
+        v.dtype != DType::kU32 && v.dtype != DType::kBool) {
+      return Error{ErrorCode::kUnsupported,
+                   node.Describe() + ": dtype " + DTypeName(v.dtype) +
+                       " cannot live on the device (f32, f16, i32, u32, bool)"};
     }
     return std::vector<TensorDesc>{TensorDesc{v.dtype, v.shape}};
   };
   r.decompose = [value](const OpNode& node, const Attributes& at) -> Result<Graph> {
     ALKNET_ASSIGN_OR_RETURN(RefTensor v, value(node, at));
-    return ConstGraph(static_cast<int>(node.inputs.size()), std::make_shared<const RefTensor>(std::move(v)));
+    return ConstGraph(static_cast<int>(node.inputs.size()),
+                      std::make_shared<const RefTensor>(std::move(v)));
   };
   r.reference = [value](const OpNode& node, const Attributes& at, const std::vector<RefTensor>&) {
     return std::vector<RefTensor>{value(node, at).value()};
@@ -69,8 +71,10 @@ Result<RefTensor> ShapeValue(const OpNode& node, const Attributes& at) {
 
 Result<RefTensor> ConstantValue(const OpNode& node, const Attributes& at) {
   if (at.size() != 1) {
-    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": exactly one of value, value_float, value_floats, "
-                                                   "value_int, value_ints must be set"};
+    return Error{ErrorCode::kInvalidAttribute,
+                 node.Describe() +
+                     ": exactly one of value, value_float, value_floats, "
+                     "value_int, value_ints must be set"};
   }
   const auto& [name, v] = *at.begin();
   if (name == "value") {
@@ -79,7 +83,8 @@ Result<RefTensor> ConstantValue(const OpNode& node, const Attributes& at) {
     return *t;
   }
   if (name == "value_float") return RefTensor{DType::kF32, {}, {ToF32(std::get<double>(v))}};
-  if (name == "value_int") return RefTensor{DType::kI32, {}, {static_cast<double>(std::get<int64_t>(v))}};
+  if (name == "value_int")
+    return RefTensor{DType::kI32, {}, {static_cast<double>(std::get<int64_t>(v))}};
   if (name == "value_floats") {
     std::vector<double> d = std::get<std::vector<double>>(v);
     for (double& x : d) x = ToF32(x);
@@ -101,7 +106,8 @@ Result<RefTensor> RangeValue(const OpNode& node, const Attributes&) {
   const DType dt = node.inputs[0].dtype;
   if (s[2] == 0) return Error{ErrorCode::kInvalidArgument, node.Describe() + ": delta is 0"};
   const double n = std::max(std::ceil((s[1] - s[0]) / s[2]), 0.0);
-  if (n > 1e9) return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(n) + " elements"};
+  if (n > 1e9)
+    return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(n) + " elements"};
   RefTensor v{dt, {static_cast<uint64_t>(n)}, {}};
   // ONNX's definition accumulates: x_i = start + i * delta, in the output type.
   for (uint64_t i = 0; i < v.shape[0]; ++i) {
@@ -114,30 +120,38 @@ Result<RefTensor> RangeValue(const OpNode& node, const Attributes&) {
 }  // namespace
 
 void AddShapeOps(OpTable& table) {
-  OpRecord shape = FoldedRecord("Shape", 1, 14, "the input's shape as a 1-D i32 tensor", ShapeValue);
+  OpRecord shape =
+      FoldedRecord("Shape", 1, 14, "the input's shape as a 1-D i32 tensor", ShapeValue);
   shape.test_cases = {{{Shape{3, 1, 4}}, {}, {}, "rank 3"}};
   table.Add(shape);
-  shape = FoldedRecord("Shape", 15, 99, "the input's shape [start:end] as a 1-D i32 tensor", ShapeValue);
+  shape = FoldedRecord("Shape", 15, 99, "the input's shape [start:end] as a 1-D i32 tensor",
+                       ShapeValue);
   shape.attributes = {{"start", std::nullopt, true, {}}, {"end", std::nullopt, true, {}}};
-  shape.test_cases = {{{Shape{3, 1, 4, 2}}, {{"start", int64_t{-3}}, {"end", int64_t{-1}}}, {}, "start, end"},
-                      {{Shape{3, 1, 4, 2}}, {{"start", int64_t{1}}, {"end", int64_t{10}}}, {}, "clamped"}};
+  shape.test_cases = {
+      {{Shape{3, 1, 4, 2}}, {{"start", int64_t{-3}}, {"end", int64_t{-1}}}, {}, "start, end"},
+      {{Shape{3, 1, 4, 2}}, {{"start", int64_t{1}}, {"end", int64_t{10}}}, {}, "clamped"}};
   table.Add(shape);
 
-  OpRecord size = FoldedRecord("Size", 1, 99, "the input's element count as an i32 scalar",
-                               [](const OpNode& node, const Attributes&) -> Result<RefTensor> {
-                                 return RefTensor{DType::kI32, {}, {static_cast<double>(node.inputs[0].elements())}};
-                               });
+  OpRecord size = FoldedRecord(
+      "Size", 1, 99, "the input's element count as an i32 scalar",
+      [](const OpNode& node, const Attributes&) -> Result<RefTensor> {
+        return RefTensor{DType::kI32, {}, {static_cast<double>(node.inputs[0].elements())}};
+      });
   size.test_cases = {{{Shape{3, 5, 2}}, {}, {}, "3-D"}};
   table.Add(size);
 
-  OpRecord constant = FoldedRecord("Constant", 1, 99, "a tensor given by an attribute", ConstantValue);
+  OpRecord constant =
+      FoldedRecord("Constant", 1, 99, "a tensor given by an attribute", ConstantValue);
   constant.min_inputs = constant.max_inputs = 0;
-  constant.attributes = {{"value", std::nullopt, true, {}},       {"value_float", std::nullopt, true, FiniteFloat},
-                         {"value_floats", std::nullopt, true, {}}, {"value_int", std::nullopt, true, {}},
-                         {"value_ints", std::nullopt, true, {}},
-                         {"value_string", std::nullopt, true, [](const AttrValue&) {
-                            return std::string("is a string tensor, which cannot live on the device");
-                          }}};
+  constant.attributes = {
+      {"value", std::nullopt, true, {}},
+      {"value_float", std::nullopt, true, FiniteFloat},
+      {"value_floats", std::nullopt, true, {}},
+      {"value_int", std::nullopt, true, {}},
+      {"value_ints", std::nullopt, true, {}},
+      {"value_string", std::nullopt, true, [](const AttrValue&) {
+         return std::string("is a string tensor, which cannot live on the device");
+       }}};
   constant.test_cases = {
       {{}, {{"value", MakeConst(DType::kF32, {2, 3}, {1, -2, 3.5, 0, 5, 6})}}, {}, "value"},
       {{}, {{"value_ints", Ints{4, -1, 7}}}, {}, "value_ints"},
@@ -145,27 +159,30 @@ void AddShapeOps(OpTable& table) {
   };
   table.Add(constant);
 
-  OpRecord cos = FoldedRecord("ConstantOfShape", 9, 99, "a tensor of the given shape filled with one value",
-                              [](const OpNode& node, const Attributes& at) -> Result<RefTensor> {
-                                ALKNET_ASSIGN_OR_RETURN(Ints s, HostInts(node, 0, "shape"));
-                                RefTensor fill{DType::kF32, {1}, {0.0}};
-                                if (at.count("value")) {
-                                  const ConstValue& t = std::get<ConstValue>(at.at("value"));
-                                  if (!t || t->data.size() != 1) {
-                                    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": value must hold one element"};
-                                  }
-                                  fill = *t;
-                                }
-                                RefTensor v{fill.dtype, {}, {}};
-                                uint64_t n = 1;
-                                for (int64_t d : s) {
-                                  if (d < 0) return Error{ErrorCode::kShape, node.Describe() + ": negative extent"};
-                                  v.shape.push_back(static_cast<uint64_t>(d));
-                                  n *= static_cast<uint64_t>(d);
-                                }
-                                v.data.assign(n, fill.data[0]);
-                                return v;
-                              });
+  OpRecord cos =
+      FoldedRecord("ConstantOfShape", 9, 99, "a tensor of the given shape filled with one value",
+                   [](const OpNode& node, const Attributes& at) -> Result<RefTensor> {
+                     ALKNET_ASSIGN_OR_RETURN(Ints s, HostInts(node, 0, "shape"));
+                     RefTensor fill{DType::kF32, {1}, {0.0}};
+                     if (at.count("value")) {
+                       const ConstValue& t = std::get<ConstValue>(at.at("value"));
+                       if (!t || t->data.size() != 1) {
+                         return Error{ErrorCode::kInvalidAttribute,
+                                      node.Describe() + ": value must hold one element"};
+                       }
+                       fill = *t;
+                     }
+                     RefTensor v{fill.dtype, {}, {}};
+                     uint64_t n = 1;
+                     for (int64_t d : s) {
+                       if (d < 0)
+                         return Error{ErrorCode::kShape, node.Describe() + ": negative extent"};
+                       v.shape.push_back(static_cast<uint64_t>(d));
+                       n *= static_cast<uint64_t>(d);
+                     }
+                     v.data.assign(n, fill.data[0]);
+                     return v;
+                   });
   cos.host_inputs = {0};
   cos.attributes = {{"value", std::nullopt, true, {}}};
   // A stride-0 view of the one value instead of a filled buffer.
@@ -182,18 +199,28 @@ void AddShapeOps(OpTable& table) {
     return g;
   };
   cos.test_cases = {{{Shape{3}}, {}, {{0, *IntList({2, 3, 4})}}, "default zero"},
-                    {{Shape{2}}, {{"value", MakeConst(DType::kI32, {1}, {7})}}, {{0, *IntList({3, 2})}}, "i32 7"}};
+                    {{Shape{2}},
+                     {{"value", MakeConst(DType::kI32, {1}, {7})}},
+                     {{0, *IntList({3, 2})}},
+                     "i32 7"}};
   table.Add(cos);
 
-  OpRecord range = FoldedRecord("Range", 11, 99, "start, start + delta, ... up to limit (exclusive)", RangeValue);
+  OpRecord range = FoldedRecord("Range", 11, 99,
+                                "start, start + delta, ... up to limit (exclusive)", RangeValue);
   range.min_inputs = range.max_inputs = 3;
   range.host_inputs = {0, 1, 2};
-  range.test_cases = {{{Shape{}, Shape{}, Shape{}}, {},
-                       {{0, RefTensor{DType::kF32, {}, {1.5}}}, {1, RefTensor{DType::kF32, {}, {9}}},
-                        {2, RefTensor{DType::kF32, {}, {0.7}}}}, "f32"},
-                      {{Shape{}, Shape{}, Shape{}}, {},
-                       {{0, RefTensor{DType::kI32, {}, {10}}}, {1, RefTensor{DType::kI32, {}, {-3}}},
-                        {2, RefTensor{DType::kI32, {}, {-4}}}}, "i32, negative delta"}};
+  range.test_cases = {{{Shape{}, Shape{}, Shape{}},
+                       {},
+                       {{0, RefTensor{DType::kF32, {}, {1.5}}},
+                        {1, RefTensor{DType::kF32, {}, {9}}},
+                        {2, RefTensor{DType::kF32, {}, {0.7}}}},
+                       "f32"},
+                      {{Shape{}, Shape{}, Shape{}},
+                       {},
+                       {{0, RefTensor{DType::kI32, {}, {10}}},
+                        {1, RefTensor{DType::kI32, {}, {-3}}},
+                        {2, RefTensor{DType::kI32, {}, {-4}}}},
+                       "i32, negative delta"}};
   table.Add(range);
 }
 

@@ -27,7 +27,8 @@ OpRecord WindowRecord(const char* name, Window kind) {
   r.family = "signal";
   r.summary = "window function of the given size (a host-built constant)";
   r.host_inputs = {0};
-  r.attributes = {{"output_datatype", AttrValue(int64_t{1}), false, {}}, {"periodic", AttrValue(int64_t{1}), false, {}}};
+  r.attributes = {{"output_datatype", AttrValue(int64_t{1}), false, {}},
+                  {"periodic", AttrValue(int64_t{1}), false, {}}};
   auto size_of = [](const OpNode& node) -> Result<uint64_t> {
     const RefTensor* v = node.value(0);
     if (v->data.size() != 1 || v->data[0] < 0 || v->data[0] > double{1 << 28}) {
@@ -37,16 +38,20 @@ OpRecord WindowRecord(const char* name, Window kind) {
   };
   r.infer = [size_of](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(uint64_t n, size_of(node));
-    ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOfOnnx(std::get<int64_t>(at.at("output_datatype")),
-                                                       node.Describe() + ": attribute 'output_datatype'"));
+    ALKNET_ASSIGN_OR_RETURN(DType d,
+                            DeviceTypeOfOnnx(std::get<int64_t>(at.at("output_datatype")),
+                                             node.Describe() + ": attribute 'output_datatype'"));
     return std::vector<TensorDesc>{TensorDesc{d, {n}}};
   };
   // ONNX (opset 17): N = size for periodic windows, size - 1 for symmetric ones;
   // Hamming uses alpha = 25/46.
   auto build = [kind, size_of](const OpNode& node, const Attributes& at) {
     const uint64_t n = *size_of(node);
-    const double denom = std::get<int64_t>(at.at("periodic")) != 0 ? static_cast<double>(n) : static_cast<double>(n) - 1;
-    RefTensor t{*DeviceTypeOfOnnx(std::get<int64_t>(at.at("output_datatype")), ""), {n}, std::vector<double>(n)};
+    const double denom = std::get<int64_t>(at.at("periodic")) != 0 ? static_cast<double>(n)
+                                                                   : static_cast<double>(n) - 1;
+    RefTensor t{*DeviceTypeOfOnnx(std::get<int64_t>(at.at("output_datatype")), ""),
+                {n},
+                std::vector<double>(n)};
     for (uint64_t i = 0; i < n; ++i) {
       const double x = 2 * std::numbers::pi * static_cast<double>(i) / denom;
       double v = 0;
@@ -76,10 +81,11 @@ OpRecord WindowRecord(const char* name, Window kind) {
   return r;
 }
 
-// ---- DFT (opset 17) -------------------------------------------------------------------------------
-// Naive O(L^2) transform along one signal axis: input [batch, ..., L_in, ..., 1 or 2] (real
-// or complex), output [..., L_out, ..., 2]. dft_length (a host input) pads or truncates the
-// signal; onesided keeps the first L/2 + 1 frequencies of a real input; inverse scales by 1/L.
+// ---- DFT (opset 17)
+// ------------------------------------------------------------------------------- Naive O(L^2)
+// transform along one signal axis: input [batch, ..., L_in, ..., 1 or 2] (real or complex), output
+// [..., L_out, ..., 2]. dft_length (a host input) pads or truncates the signal; onesided keeps the
+// first L/2 + 1 frequencies of a real input; inverse scales by 1/L.
 
 struct DftPlan {
   uint64_t outer = 1, in_len = 0, length = 0, out_len = 0, inner = 1;
@@ -91,12 +97,15 @@ Result<DftPlan> PlanDft(const OpNode& node, const Attributes& at) {
   const Shape& s = node.inputs[0].shape;
   const auto rank = static_cast<int64_t>(s.size());
   if (rank < 3 || (s.back() != 1 && s.back() != 2)) {
-    return Error{ErrorCode::kShape, node.Describe() + ": input must be [batch, signal..., 1 or 2], got " + ShapeToString(s)};
+    return Error{
+        ErrorCode::kShape,
+        node.Describe() + ": input must be [batch, signal..., 1 or 2], got " + ShapeToString(s)};
   }
   int64_t axis = std::get<int64_t>(at.at("axis"));
   if (axis < 0) axis += rank;
   if (axis < 1 || axis > rank - 2) {
-    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": axis must name a signal dimension (1.." +
+    return Error{ErrorCode::kInvalidAttribute, node.Describe() +
+                                                   ": axis must name a signal dimension (1.." +
                                                    std::to_string(rank - 2) + ")"};
   }
   DftPlan p;
@@ -105,7 +114,8 @@ Result<DftPlan> PlanDft(const OpNode& node, const Attributes& at) {
   p.length = p.in_len;
   if (node.has_input(1)) {
     const RefTensor* l = node.value(1);
-    if (l->data.size() != 1 || l->data[0] < 1) return Error{ErrorCode::kShape, node.Describe() + ": dft_length must be a positive scalar"};
+    if (l->data.size() != 1 || l->data[0] < 1)
+      return Error{ErrorCode::kShape, node.Describe() + ": dft_length must be a positive scalar"};
     p.length = static_cast<uint64_t>(l->data[0]);
   }
   const bool onesided = std::get<int64_t>(at.at("onesided")) != 0;
@@ -130,7 +140,8 @@ OpRecord DftRecord() {
   r.family = "signal";
   r.shader = "signal/dft";
   r.contract.dtypes = {{DType::kF32}, kIntegers};
-  r.summary = "discrete Fourier transform along one signal axis (naive O(L^2)), real or complex input";
+  r.summary =
+      "discrete Fourier transform along one signal axis (naive O(L^2)), real or complex input";
   r.min_inputs = 1;
   r.max_inputs = 2;
   r.host_inputs = {1};
@@ -141,7 +152,8 @@ OpRecord DftRecord() {
     ALKNET_ASSIGN_OR_RETURN(DftPlan p, PlanDft(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, p.out}};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(DftPlan p, PlanDft(node, at));
     return hbs::Value::object({{"n", p.outer * p.out_len * p.inner},
                                {"in_len", p.in_len},
@@ -168,7 +180,8 @@ OpRecord DftRecord() {
           for (uint64_t t = 0; t < std::min(p.in_len, p.length); ++t) {
             const uint64_t at_in = ((o * p.in_len + t) * p.inner + i) * ch;
             const double xr = in[0].data[at_in], xi = p.complex_in ? in[0].data[at_in + 1] : 0.0;
-            const double a = (inverse ? 2 : -2) * std::numbers::pi * static_cast<double>((k * t) % p.length) /
+            const double a = (inverse ? 2 : -2) * std::numbers::pi *
+                             static_cast<double>((k * t) % p.length) /
                              static_cast<double>(p.length);
             re += xr * std::cos(a) - xi * std::sin(a);
             im += xr * std::sin(a) + xi * std::cos(a);
@@ -188,15 +201,22 @@ OpRecord DftRecord() {
   r.hints = {-2, 2, 2e-5, 1e-4};
   r.test_cases = {
       {{Shape{2, 10, 3, 1}}, {}, {}, "real, axis 1"},
-      {{Shape{1, 4, 7, 2}}, {{"axis", int64_t{2}}, {"inverse", int64_t{1}}}, {}, "complex inverse, axis 2"},
-      {{Shape{3, 12, 1}, Shape{}}, {{"onesided", int64_t{1}}}, {{1, RefTensor{DType::kI32, {}, {16}}}}, "onesided, padded to 16"},
+      {{Shape{1, 4, 7, 2}},
+       {{"axis", int64_t{2}}, {"inverse", int64_t{1}}},
+       {},
+       "complex inverse, axis 2"},
+      {{Shape{3, 12, 1}, Shape{}},
+       {{"onesided", int64_t{1}}},
+       {{1, RefTensor{DType::kI32, {}, {16}}}},
+       "onesided, padded to 16"},
   };
   return r;
 }
 
-// ---- STFT (opset 17) -------------------------------------------------------------------------------
-// Frames of frame_length samples every frame_step (both host inputs), optionally windowed,
-// each transformed like DFT: output [batch, frames, bins, 2], bins = L/2 + 1 when onesided.
+// ---- STFT (opset 17)
+// ------------------------------------------------------------------------------- Frames of
+// frame_length samples every frame_step (both host inputs), optionally windowed, each transformed
+// like DFT: output [batch, frames, bins, 2], bins = L/2 + 1 when onesided.
 
 struct StftPlan {
   uint64_t batch = 0, signal = 0, step = 0, length = 0, frames = 0, bins = 0;
@@ -206,7 +226,9 @@ struct StftPlan {
 Result<StftPlan> PlanStft(const OpNode& node, const Attributes& at) {
   const Shape& s = node.inputs[0].shape;
   if (s.size() != 3 || (s[2] != 1 && s[2] != 2)) {
-    return Error{ErrorCode::kShape, node.Describe() + ": signal must be [batch, length, 1 or 2], got " + ShapeToString(s)};
+    return Error{
+        ErrorCode::kShape,
+        node.Describe() + ": signal must be [batch, length, 1 or 2], got " + ShapeToString(s)};
   }
   StftPlan p;
   p.batch = s[0];
@@ -219,21 +241,27 @@ Result<StftPlan> PlanStft(const OpNode& node, const Attributes& at) {
   p.step = static_cast<uint64_t>(step->data[0]);
   if (node.has_input(3)) {
     const RefTensor* l = node.value(3);
-    if (l->data.size() != 1 || l->data[0] < 1) return Error{ErrorCode::kShape, node.Describe() + ": frame_length must be a positive scalar"};
+    if (l->data.size() != 1 || l->data[0] < 1)
+      return Error{ErrorCode::kShape, node.Describe() + ": frame_length must be a positive scalar"};
     p.length = static_cast<uint64_t>(l->data[0]);
   }
   if (node.has_input(2)) {
     const TensorDesc& w = node.inputs[2];
-    if (w.dtype != DType::kF32 || w.shape.size() != 1 || (p.length != 0 && w.shape[0] != p.length)) {
-      return Error{ErrorCode::kShape, node.Describe() + ": window must be f32[frame_length], got " + DescToString(w)};
+    if (w.dtype != DType::kF32 || w.shape.size() != 1 ||
+        (p.length != 0 && w.shape[0] != p.length)) {
+      return Error{ErrorCode::kShape,
+                   node.Describe() + ": window must be f32[frame_length], got " + DescToString(w)};
     }
     p.length = w.shape[0];
   }
   if (p.length == 0 || p.length > p.signal) {
-    return Error{ErrorCode::kShape, node.Describe() + ": needs frame_length (or a window) of at most the signal length"};
+    return Error{
+        ErrorCode::kShape,
+        node.Describe() + ": needs frame_length (or a window) of at most the signal length"};
   }
   const bool onesided = std::get<int64_t>(at.at("onesided")) != 0;
-  if (onesided && p.complex_in) return Error{ErrorCode::kUnsupported, node.Describe() + ": onesided needs a real signal"};
+  if (onesided && p.complex_in)
+    return Error{ErrorCode::kUnsupported, node.Describe() + ": onesided needs a real signal"};
   p.frames = (p.signal - p.length) / p.step + 1;
   p.bins = onesided ? p.length / 2 + 1 : p.length;
   return p;
@@ -246,7 +274,9 @@ OpRecord StftRecord() {
   r.family = "signal";
   r.shader = "signal/stft";
   r.contract.dtypes = {{DType::kF32}, kIntegers, {DType::kF32}, kIntegers};
-  r.summary = "short-time Fourier transform: windowed frames, each a naive DFT (frame_step, frame_length known at plan time)";
+  r.summary =
+      "short-time Fourier transform: windowed frames, each a naive DFT (frame_step, frame_length "
+      "known at plan time)";
   r.min_inputs = 2;
   r.max_inputs = 4;
   r.host_inputs = {1, 3};
@@ -255,7 +285,8 @@ OpRecord StftRecord() {
     ALKNET_ASSIGN_OR_RETURN(StftPlan p, PlanStft(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, {p.batch, p.frames, p.bins, 2}}};
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(StftPlan p, PlanStft(node, at));
     return hbs::Value::object({{"n", p.batch * p.frames * p.bins},
                                {"signal", p.signal},
@@ -281,8 +312,10 @@ OpRecord StftRecord() {
           for (uint64_t t = 0; t < p.length; ++t) {
             const uint64_t at_in = (b * p.signal + f * p.step + t) * ch;
             const double w = node.has_input(2) ? in[2].data[t] : 1.0;
-            const double xr = in[0].data[at_in] * w, xi = p.complex_in ? in[0].data[at_in + 1] * w : 0.0;
-            const double a = -2 * std::numbers::pi * static_cast<double>((k * t) % p.length) / static_cast<double>(p.length);
+            const double xr = in[0].data[at_in] * w,
+                         xi = p.complex_in ? in[0].data[at_in + 1] * w : 0.0;
+            const double a = -2 * std::numbers::pi * static_cast<double>((k * t) % p.length) /
+                             static_cast<double>(p.length);
             re += xr * std::cos(a) - xi * std::sin(a);
             im += xr * std::sin(a) + xi * std::cos(a);
           }
@@ -296,8 +329,14 @@ OpRecord StftRecord() {
   r.hints = {-2, 2, 3e-5, 1e-4};
   auto scalar = [](double v) { return RefTensor{DType::kI32, {}, {v}}; };
   r.test_cases = {
-      {{Shape{2, 40, 1}, Shape{}, std::nullopt, Shape{}}, {}, {{1, scalar(6)}, {3, scalar(10)}}, "real, frame_length"},
-      {{Shape{1, 33, 2}, Shape{}, Shape{8}}, {{"onesided", int64_t{0}}}, {{1, scalar(5)}}, "complex, window"},
+      {{Shape{2, 40, 1}, Shape{}, std::nullopt, Shape{}},
+       {},
+       {{1, scalar(6)}, {3, scalar(10)}},
+       "real, frame_length"},
+      {{Shape{1, 33, 2}, Shape{}, Shape{8}},
+       {{"onesided", int64_t{0}}},
+       {{1, scalar(5)}},
+       "complex, window"},
   };
   return r;
 }

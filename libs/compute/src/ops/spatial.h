@@ -78,8 +78,9 @@ inline Result<Window> ForwardWindow(const OpNode& node, const Attributes& at, co
   w.rank = x.size() - 2;
   const size_t k = w.rank;
   if (kernel.size() != k) {
-    return Error{ErrorCode::kShape, node.Describe() + ": kernel has " + std::to_string(kernel.size()) +
-                                        " axes, the input " + std::to_string(k) + " spatial axes"};
+    return Error{ErrorCode::kShape, node.Describe() + ": kernel has " +
+                                        std::to_string(kernel.size()) + " axes, the input " +
+                                        std::to_string(k) + " spatial axes"};
   }
   w.in.assign(x.begin() + 2, x.end());
   w.kernel = kernel;
@@ -90,9 +91,9 @@ inline Result<Window> ForwardWindow(const OpNode& node, const Attributes& at, co
       return Ok{};
     }
     if (v.size() != n) {
-      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": attribute '" + name + "' has " +
-                                                     std::to_string(v.size()) + " values; expected " +
-                                                     std::to_string(n)};
+      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": attribute '" + name +
+                                                     "' has " + std::to_string(v.size()) +
+                                                     " values; expected " + std::to_string(n)};
     }
     *out = v;
     return Ok{};
@@ -108,7 +109,8 @@ inline Result<Window> ForwardWindow(const OpNode& node, const Attributes& at, co
   for (size_t i = 0; i < k; ++i) {
     if (w.stride[i] < 1 || w.dilation[i] < 1 || kernel[i] < 1 || pads[i] < 0 || pads[i + k] < 0) {
       return Error{ErrorCode::kInvalidAttribute,
-                   node.Describe() + ": kernel, strides and dilations must be >= 1 and pads >= 0 (axis " +
+                   node.Describe() +
+                       ": kernel, strides and dilations must be >= 1 and pads >= 0 (axis " +
                        std::to_string(i) + ")"};
     }
   }
@@ -134,10 +136,11 @@ inline Result<Window> ForwardWindow(const OpNode& node, const Attributes& at, co
       }
       const int64_t room = in + w.pad_begin[i] + w.pad_end[i] - span;
       if (room < 0) {
-        return Error{ErrorCode::kShape, node.Describe() + ": the window (extent " + std::to_string(span) +
+        return Error{ErrorCode::kShape, node.Describe() + ": the window (extent " +
+                                            std::to_string(span) +
                                             ") is larger than the padded input (" +
-                                            std::to_string(in + w.pad_begin[i] + w.pad_end[i]) + ") on spatial axis " +
-                                            std::to_string(i)};
+                                            std::to_string(in + w.pad_begin[i] + w.pad_end[i]) +
+                                            ") on spatial axis " + std::to_string(i)};
       }
       out = (ceil_mode ? (room + s - 1) / s : room / s) + 1;
       // A window that would start in the end padding is dropped (ceil_mode, as PyTorch and

@@ -18,15 +18,15 @@ struct Rule {
   int states;      // V and/or H
 };
 
-const Rule kAdagrad{"adagrad", 3, 1};   // X, G, H -> X_new, H_new
+const Rule kAdagrad{"adagrad", 3, 1};    // X, G, H -> X_new, H_new
 const Rule kMomentum{"momentum", 3, 1};  // X, G, V -> X_new, V_new
-const Rule kAdam{"adam", 4, 2};         // X, G, V, H -> X_new, V_new, H_new
+const Rule kAdam{"adam", 4, 2};          // X, G, V, H -> X_new, V_new, H_new
 
 double F(const Attributes& a, const char* n) { return ToF32(std::get<double>(a.at(n))); }
 
 // One tensor's step in float64: x, g and the states in, new x and new states out.
-std::vector<double> Step(const std::string& rule, const Attributes& a, double r, double t, double x, double g,
-                         double s1, double s2) {
+std::vector<double> Step(const std::string& rule, const Attributes& a, double r, double t, double x,
+                         double g, double s1, double s2) {
   if (rule == "adagrad") {
     const double rr = r / (1 + t * F(a, "decay_factor"));
     const double gr = F(a, "norm_coefficient") * x + g;
@@ -49,12 +49,15 @@ std::vector<double> Step(const std::string& rule, const Attributes& a, double r,
   return {nesterov ? x - r * (gr + al * v) : x - r * v, v};
 }
 
-AttributeSpec FloatAttr(const char* name, double def) { return AttributeSpec{name, AttrValue(def), false, &FiniteFloat}; }
+AttributeSpec FloatAttr(const char* name, double def) {
+  return AttributeSpec{name, AttrValue(def), false, &FiniteFloat};
+}
 
 // Defaults as in the ONNX schemas (onnx.defs.get_schema(..., "ai.onnx.preview.training")).
 std::vector<AttributeSpec> AttributesOf(const Rule& rule) {
   if (std::string(rule.name) == "adagrad") {
-    return {FloatAttr("decay_factor", 0.0), FloatAttr("epsilon", 1e-6), FloatAttr("norm_coefficient", 0.0)};
+    return {FloatAttr("decay_factor", 0.0), FloatAttr("epsilon", 1e-6),
+            FloatAttr("norm_coefficient", 0.0)};
   }
   if (std::string(rule.name) == "adam") {
     return {FloatAttr("alpha", 0.9), FloatAttr("beta", 0.999), FloatAttr("epsilon", 1e-6),
@@ -63,8 +66,9 @@ std::vector<AttributeSpec> AttributesOf(const Rule& rule) {
   AttributeSpec mode{"mode", std::nullopt, false, [](const AttrValue& v) {
                        if (v.index() != 2) return std::string("must be a string");
                        const auto& m = std::get<std::string>(v);
-                       return m == "standard" || m == "nesterov" ? std::string()
-                                                                 : std::string("must be \"standard\" or \"nesterov\"");
+                       return m == "standard" || m == "nesterov"
+                                  ? std::string()
+                                  : std::string("must be \"standard\" or \"nesterov\"");
                      }};
   // ONNX gives Momentum no defaults.
   AttributeSpec alpha{"alpha", std::nullopt, false, &FiniteFloat};
@@ -77,13 +81,16 @@ Status CheckStepInputs(const OpNode& node, size_t first, int per_tensor) {
   const TensorDesc& r = node.inputs[0];
   const TensorDesc& t = node.inputs[1];
   if (r.dtype != DType::kF32 || r.elements() != 1 || t.dtype != DType::kI32 || t.elements() != 1) {
-    return Error{ErrorCode::kUnsupported, node.Describe() + ": R must be an f32 scalar and T an integer scalar"};
+    return Error{ErrorCode::kUnsupported,
+                 node.Describe() + ": R must be an f32 scalar and T an integer scalar"};
   }
   const TensorDesc& x = node.inputs[first];
   for (int k = 0; k < per_tensor; ++k) {
     const TensorDesc& d = node.inputs[first + static_cast<size_t>(k)];
     if (d.dtype != DType::kF32 || d.shape != x.shape) {
-      return Error{ErrorCode::kShape, node.Describe() + ": X, G and the states of one tensor must be f32 of one shape"};
+      return Error{
+          ErrorCode::kShape,
+          node.Describe() + ": X, G and the states of one tensor must be f32 of one shape"};
     }
   }
   return Ok{};
@@ -109,12 +116,15 @@ OpRecord StepRecord() {
     const std::string& rule = std::get<std::string>(at.at("rule"));
     const int per = rule == "adam" ? 4 : 3;
     if (static_cast<int>(node.inputs.size()) != 2 + per) {
-      return Error{ErrorCode::kShape, node.Describe() + ": rule " + rule + " takes " + std::to_string(2 + per) + " inputs"};
+      return Error{ErrorCode::kShape, node.Describe() + ": rule " + rule + " takes " +
+                                          std::to_string(2 + per) + " inputs"};
     }
     ALKNET_TRY(CheckStepInputs(node, 2, per));
-    return std::vector<TensorDesc>(static_cast<size_t>(per - 1), TensorDesc{DType::kF32, node.inputs[2].shape});
+    return std::vector<TensorDesc>(static_cast<size_t>(per - 1),
+                                   TensorDesc{DType::kF32, node.inputs[2].shape});
   };
-  r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
     hbs::Value ctx = hbs::Value::object({{"n", node.inputs[2].elements()}});
     for (const auto& [k, v] : at) {
       if (v.index() == 1) ctx.as_object().set(k, FloatLiteral(std::get<double>(v)));
@@ -133,7 +143,8 @@ OpRecord StepRecord() {
     std::vector<RefTensor> out(outs, RefTensor{DType::kF32, in[2].shape, {}});
     for (size_t i = 0; i < in[2].data.size(); ++i) {
       const double s1 = in[4].data[i], s2 = in.size() > 5 ? in[5].data[i] : 0.0;
-      const std::vector<double> v = Step(rule, at, in[0].data[0], in[1].data[0], in[2].data[i], in[3].data[i], s1, s2);
+      const std::vector<double> v =
+          Step(rule, at, in[0].data[0], in[1].data[0], in[2].data[i], in[3].data[i], s1, s2);
       for (size_t o = 0; o < outs; ++o) out[o].data.push_back(v[o]);
     }
     return out;
@@ -142,16 +153,26 @@ OpRecord StepRecord() {
   auto scal = [](DType d, double v) { return RefTensor{d, {}, {v}}; };
   r.test_cases = {
       {{Shape{}, Shape{}, Shape{7}, Shape{7}, Shape{7}},
-       {{"rule", std::string("adagrad")}, {"decay_factor", 0.1}, {"epsilon", 1e-5}, {"norm_coefficient", 0.001}},
+       {{"rule", std::string("adagrad")},
+        {"decay_factor", 0.1},
+        {"epsilon", 1e-5},
+        {"norm_coefficient", 0.001}},
        {{0, scal(DType::kF32, 0.1)}, {1, scal(DType::kI32, 3)}},
        "adagrad"},
       {{Shape{}, Shape{}, Shape{2, 3}, Shape{2, 3}, Shape{2, 3}, Shape{2, 3}},
-       {{"rule", std::string("adam")}, {"alpha", 0.9}, {"beta", 0.85}, {"epsilon", 1e-7}, {"norm_coefficient", 0.001},
+       {{"rule", std::string("adam")},
+        {"alpha", 0.9},
+        {"beta", 0.85},
+        {"epsilon", 1e-7},
+        {"norm_coefficient", 0.001},
         {"norm_coefficient_post", 0.01}},
        {{0, scal(DType::kF32, 0.1)}, {1, scal(DType::kI32, 2)}},
        "adam"},
       {{Shape{}, Shape{}, Shape{5}, Shape{5}, Shape{5}},
-       {{"rule", std::string("momentum")}, {"alpha", 0.95}, {"beta", 0.1}, {"mode", std::string("nesterov")}},
+       {{"rule", std::string("momentum")},
+        {"alpha", 0.95},
+        {"beta", 0.1},
+        {"mode", std::string("nesterov")}},
        {{0, scal(DType::kF32, 0.1)}, {1, scal(DType::kI32, 0)}},
        "nesterov, T = 0"},
   };
@@ -168,10 +189,14 @@ OpRecord OptimizerRecord(const char* name, const Rule& rule) {
   r.max_inputs = 2 + rule.per_tensor * 64;
   r.attributes = AttributesOf(rule);
   const Rule ru = rule;
-  auto tensors = [ru](const OpNode& node) { return (node.inputs.size() - 2) / static_cast<size_t>(ru.per_tensor); };
-  r.infer = [ru, tensors](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+  auto tensors = [ru](const OpNode& node) {
+    return (node.inputs.size() - 2) / static_cast<size_t>(ru.per_tensor);
+  };
+  r.infer = [ru, tensors](const OpNode& node,
+                          const Attributes&) -> Result<std::vector<TensorDesc>> {
     if ((node.inputs.size() - 2) % static_cast<size_t>(ru.per_tensor) != 0) {
-      return Error{ErrorCode::kShape, node.Describe() + ": takes R, T and " + std::to_string(ru.per_tensor) +
+      return Error{ErrorCode::kShape, node.Describe() + ": takes R, T and " +
+                                          std::to_string(ru.per_tensor) +
                                           " inputs per optimized tensor"};
     }
     const size_t n = tensors(node);
@@ -181,7 +206,8 @@ OpRecord OptimizerRecord(const char* name, const Rule& rule) {
       one.inputs = {node.inputs[0], node.inputs[1]};
       for (int k = 0; k < ru.per_tensor; ++k) one.inputs.push_back(node.inputs[2 + k * n + j]);
       ALKNET_TRY(CheckStepInputs(one, 2, ru.per_tensor));
-      for (int o = 0; o <= ru.states; ++o) outs[o * n + j] = TensorDesc{DType::kF32, node.inputs[2 + j].shape};
+      for (int o = 0; o <= ru.states; ++o)
+        outs[o * n + j] = TensorDesc{DType::kF32, node.inputs[2 + j].shape};
     }
     return outs;
   };
@@ -191,7 +217,8 @@ OpRecord OptimizerRecord(const char* name, const Rule& rule) {
     a["rule"] = std::string(ru.name);
     return a;
   };
-  r.decompose = [ru, tensors, step_attrs](const OpNode& node, const Attributes& at) -> Result<Graph> {
+  r.decompose = [ru, tensors, step_attrs](const OpNode& node,
+                                          const Attributes& at) -> Result<Graph> {
     const size_t n = tensors(node);
     Graph g(static_cast<int>(node.inputs.size()));
     std::vector<int> outs(n * static_cast<size_t>(1 + ru.states));
@@ -204,7 +231,8 @@ OpRecord OptimizerRecord(const char* name, const Rule& rule) {
     g.outputs = outs;
     return g;
   };
-  r.reference = [ru, tensors, step_attrs](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+  r.reference = [ru, tensors, step_attrs](const OpNode& node, const Attributes& at,
+                                          const std::vector<RefTensor>& in) {
     const size_t n = tensors(node);
     const Attributes a = step_attrs(at);
     std::vector<RefTensor> outs(n * static_cast<size_t>(1 + ru.states));
@@ -215,7 +243,8 @@ OpRecord OptimizerRecord(const char* name, const Rule& rule) {
         const double g = in[2 + n + j].data[i];
         const double s1 = in[2 + 2 * n + j].data[i];
         const double s2 = ru.per_tensor > 3 ? in[2 + 3 * n + j].data[i] : 0.0;
-        const std::vector<double> v = Step(ru.name, a, in[0].data[0], in[1].data[0], x.data[i], g, s1, s2);
+        const std::vector<double> v =
+            Step(ru.name, a, in[0].data[0], in[1].data[0], x.data[i], g, s1, s2);
         for (int o = 0; o <= ru.states; ++o) outs[o * n + j].data.push_back(v[o]);
       }
     }
@@ -225,18 +254,23 @@ OpRecord OptimizerRecord(const char* name, const Rule& rule) {
   const RefTensor rate{DType::kF32, {}, {0.1}}, step{DType::kI32, {}, {2}};
   const std::string rn = rule.name;
   if (rn == "adagrad") {
-    r.test_cases = {{{Shape{}, Shape{}, Shape{3}, Shape{2, 2}, Shape{3}, Shape{2, 2}, Shape{3}, Shape{2, 2}},
-                     {{"decay_factor", 0.1}, {"epsilon", 1e-5}, {"norm_coefficient", 0.001}},
-                     {{0, rate}, {1, step}},
-                     "two tensors"}};
+    r.test_cases = {
+        {{Shape{}, Shape{}, Shape{3}, Shape{2, 2}, Shape{3}, Shape{2, 2}, Shape{3}, Shape{2, 2}},
+         {{"decay_factor", 0.1}, {"epsilon", 1e-5}, {"norm_coefficient", 0.001}},
+         {{0, rate}, {1, step}},
+         "two tensors"}};
   } else if (rn == "adam") {
-    r.test_cases = {{{Shape{}, Shape{}, Shape{5}, Shape{5}, Shape{5}, Shape{5}},
-                     {{"alpha", 0.95}, {"beta", 0.1}, {"epsilon", 1e-7}, {"norm_coefficient", 0.001}},
-                     {{0, rate}, {1, step}},
-                     "one tensor"}};
+    r.test_cases = {
+        {{Shape{}, Shape{}, Shape{5}, Shape{5}, Shape{5}, Shape{5}},
+         {{"alpha", 0.95}, {"beta", 0.1}, {"epsilon", 1e-7}, {"norm_coefficient", 0.001}},
+         {{0, rate}, {1, step}},
+         "one tensor"}};
   } else {
     r.test_cases = {{{Shape{}, Shape{}, Shape{4}, Shape{4}, Shape{4}},
-                     {{"alpha", 0.95}, {"beta", 0.1}, {"mode", std::string("standard")}, {"norm_coefficient", 0.001}},
+                     {{"alpha", 0.95},
+                      {"beta", 0.1},
+                      {"mode", std::string("standard")},
+                      {"norm_coefficient", 0.001}},
                      {{0, rate}, {1, step}},
                      "standard"}};
   }

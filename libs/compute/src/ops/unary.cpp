@@ -26,7 +26,8 @@ double Sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; }
 void AddFloatClassOps(OpTable& table) {
   const DTypeSet f32 = {DType::kF32};
   OpRecord isinf = ElementwiseRecord(
-      "IsInf", "unary/isinf", "true where the element is +inf (detect_positive) or -inf (detect_negative)", f32,
+      "IsInf", "unary/isinf",
+      "true where the element is +inf (detect_positive) or -inf (detect_negative)", f32,
       OutType::kBool, [](In x, const Attributes& a) {
         const bool pos = std::get<int64_t>(a.at("detect_positive")) != 0;
         const bool neg = std::get<int64_t>(a.at("detect_negative")) != 0;
@@ -44,11 +45,13 @@ void AddFloatClassOps(OpTable& table) {
   };
   table.Add(std::move(isinf));
 
-  OpRecord isnan = ElementwiseRecord("IsNaN", "unary/isnan", "true where the element is NaN", f32, OutType::kBool,
-                                     [](In x, const Attributes&) { return std::isnan(x[0]) ? 1.0 : 0.0; });
+  OpRecord isnan = ElementwiseRecord(
+      "IsNaN", "unary/isnan", "true where the element is NaN", f32, OutType::kBool,
+      [](In x, const Attributes&) { return std::isnan(x[0]) ? 1.0 : 0.0; });
   isnan.opset_min = 9;
   isnan.hints = {-4, 4, 0, 0};
-  isnan.test_cases = {{{Shape{7}}, {}, {{0, specials}}, "specials"}, {{Shape{3, 5}}, {}, {}, "finite"}};
+  isnan.test_cases = {{{Shape{7}}, {}, {{0, specials}}, "specials"},
+                      {{Shape{3, 5}}, {}, {}, "finite"}};
   table.Add(std::move(isnan));
 }
 
@@ -95,15 +98,19 @@ void AddUnaryOps(OpTable& table) {
     std::string lower = u.name;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     auto fn = u.ref;
-    OpRecord r = ElementwiseRecord(u.name, "unary/" + lower, std::string(u.name) + " of each element",
-                                   *u.types, OutType::kSame,
-                                   [fn](std::span<const double> in, const Attributes&) { return fn(in[0]); });
+    OpRecord r = ElementwiseRecord(
+        u.name, "unary/" + lower, std::string(u.name) + " of each element", *u.types,
+        OutType::kSame, [fn](std::span<const double> in, const Attributes&) { return fn(in[0]); });
     r.opset_min = u.opset_min;
     r.hints = u.hints;
     if (r.name == "Round") {
       // Halves round to even (ONNX, numpy, WGSL round()); random data never lands on them.
-      const RefTensor halves{DType::kF32, {12}, {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49, 0.51, 3.5, -3.5, 4194304.5, -0.0}};
-      r.test_cases = {{{Shape{12}}, {}, {{0, halves}}, "halves"}, {{Shape{3, 5, 7}}, {}, {}, "random"}};
+      const RefTensor halves{
+          DType::kF32,
+          {12},
+          {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49, 0.51, 3.5, -3.5, 4194304.5, -0.0}};
+      r.test_cases = {{{Shape{12}}, {}, {{0, halves}}, "halves"},
+                      {{Shape{3, 5, 7}}, {}, {}, "random"}};
       r.test_dtypes = {DType::kF32};
     }
     table.Add(std::move(r));

@@ -12,7 +12,8 @@ OpRecord VariadicRecord(const char* name, bool mean) {
   r.name = name;
   r.opset_min = 8;
   r.family = "variadic";
-  r.summary = mean ? "elementwise mean of all inputs (broadcasting)" : "elementwise sum of all inputs (broadcasting)";
+  r.summary = mean ? "elementwise mean of all inputs (broadcasting)"
+                   : "elementwise sum of all inputs (broadcasting)";
   r.min_inputs = 1;
   r.max_inputs = 64;
   r.infer = [mean](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
@@ -34,11 +35,12 @@ OpRecord VariadicRecord(const char* name, bool mean) {
     return g;
   };
   r.reference = [mean](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
-    auto out = ElementwiseReference(node, at, in, [mean](std::span<const double> v, const Attributes&) {
-      double s = 0;
-      for (double x : v) s += x;
-      return mean ? s / static_cast<double>(v.size()) : s;
-    });
+    auto out =
+        ElementwiseReference(node, at, in, [mean](std::span<const double> v, const Attributes&) {
+          double s = 0;
+          for (double x : v) s += x;
+          return mean ? s / static_cast<double>(v.size()) : s;
+        });
     return out;
   };
   r.hints.abs_tol = 1e-5;

@@ -35,8 +35,10 @@ double NumberAttribute(const Attributes& attrs, const char* name, double fallbac
 // The `alknet.activation` value that applies activation node `n`, or "" when it cannot be
 // applied in the epilogue (Clip bounds unknown before the run, attributes we do not expect).
 std::string ActivationOf(const Graph::Node& n) {
-  if (n.op == "Relu" || n.op == "Sigmoid" || n.op == "HardSwish") return n.attributes.empty() ? n.op : "";
-  if (n.op == "LeakyRelu") return "LeakyRelu:" + Literal(NumberAttribute(n.attributes, "alpha", 0.01));
+  if (n.op == "Relu" || n.op == "Sigmoid" || n.op == "HardSwish")
+    return n.attributes.empty() ? n.op : "";
+  if (n.op == "LeakyRelu")
+    return "LeakyRelu:" + Literal(NumberAttribute(n.attributes, "alpha", 0.01));
   if (n.op != "Clip") return "";
   double lo = -kFloatMax, hi = kFloatMax;
   if (n.opset < 11) {
@@ -50,7 +52,8 @@ std::string ActivationOf(const Graph::Node& n) {
       (i == 1 ? lo : hi) = value->data[0];
     }
   }
-  return "Clip:" + Literal(std::clamp(lo, -kFloatMax, kFloatMax)) + ":" + Literal(std::clamp(hi, -kFloatMax, kFloatMax));
+  return "Clip:" + Literal(std::clamp(lo, -kFloatMax, kFloatMax)) + ":" +
+         Literal(std::clamp(hi, -kFloatMax, kFloatMax));
 }
 
 bool DeclaresActivation(const OpRecord* record) {

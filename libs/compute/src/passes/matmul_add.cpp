@@ -9,14 +9,15 @@ namespace alknet::compute::passes {
 namespace {
 
 // `node` when it is a 2-D MatMul that the Add `add` may absorb (its one reader), else nullopt.
-std::optional<OpNode> AbsorbableMatMul(const Graph& graph, const GraphFacts& facts, const Readers& readers, int node,
-                                       int add) {
+std::optional<OpNode> AbsorbableMatMul(const Graph& graph, const GraphFacts& facts,
+                                       const Readers& readers, int node, int add) {
   if (node < 0 || graph.nodes[node].op != "MatMul" || graph.nodes[node].inputs.size() != 2 ||
       readers.SoleReader(node) != add) {
     return std::nullopt;
   }
   std::optional<OpNode> mm = DescribeNode(graph, facts, node);
-  if (!mm || mm->inputs[0].shape.size() != 2 || mm->inputs[1].shape.size() != 2) return std::nullopt;
+  if (!mm || mm->inputs[0].shape.size() != 2 || mm->inputs[1].shape.size() != 2)
+    return std::nullopt;
   return mm;
 }
 
@@ -30,7 +31,8 @@ int FuseMatMulAdd(Graph& graph, const GraphFacts& facts) {
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
     const Graph::Node& add = graph.nodes[k];
     const TensorDesc* sum = facts.desc(add.first_output);
-    if (add.op != "Add" || add.inputs.size() != 2 || add.output_count != 1 || sum == nullptr) continue;
+    if (add.op != "Add" || add.inputs.size() != 2 || add.output_count != 1 || sum == nullptr)
+      continue;
     const int self = static_cast<int>(k);
     for (int j = 0; j < 2; ++j) {
       const int mm_index = readers.Producer(add.inputs[j]);
@@ -41,7 +43,12 @@ int FuseMatMulAdd(Graph& graph, const GraphFacts& facts) {
       if (AbsorbableMatMul(graph, facts, readers, readers.Producer(add.inputs[1 - j]), self)) break;
       std::optional<OpNode> add_node = DescribeNode(graph, facts, self);
       if (!add_node || add_node->inputs[1 - j].absent) break;
-      OpNode gemm{"Gemm", add.name, 13, {}, {mm->inputs[0], mm->inputs[1], add_node->inputs[1 - j]}, {},
+      OpNode gemm{"Gemm",
+                  add.name,
+                  13,
+                  {},
+                  {mm->inputs[0], mm->inputs[1], add_node->inputs[1 - j]},
+                  {},
                   {mm->input_values[0], mm->input_values[1], add_node->input_values[1 - j]}};
       if (!InfersTo(gemm, *sum)) break;
 
@@ -51,7 +58,8 @@ int FuseMatMulAdd(Graph& graph, const GraphFacts& facts) {
       fused.opset = 13;
       fused.name = add.name;
       fused.inputs = {matmul.inputs[0], matmul.inputs[1], add.inputs[1 - j]};
-      if (!matmul.input_values.empty() || !add.input_values.empty()) fused.input_values = gemm.input_values;
+      if (!matmul.input_values.empty() || !add.input_values.empty())
+        fused.input_values = gemm.input_values;
       fused.first_output = add.first_output;
       fused.output_count = 1;
       graph.nodes[k] = std::move(fused);

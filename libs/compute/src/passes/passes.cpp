@@ -12,7 +12,8 @@ namespace alknet::compute {
 GraphFacts AnalyzeGraph(const Graph& graph, std::span<const TensorDesc> inputs) {
   GraphFacts facts;
   facts.descs.resize(static_cast<size_t>(std::max(graph.num_values, 0)));
-  for (size_t i = 0; i < inputs.size() && i < facts.descs.size() && static_cast<int>(i) < graph.num_inputs; ++i) {
+  for (size_t i = 0;
+       i < inputs.size() && i < facts.descs.size() && static_cast<int>(i) < graph.num_inputs; ++i) {
     facts.descs[i] = TensorDesc{inputs[i].dtype, inputs[i].shape};
   }
   const OpTable& table = OpTable::Default();
@@ -41,7 +42,8 @@ std::span<const GraphPass> DefaultPasses() {
   return kPasses;
 }
 
-PassReport RunPasses(Graph& graph, std::span<const TensorDesc> inputs, std::span<const GraphPass> passes) {
+PassReport RunPasses(Graph& graph, std::span<const TensorDesc> inputs,
+                     std::span<const GraphPass> passes) {
   PassReport report;
   if (passes.empty() || graph.nodes.size() < 2) return report;  // nothing to merge
   // Computed once: a pass keeps the dtype and shape of every value still read.
@@ -61,7 +63,9 @@ Readers::Readers(const Graph& graph)
       count_(static_cast<size_t>(std::max(graph.num_values, 0)), 0),
       reader_(count_.size(), -1),
       producer_(count_.size(), -1) {
-  const auto in_range = [&](int64_t v) { return v >= 0 && v < static_cast<int64_t>(count_.size()); };
+  const auto in_range = [&](int64_t v) {
+    return v >= 0 && v < static_cast<int64_t>(count_.size());
+  };
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
     const Graph::Node& n = graph.nodes[k];
     for (int v : n.inputs) {
@@ -84,7 +88,8 @@ int Readers::SoleReader(int node) const {
   if (node < 0 || static_cast<size_t>(node) >= graph_.nodes.size()) return -1;
   const Graph::Node& n = graph_.nodes[node];
   const int v = n.first_output;
-  if (n.output_count != 1 || v < 0 || static_cast<size_t>(v) >= count_.size() || count_[v] != 1) return -1;
+  if (n.output_count != 1 || v < 0 || static_cast<size_t>(v) >= count_.size() || count_[v] != 1)
+    return -1;
   return reader_[v];
 }
 
@@ -117,7 +122,8 @@ std::optional<OpNode> DescribeNode(const Graph& graph, const GraphFacts& facts, 
 
 bool InfersTo(const OpNode& node, const TensorDesc& want) {
   auto outs = OpTable::Default().Infer(node);
-  return outs.ok() && outs->size() == 1 && (*outs)[0].dtype == want.dtype && (*outs)[0].shape == want.shape;
+  return outs.ok() && outs->size() == 1 && (*outs)[0].dtype == want.dtype &&
+         (*outs)[0].shape == want.shape;
 }
 
 void RemoveMerged(Graph& graph, const std::vector<bool>& merged) {

@@ -52,11 +52,15 @@ int main(int argc, char** argv) {
         hbs.set_logger([](int, std::string_view) {});
         // The same test helper as render_js.js: shows the arguments and hash a call received.
         hbs.register_helper("echo", [](const alknet::hbs::HelperCall& call) {
-          auto show = [](const Value& v) { return v.is_undefined() ? std::string("U") : v.to_json(); };
+          auto show = [](const Value& v) {
+            return v.is_undefined() ? std::string("U") : v.to_json();
+          };
           std::string out;
-          for (std::size_t i = 0; i < call.param_count(); ++i) out += (i ? "," : "") + show(call.param(i));
+          for (std::size_t i = 0; i < call.param_count(); ++i)
+            out += (i ? "," : "") + show(call.param(i));
           for (std::size_t i = 0; i < call.hash_count(); ++i)
-            out += ";" + std::string(call.hash_entry(i).first) + "=" + show(*call.hash_entry(i).second);
+            out += ";" + std::string(call.hash_entry(i).first) + "=" +
+                   show(*call.hash_entry(i).second);
           return Value(out);
         });
         std::string out, error;
@@ -84,8 +88,8 @@ int main(int argc, char** argv) {
         if (ref_ok != ok) {
           ++failures;
           std::cout << "MISMATCH " << where << "\n  template: " << quote(tpl) << "\n"
-                    << (ok ? "  alknet-hbs rendered " + quote(out) + "\n  handlebars.js failed: " +
-                                 ref.find("error")->as_string()
+                    << (ok ? "  alknet-hbs rendered " + quote(out) +
+                                 "\n  handlebars.js failed: " + ref.find("error")->as_string()
                            : "  alknet-hbs failed: " + error + "\n  handlebars.js rendered " +
                                  quote(ref.find("out")->as_string()))
                     << "\n";

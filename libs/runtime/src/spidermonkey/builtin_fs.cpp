@@ -46,7 +46,8 @@ bool ReadFile(JSContext* cx, unsigned argc, JS::Value* vp) {
   std::filesystem::path path;
   std::string data;
   if (!PathArg(cx, args, &path) || !ReadAll(cx, path, &data)) return false;
-  JSObject* arr = NewUint8Array(cx, std::span(reinterpret_cast<const uint8_t*>(data.data()), data.size()));
+  JSObject* arr =
+      NewUint8Array(cx, std::span(reinterpret_cast<const uint8_t*>(data.data()), data.size()));
   if (!arr) return false;
   args.rval().setObject(*arr);
   return true;
@@ -81,14 +82,14 @@ bool WriteFile(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-const JSFunctionSpec kFsCore[] = {
-    JS_FN("readFile", ReadFile, 1, 0),
-    JS_FN("readTextFile", ReadTextFile, 1, 0),
-    JS_FN("writeFile", WriteFile, 2, 0),
-    JS_FS_END};
+const JSFunctionSpec kFsCore[] = {JS_FN("readFile", ReadFile, 1, 0),
+                                  JS_FN("readTextFile", ReadTextFile, 1, 0),
+                                  JS_FN("writeFile", WriteFile, 2, 0), JS_FS_END};
 
 }  // namespace
 
-bool DefineFsCore(JSContext* cx, JS::HandleObject core) { return JS_DefineFunctions(cx, core, kFsCore); }
+bool DefineFsCore(JSContext* cx, JS::HandleObject core) {
+  return JS_DefineFunctions(cx, core, kFsCore);
+}
 
 }  // namespace alknet::runtime::sm

@@ -46,11 +46,8 @@ bool Exit(JSContext* cx, unsigned argc, JS::Value* vp) {
   return false;  // no exception pending: the script unwinds without running catch blocks
 }
 
-const JSFunctionSpec kProcessCore[] = {
-    JS_FN("args", Args, 0, 0),
-    JS_FN("envGet", EnvGet, 1, 0),
-    JS_FN("exit", Exit, 1, 0),
-    JS_FS_END};
+const JSFunctionSpec kProcessCore[] = {JS_FN("args", Args, 0, 0), JS_FN("envGet", EnvGet, 1, 0),
+                                       JS_FN("exit", Exit, 1, 0), JS_FS_END};
 
 }  // namespace
 

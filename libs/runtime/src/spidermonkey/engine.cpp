@@ -175,15 +175,16 @@ Status SmEngine::Init() {
   if (cx_ == nullptr) return MakeError("SpiderMonkey could not create a context (out of memory?)");
   JS_SetContextPrivate(cx_, this);
   JS::ContextOptionsRef(cx_).setImportAssertions(true);
-  if (!JS::InitSelfHostedCode(cx_)) return MakeError("SpiderMonkey's self-hosted code failed to start");
+  if (!JS::InitSelfHostedCode(cx_))
+    return MakeError("SpiderMonkey's self-hosted code failed to start");
   job_queue_ = std::make_unique<JobQueue>(cx_);
   JS::SetJobQueue(cx_, job_queue_.get());
   unhandled_.emplace(cx_);
   JS::SetPromiseRejectionTrackerCallback(cx_, &SmEngine::OnRejectionTracked, this);
 
   JS::RealmOptions options;
-  JS::RootedObject global(cx_, JS_NewGlobalObject(cx_, &kGlobalClass, nullptr,
-                                                   JS::FireOnNewGlobalHook, options));
+  JS::RootedObject global(
+      cx_, JS_NewGlobalObject(cx_, &kGlobalClass, nullptr, JS::FireOnNewGlobalHook, options));
   if (!global) return MakeError("SpiderMonkey could not create the global object");
   global_.emplace(cx_, global);
   old_realm_ = JS::EnterRealm(cx_, global);
@@ -267,8 +268,8 @@ std::string SmEngine::Describe(JS::HandleValue exception, JS::HandleObject stack
     if (frames.empty()) {
       // Errors raised while compiling (SyntaxError) have no stack: their place is in the report.
       if (JSErrorReport* report = JS_ErrorFromException(cx_, obj); report && report->filename) {
-        frames = "\n    at " + std::string(report->filename) + ":" + std::to_string(report->lineno) +
-                 ":" + std::to_string(report->column + 1);
+        frames = "\n    at " + std::string(report->filename) + ":" +
+                 std::to_string(report->lineno) + ":" + std::to_string(report->column + 1);
       }
     }
   } else {
@@ -317,7 +318,8 @@ Status SmEngine::CheckUnhandledRejections() {
   list.clear();
   JS::RootedValue reason(cx_, JS::GetPromiseResult(promise));
   // The main module's evaluation promise carries the module's own uncaught error.
-  std::string_view prefix = promise == main_promise_->get() ? "Uncaught " : "Uncaught (in promise) ";
+  std::string_view prefix =
+      promise == main_promise_->get() ? "Uncaught " : "Uncaught (in promise) ";
   // Where the promise was rejected: the location of a thrown non-Error value (`throw 42`).
   JS::RootedObject site(cx_, JS::GetPromiseResolutionSite(promise));
   return MakeError(Describe(reason, site, prefix));
@@ -377,7 +379,8 @@ Status SmEngine::EvalReplScript(std::string_view code, JS::MutableHandleValue re
   JS::CompileOptions opts(cx_);
   opts.setFileAndLine("repl", repl_line_);
   JS::SourceText<mozilla::Utf8Unit> src;
-  if (!src.init(cx_, code.data(), code.size(), JS::SourceOwnership::Borrowed)) return TakeException();
+  if (!src.init(cx_, code.data(), code.size(), JS::SourceOwnership::Borrowed))
+    return TakeException();
   JS::RootedScript script(cx_, JS::Compile(cx_, opts, src));
   if (!script) {
     JS::RootedValue exn(cx_);
@@ -447,9 +450,7 @@ Result<std::string> SmEngine::TakeReplResult() {
         unhandled_->get().eraseIf([&](JSObject* o) { return o == p; });
         return MakeError(Describe(reason, nullptr, "Uncaught "));
       }
-      case JS::PromiseState::Fulfilled:
-        value = JS::GetPromiseResult(p);
-        break;
+      case JS::PromiseState::Fulfilled: value = JS::GetPromiseResult(p); break;
     }
   }
   repl_value_->setUndefined();

@@ -132,7 +132,8 @@ JSObject* SmEngine::GetOrCompileModule(const ModuleLocation& location,
     } else if (auto ext = ExtensionModuleSource(location.builtin)) {
       source = std::string(*ext);
     } else {
-      ThrowError(cx_, "built-in module alknet:" + location.builtin + " is not embedded", "TypeError");
+      ThrowError(cx_, "built-in module alknet:" + location.builtin + " is not embedded",
+                 "TypeError");
       return nullptr;
     }
   } else {

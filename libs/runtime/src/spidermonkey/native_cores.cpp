@@ -29,7 +29,8 @@ Extension* FindExtension(std::string_view name) {
 }
 }  // namespace
 
-void RegisterNativeModule(std::string_view name, std::string_view js_source, DefineNativeCore define) {
+void RegisterNativeModule(std::string_view name, std::string_view js_source,
+                          DefineNativeCore define) {
   Extension* e = FindExtension(name);
   if (e == nullptr) e = &Extensions().emplace_back(Extension{std::string(name), {}, {}});
   e->js_source = js_source;

@@ -3,8 +3,8 @@
 
 #include <js/CallAndConstruct.h>
 
-#include "text_codec.h"
 #include "spidermonkey/sm.h"
+#include "text_codec.h"
 
 namespace alknet::runtime::sm {
 
@@ -65,7 +65,8 @@ bool ThrowTypeError(JSContext* cx, std::string_view message) {
 const HostServices& HostOf(JSContext* cx) { return SmEngine::From(cx)->host(); }
 
 bool ThrowStatus(JSContext* cx, const Error& error, std::string_view name) {
-  if (error.message.rfind("Requires ", 0) == 0) return ThrowError(cx, error.message, "PermissionDenied");
+  if (error.message.rfind("Requires ", 0) == 0)
+    return ThrowError(cx, error.message, "PermissionDenied");
   return ThrowError(cx, error.message, name);
 }
 

@@ -8,8 +8,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "text_codec.h"
 #include "spidermonkey/sm.h"
+#include "text_codec.h"
 
 namespace alknet::runtime::sm {
 
@@ -33,7 +33,8 @@ bool Print(JSContext* cx, unsigned argc, JS::Value* vp) {
 
 bool Now(JSContext*, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
-  args.rval().setDouble(std::chrono::duration<double, std::milli>(Clock::now() - kTimeOrigin).count());
+  args.rval().setDouble(
+      std::chrono::duration<double, std::milli>(Clock::now() - kTimeOrigin).count());
   return true;
 }
 
@@ -59,7 +60,8 @@ bool ClearTimer(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
   double id = 0;
   if (!JS::ToNumber(cx, args.get(0), &id)) return false;
-  if (id >= 1 && id == std::floor(id)) SmEngine::From(cx)->host().loop->ClearTimer(static_cast<uint64_t>(id));
+  if (id >= 1 && id == std::floor(id))
+    SmEngine::From(cx)->host().loop->ClearTimer(static_cast<uint64_t>(id));
   args.rval().setUndefined();
   return true;
 }
@@ -90,8 +92,8 @@ bool EncodeUtf8(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::RootedString s(cx, JS::ToString(cx, args.get(0)));
   if (!s) return false;
   std::string bytes = text::EncodeUtf8(ToU16(cx, s));
-  JSObject* arr = NewUint8Array(
-      cx, std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  JSObject* arr =
+      NewUint8Array(cx, std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
   if (!arr) return false;
   args.rval().setObject(*arr);
   return true;
@@ -218,23 +220,22 @@ bool Digest(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-const JSFunctionSpec kWebCore[] = {
-    JS_FN("digest", Digest, 2, 0),
-    JS_FN("print", Print, 2, 0),
-    JS_FN("now", Now, 0, 0),
-    JS_FN("timeOrigin", TimeOrigin, 0, 0),
-    JS_FN("setTimer", SetTimer, 2, 0),
-    JS_FN("clearTimer", ClearTimer, 1, 0),
-    JS_FN("setTimerHandler", SetTimerHandler, 1, 0),
-    JS_FN("enqueueJob", EnqueueJob, 1, 0),
-    JS_FN("encodeUtf8", EncodeUtf8, 1, 0),
-    JS_FN("encodeUtf8Into", EncodeUtf8Into, 2, 0),
-    JS_FN("decodeUtf8", DecodeUtf8, 3, 0),
-    JS_FN("fillRandom", FillRandom, 1, 0),
-    JS_FN("structuredClone", StructuredClone, 1, 0),
-    JS_FN("promiseState", PromiseState, 1, 0),
-    JS_FN("promiseResult", PromiseResult, 1, 0),
-    JS_FS_END};
+const JSFunctionSpec kWebCore[] = {JS_FN("digest", Digest, 2, 0),
+                                   JS_FN("print", Print, 2, 0),
+                                   JS_FN("now", Now, 0, 0),
+                                   JS_FN("timeOrigin", TimeOrigin, 0, 0),
+                                   JS_FN("setTimer", SetTimer, 2, 0),
+                                   JS_FN("clearTimer", ClearTimer, 1, 0),
+                                   JS_FN("setTimerHandler", SetTimerHandler, 1, 0),
+                                   JS_FN("enqueueJob", EnqueueJob, 1, 0),
+                                   JS_FN("encodeUtf8", EncodeUtf8, 1, 0),
+                                   JS_FN("encodeUtf8Into", EncodeUtf8Into, 2, 0),
+                                   JS_FN("decodeUtf8", DecodeUtf8, 3, 0),
+                                   JS_FN("fillRandom", FillRandom, 1, 0),
+                                   JS_FN("structuredClone", StructuredClone, 1, 0),
+                                   JS_FN("promiseState", PromiseState, 1, 0),
+                                   JS_FN("promiseResult", PromiseResult, 1, 0),
+                                   JS_FS_END};
 
 }  // namespace
 

@@ -22,10 +22,10 @@ struct DescrEntry {
 };
 // What numpy writes on a little-endian host for each dtype that has a metatensor equivalent.
 constexpr DescrEntry kDescrs[] = {
-    {"|b1", DType::kBool},      {"|i1", DType::kI8},         {"<i2", DType::kI16},
-    {"<i4", DType::kI32},       {"<i8", DType::kI64},        {"|u1", DType::kU8},
-    {"<u2", DType::kU16},       {"<u4", DType::kU32},        {"<u8", DType::kU64},
-    {"<f2", DType::kF16},       {"<f4", DType::kF32},        {"<f8", DType::kF64},
+    {"|b1", DType::kBool},      {"|i1", DType::kI8},          {"<i2", DType::kI16},
+    {"<i4", DType::kI32},       {"<i8", DType::kI64},         {"|u1", DType::kU8},
+    {"<u2", DType::kU16},       {"<u4", DType::kU32},         {"<u8", DType::kU64},
+    {"<f2", DType::kF16},       {"<f4", DType::kF32},         {"<f8", DType::kF64},
     {"<c8", DType::kComplex64}, {"<c16", DType::kComplex128},
 };
 
@@ -38,7 +38,8 @@ class DictParser {
   explicit DictParser(std::string_view text) : s_(text) {}
 
   void SkipSpace() {
-    while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\t' || s_[p_] == '\n' || s_[p_] == '\r')) ++p_;
+    while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\t' || s_[p_] == '\n' || s_[p_] == '\r'))
+      ++p_;
   }
   bool Eat(char c) {
     SkipSpace();
@@ -67,14 +68,15 @@ class DictParser {
     const size_t end = s_.find(quote, start);
     if (end == std::string_view::npos) return std::nullopt;
     const std::string_view v = s_.substr(start, end - start);
-    if (v.find('\\') != std::string_view::npos || v.find('\n') != std::string_view::npos) return std::nullopt;
+    if (v.find('\\') != std::string_view::npos || v.find('\n') != std::string_view::npos)
+      return std::nullopt;
     p_ = end + 1;
     return v;
   }
   std::optional<bool> Bool() {
     SkipSpace();
-    for (const auto& [word, value] : {std::pair{std::string_view("True"), true},
-                                      std::pair{std::string_view("False"), false}}) {
+    for (const auto& [word, value] :
+         {std::pair{std::string_view("True"), true}, std::pair{std::string_view("False"), false}}) {
       if (s_.substr(p_, word.size()) == word) {
         p_ += word.size();
         return value;
@@ -88,7 +90,8 @@ class DictParser {
     uint64_t v = 0;
     const size_t start = p_;
     while (p_ < s_.size() && s_[p_] >= '0' && s_[p_] <= '9') {
-      if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, uint64_t(s_[p_] - '0'), &v)) {
+      if (__builtin_mul_overflow(v, 10u, &v) ||
+          __builtin_add_overflow(v, uint64_t(s_[p_] - '0'), &v)) {
         return std::nullopt;
       }
       ++p_;
@@ -105,8 +108,11 @@ class DictParser {
 };
 
 // Parses the dict; the error message says what is wrong, the caller adds where.
-Result<NpyHeader> ParseDict(std::string_view text, std::string_view where, const ForeignLimits& limits) {
-  auto bad = [&](const std::string& what) { return Fail(ErrorCode::kBadForeignFile, where, "header " + what); };
+Result<NpyHeader> ParseDict(std::string_view text, std::string_view where,
+                            const ForeignLimits& limits) {
+  auto bad = [&](const std::string& what) {
+    return Fail(ErrorCode::kBadForeignFile, where, "header " + what);
+  };
   DictParser p(text);
   if (!p.Eat('{')) return bad("is not a Python dict (no '{')");
   std::optional<std::string_view> descr;
@@ -145,9 +151,11 @@ Result<NpyHeader> ParseDict(std::string_view text, std::string_view where, const
         if (!comma_after_last && !p.Peek(')')) return bad("'shape' tuple is malformed");
       }
       // Python: (3) is the int 3, not a tuple; numpy always writes (3,).
-      if (shape->size() == 1 && !comma_after_last) return bad("'shape' (n) lacks the comma of a 1-tuple");
+      if (shape->size() == 1 && !comma_after_last)
+        return bad("'shape' (n) lacks the comma of a 1-tuple");
     } else {
-      return bad("has key " + detail::Quote(*key) + "; numpy writes only 'descr', 'fortran_order' and 'shape'");
+      return bad("has key " + detail::Quote(*key) +
+                 "; numpy writes only 'descr', 'fortran_order' and 'shape'");
     }
     if (!p.Eat(',') && !p.Peek('}')) return bad("is malformed after key " + detail::Quote(*key));
   }
@@ -156,7 +164,8 @@ Result<NpyHeader> ParseDict(std::string_view text, std::string_view where, const
   if (!fortran) return bad("lacks 'fortran_order'");
   if (!shape) return bad("lacks 'shape'");
 
-  if (*fortran && std::count_if(shape->begin(), shape->end(), [](uint64_t d) { return d > 1; }) > 1) {
+  if (*fortran &&
+      std::count_if(shape->begin(), shape->end(), [](uint64_t d) { return d > 1; }) > 1) {
     return Fail(ErrorCode::kUnsupportedForeign, where,
                 "Fortran-ordered arrays are not supported (save with np.ascontiguousarray)");
   }
@@ -194,8 +203,11 @@ Result<NpyHeader> ParseNpyHeader(const ByteSource& src, uint64_t base, uint64_t 
   if (base > src.size() || length > src.size() - base) {
     return Fail(ErrorCode::kBadForeignFile, where, "the .npy bytes lie outside the file");
   }
-  if (length < 10) return Fail(ErrorCode::kBadForeignFile, where, "too short for a .npy header (" + std::to_string(length) + " bytes)");
-  ALKNET_ASSIGN_OR_RETURN(const std::string head, src.ReadString(base, std::min<uint64_t>(length, 12)));
+  if (length < 10)
+    return Fail(ErrorCode::kBadForeignFile, where,
+                "too short for a .npy header (" + std::to_string(length) + " bytes)");
+  ALKNET_ASSIGN_OR_RETURN(const std::string head,
+                          src.ReadString(base, std::min<uint64_t>(length, 12)));
   if (std::string_view(head).substr(0, 6) != kMagic) {
     return Fail(ErrorCode::kBadForeignFile, where, "not a .npy file (no \\x93NUMPY magic)");
   }
@@ -215,29 +227,33 @@ Result<NpyHeader> ParseNpyHeader(const ByteSource& src, uint64_t base, uint64_t 
                     std::to_string(limits.max_npy_header_bytes));
   }
   if (*header_len > length - header_start) {
-    return Fail(ErrorCode::kBadForeignFile, where,
-                "header of " + std::to_string(*header_len) + " bytes runs past the end of the .npy bytes");
+    return Fail(
+        ErrorCode::kBadForeignFile, where,
+        "header of " + std::to_string(*header_len) + " bytes runs past the end of the .npy bytes");
   }
   ALKNET_ASSIGN_OR_RETURN(const std::string text, src.ReadString(base + header_start, *header_len));
   ALKNET_ASSIGN_OR_RETURN(NpyHeader h, ParseDict(text, where, limits));
   h.data_offset = header_start + *header_len;
   auto bytes = ByteLength(h.dtype, h.shape);
-  if (!bytes) return Fail(ErrorCode::kForeignLimit, where, "shape overflows: " + bytes.error().message());
+  if (!bytes)
+    return Fail(ErrorCode::kForeignLimit, where, "shape overflows: " + bytes.error().message());
   h.data_bytes = *bytes;
   const uint64_t have = length - h.data_offset;
   if (have != h.data_bytes) {
     return Fail(ErrorCode::kBadForeignFile, where,
-                std::string(have < h.data_bytes ? "truncated" : "trailing bytes") + ": the data is " +
-                    std::to_string(have) + " bytes, the shape needs " + std::to_string(h.data_bytes) +
-                    " of " + h.descr);
+                std::string(have < h.data_bytes ? "truncated" : "trailing bytes") +
+                    ": the data is " + std::to_string(have) + " bytes, the shape needs " +
+                    std::to_string(h.data_bytes) + " of " + h.descr);
   }
   return h;
 }
 
-Result<ForeignFile> ReadNpy(const ByteSource& src, std::string tensor_name, const ForeignLimits& limits) {
+Result<ForeignFile> ReadNpy(const ByteSource& src, std::string tensor_name,
+                            const ForeignLimits& limits) {
   ALKNET_ASSIGN_OR_RETURN(NpyHeader h, ParseNpyHeader(src, 0, src.size(), src.name(), limits));
   ForeignFile out;
-  out.tensors.push_back(SourceTensor{std::move(tensor_name), h.dtype, std::move(h.shape), h.data_offset, h.data_bytes});
+  out.tensors.push_back(SourceTensor{std::move(tensor_name), h.dtype, std::move(h.shape),
+                                     h.data_offset, h.data_bytes});
   return out;
 }
 
@@ -251,13 +267,16 @@ Result<std::string> NpyPreamble(DType dtype, std::span<const uint64_t> shape) {
     return Error(ErrorCode::kInvalidArgument, "shape overflows: " + bytes.error().message());
   }
   std::string dims = "(";
-  for (size_t i = 0; i < shape.size(); ++i) dims += std::to_string(shape[i]) + (i + 1 < shape.size() ? ", " : "");
+  for (size_t i = 0; i < shape.size(); ++i)
+    dims += std::to_string(shape[i]) + (i + 1 < shape.size() ? ", " : "");
   if (shape.size() == 1) dims += ",";
   dims += ")";
-  std::string header = "{'descr': '" + std::string(*descr) + "', 'fortran_order': False, 'shape': " + dims + ", }";
+  std::string header =
+      "{'descr': '" + std::string(*descr) + "', 'fortran_order': False, 'shape': " + dims + ", }";
   // Version 1.0: the header, padded with spaces and ended by '\n', makes the data 64-byte aligned.
   const size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
-  if (total - 10 > 0xffff) return Error(ErrorCode::kInvalidArgument, "shape too long for a .npy 1.0 header");
+  if (total - 10 > 0xffff)
+    return Error(ErrorCode::kInvalidArgument, "shape too long for a .npy 1.0 header");
   header.append(total - 10 - header.size() - 1, ' ');
   header += '\n';
   std::string out(kMagic);
@@ -274,15 +293,20 @@ Status WriteNpyFile(const std::filesystem::path& path, DType dtype, std::span<co
   const uint64_t need = *ByteLength(dtype, shape);
   if (data.size() != need) {
     return Error(ErrorCode::kInvalidArgument, path.string() + ": " + std::to_string(data.size()) +
-                                                  " data bytes for a shape that needs " + std::to_string(need));
+                                                  " data bytes for a shape that needs " +
+                                                  std::to_string(need));
   }
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return Fail(ErrorCode::kIo, path.string(), std::string("cannot create: ") + std::strerror(errno));
+  if (!f)
+    return Fail(ErrorCode::kIo, path.string(),
+                std::string("cannot create: ") + std::strerror(errno));
   bool ok = std::fwrite(preamble.data(), 1, preamble.size(), f) == preamble.size() &&
             (data.empty() || std::fwrite(data.data(), 1, data.size(), f) == data.size());
   const int write_errno = errno;
   ok = std::fclose(f) == 0 && ok;
-  if (!ok) return Fail(ErrorCode::kIo, path.string(), std::string("write failed: ") + std::strerror(write_errno));
+  if (!ok)
+    return Fail(ErrorCode::kIo, path.string(),
+                std::string("write failed: ") + std::strerror(write_errno));
   return Ok{};
 }
 

@@ -42,24 +42,29 @@ struct Member {
 
 // Every field read from `buf` below is at an offset checked against its size; LoadLe's
 // nullopt can only mean a bug in that check, so it is treated as a truncated record.
-uint64_t At(std::string_view buf, uint64_t at, unsigned n) { return LoadLe(buf, at, n).value_or(0); }
+uint64_t At(std::string_view buf, uint64_t at, unsigned n) {
+  return LoadLe(buf, at, n).value_or(0);
+}
 
 Result<Directory> FindDirectory(const ByteSource& src, const ForeignLimits& limits) {
   const std::string& where = src.name();
   const uint64_t size = src.size();
-  if (size < kEocdSize) return Fail(ErrorCode::kBadForeignFile, where, "too short for a zip archive");
+  if (size < kEocdSize)
+    return Fail(ErrorCode::kBadForeignFile, where, "too short for a zip archive");
   // The record is the last thing in the file but for a comment of at most 65535 bytes.
   const uint64_t tail_len = std::min<uint64_t>(size, kEocdSize + kMax16);
   ALKNET_ASSIGN_OR_RETURN(const std::string tail, src.ReadString(size - tail_len, tail_len));
   std::optional<uint64_t> found;
   for (uint64_t i = tail_len - kEocdSize + 1; i-- > 0;) {
-    if (std::string_view(tail).substr(i, 4) == kEocdSig && At(tail, i + 20, 2) == tail_len - i - kEocdSize) {
+    if (std::string_view(tail).substr(i, 4) == kEocdSig &&
+        At(tail, i + 20, 2) == tail_len - i - kEocdSize) {
       found = i;
       break;
     }
   }
   if (!found) {
-    return Fail(ErrorCode::kBadForeignFile, where, "not a zip archive (no end of central directory record)");
+    return Fail(ErrorCode::kBadForeignFile, where,
+                "not a zip archive (no end of central directory record)");
   }
   const std::string_view eocd = std::string_view(tail).substr(*found, kEocdSize);
   const uint64_t eocd_pos = size - tail_len + *found;
@@ -74,12 +79,14 @@ Result<Directory> FindDirectory(const ByteSource& src, const ForeignLimits& limi
   // A zip64 locator right before the record means the zip64 record holds the real values.
   bool zip64 = false;
   if (eocd_pos >= kZip64LocatorSize) {
-    ALKNET_ASSIGN_OR_RETURN(const std::string loc, src.ReadString(eocd_pos - kZip64LocatorSize, kZip64LocatorSize));
+    ALKNET_ASSIGN_OR_RETURN(const std::string loc,
+                            src.ReadString(eocd_pos - kZip64LocatorSize, kZip64LocatorSize));
     if (std::string_view(loc).substr(0, 4) == kZip64LocatorSig) {
       zip64 = true;
       const uint64_t z_at = At(loc, 8, 8);
       if (At(loc, 4, 4) != 0 || At(loc, 16, 4) > 1) {
-        return Fail(ErrorCode::kUnsupportedForeign, where, "multi-disk zip archives are not supported");
+        return Fail(ErrorCode::kUnsupportedForeign, where,
+                    "multi-disk zip archives are not supported");
       }
       const uint64_t loc_pos = eocd_pos - kZip64LocatorSize;
       if (z_at > loc_pos || loc_pos - z_at < kZip64EocdSize) {
@@ -89,10 +96,12 @@ Result<Directory> FindDirectory(const ByteSource& src, const ForeignLimits& limi
       }
       ALKNET_ASSIGN_OR_RETURN(const std::string z, src.ReadString(z_at, kZip64EocdSize));
       if (std::string_view(z).substr(0, 4) != kZip64EocdSig) {
-        return Fail(ErrorCode::kBadForeignFile, where, "no zip64 end of central directory record where the locator points");
+        return Fail(ErrorCode::kBadForeignFile, where,
+                    "no zip64 end of central directory record where the locator points");
       }
       if (At(z, 16, 4) != 0 || At(z, 20, 4) != 0 || At(z, 24, 8) != At(z, 32, 8)) {
-        return Fail(ErrorCode::kUnsupportedForeign, where, "multi-disk zip archives are not supported");
+        return Fail(ErrorCode::kUnsupportedForeign, where,
+                    "multi-disk zip archives are not supported");
       }
       d.entries = At(z, 32, 8);
       d.cd_size = At(z, 40, 8);
@@ -101,11 +110,13 @@ Result<Directory> FindDirectory(const ByteSource& src, const ForeignLimits& limi
     }
   }
   if (!zip64 && (d.entries == kMax16 || d.cd_size == kMax32 || d.cd_offset == kMax32)) {
-    return Fail(ErrorCode::kBadForeignFile, where, "zip64 sizes without a zip64 end of central directory locator");
+    return Fail(ErrorCode::kBadForeignFile, where,
+                "zip64 sizes without a zip64 end of central directory locator");
   }
   if (d.entries > limits.max_tensors) {
     return Fail(ErrorCode::kForeignLimit, where,
-                std::to_string(d.entries) + " members is over the cap of " + std::to_string(limits.max_tensors));
+                std::to_string(d.entries) + " members is over the cap of " +
+                    std::to_string(limits.max_tensors));
   }
   if (d.cd_size > limits.max_central_directory_bytes) {
     return Fail(ErrorCode::kForeignLimit, where,
@@ -113,9 +124,10 @@ Result<Directory> FindDirectory(const ByteSource& src, const ForeignLimits& limi
                     std::to_string(limits.max_central_directory_bytes));
   }
   if (d.cd_offset > d.cd_limit || d.cd_size > d.cd_limit - d.cd_offset) {
-    return Fail(ErrorCode::kBadForeignFile, where,
-                "central directory [" + std::to_string(d.cd_offset) + ", +" + std::to_string(d.cd_size) +
-                    ") runs past the end of central directory record at " + std::to_string(d.cd_limit));
+    return Fail(
+        ErrorCode::kBadForeignFile, where,
+        "central directory [" + std::to_string(d.cd_offset) + ", +" + std::to_string(d.cd_size) +
+            ") runs past the end of central directory record at " + std::to_string(d.cd_limit));
   }
   if (d.entries > d.cd_size / kCentralSize) {
     return Fail(ErrorCode::kBadForeignFile, where,
@@ -126,8 +138,8 @@ Result<Directory> FindDirectory(const ByteSource& src, const ForeignLimits& limi
 }
 
 // Reads the central directory entry at cd[*pos] and advances *pos past it.
-Result<Member> ParseEntry(std::string_view cd, uint64_t* pos, uint64_t index, const std::string& file,
-                          const ForeignLimits& limits) {
+Result<Member> ParseEntry(std::string_view cd, uint64_t* pos, uint64_t index,
+                          const std::string& file, const ForeignLimits& limits) {
   const std::string where = file + ": central directory entry " + std::to_string(index);
   const uint64_t p = *pos;
   if (cd.size() - p < kCentralSize || cd.substr(p, 4) != kCentralSig) {
@@ -138,29 +150,34 @@ Result<Member> ParseEntry(std::string_view cd, uint64_t* pos, uint64_t index, co
   m.method = static_cast<uint16_t>(At(cd, p + 10, 2));
   m.compressed = At(cd, p + 20, 4);
   m.uncompressed = At(cd, p + 24, 4);
-  const uint64_t name_len = At(cd, p + 28, 2), extra_len = At(cd, p + 30, 2), comment_len = At(cd, p + 32, 2);
+  const uint64_t name_len = At(cd, p + 28, 2), extra_len = At(cd, p + 30, 2),
+                 comment_len = At(cd, p + 32, 2);
   uint64_t disk = At(cd, p + 34, 2);
   m.local = At(cd, p + 42, 4);
   if (cd.size() - p - kCentralSize < name_len + extra_len + comment_len) {
-    return Fail(ErrorCode::kBadForeignFile, where, "name, extra field and comment run past the central directory");
+    return Fail(ErrorCode::kBadForeignFile, where,
+                "name, extra field and comment run past the central directory");
   }
   m.name = std::string(cd.substr(p + kCentralSize, name_len));
   const std::string member = file + ": member " + detail::Quote(m.name);
   if (name_len > limits.max_name_bytes) {
-    return Fail(ErrorCode::kForeignLimit, member, "name is over the cap of " + std::to_string(limits.max_name_bytes) + " bytes");
+    return Fail(ErrorCode::kForeignLimit, member,
+                "name is over the cap of " + std::to_string(limits.max_name_bytes) + " bytes");
   }
 
   // Extra fields: {u16 id, u16 length, data}; every one must lie inside this entry's extra area.
   const std::string_view extra = cd.substr(p + kCentralSize + name_len, extra_len);
-  bool need_u = m.uncompressed == kMax32, need_c = m.compressed == kMax32, need_l = m.local == kMax32,
-       need_d = disk == kMax16;
+  bool need_u = m.uncompressed == kMax32, need_c = m.compressed == kMax32,
+       need_l = m.local == kMax32, need_d = disk == kMax16;
   for (uint64_t x = 0; x < extra.size();) {
-    if (extra.size() - x < 4) return Fail(ErrorCode::kBadForeignFile, member, "extra field header is truncated");
+    if (extra.size() - x < 4)
+      return Fail(ErrorCode::kBadForeignFile, member, "extra field header is truncated");
     const uint64_t id = At(extra, x, 2), len = At(extra, x + 2, 2);
     if (len > extra.size() - x - 4) {
       return Fail(ErrorCode::kBadForeignFile, member,
                   "extra field (id " + std::to_string(id) + ") of " + std::to_string(len) +
-                      " bytes runs past the entry's " + std::to_string(extra.size()) + "-byte extra area");
+                      " bytes runs past the entry's " + std::to_string(extra.size()) +
+                      "-byte extra area");
     }
     if (id == 1) {
       // Zip64 (4.5.3): 8-byte values for exactly the fields that hold 0xFFFFFFFF, in this order.
@@ -169,7 +186,8 @@ Result<Member> ParseEntry(std::string_view cd, uint64_t* pos, uint64_t index, co
       auto take = [&](bool& need, uint64_t& field, unsigned n, const char* what) -> Status {
         if (!need) return Ok{};
         if (z.size() - f < n) {
-          return Fail(ErrorCode::kBadForeignFile, member, std::string("zip64 extra field lacks the ") + what);
+          return Fail(ErrorCode::kBadForeignFile, member,
+                      std::string("zip64 extra field lacks the ") + what);
         }
         field = At(z, f, n);
         f += n;
@@ -184,11 +202,14 @@ Result<Member> ParseEntry(std::string_view cd, uint64_t* pos, uint64_t index, co
     x += 4 + len;
   }
   if (need_u || need_c || need_l || need_d) {
-    return Fail(ErrorCode::kBadForeignFile, member, "has 0xFFFFFFFF sizes but no zip64 extra field");
+    return Fail(ErrorCode::kBadForeignFile, member,
+                "has 0xFFFFFFFF sizes but no zip64 extra field");
   }
   *pos = p + kCentralSize + name_len + extra_len + comment_len;
 
-  if (disk != 0) return Fail(ErrorCode::kUnsupportedForeign, member, "lies on another disk (multi-disk archive)");
+  if (disk != 0)
+    return Fail(ErrorCode::kUnsupportedForeign, member,
+                "lies on another disk (multi-disk archive)");
   if (flags & 1) return Fail(ErrorCode::kUnsupportedForeign, member, "is encrypted");
   if (m.method == 8) {
     return Fail(ErrorCode::kUnsupportedForeign, member,
@@ -197,15 +218,17 @@ Result<Member> ParseEntry(std::string_view cd, uint64_t* pos, uint64_t index, co
   }
   if (m.method != 0) {
     return Fail(ErrorCode::kUnsupportedForeign, member,
-                "uses compression method " + std::to_string(m.method) + "; only stored members (np.savez) are supported");
+                "uses compression method " + std::to_string(m.method) +
+                    "; only stored members (np.savez) are supported");
   }
   if (m.compressed != m.uncompressed) {
     return Fail(ErrorCode::kBadForeignFile, member,
-                "is stored but its sizes differ (" + std::to_string(m.compressed) + " compressed, " +
-                    std::to_string(m.uncompressed) + " uncompressed)");
+                "is stored but its sizes differ (" + std::to_string(m.compressed) +
+                    " compressed, " + std::to_string(m.uncompressed) + " uncompressed)");
   }
   if (m.name.size() <= 4 || m.name.compare(m.name.size() - 4, 4, ".npy") != 0) {
-    return Fail(ErrorCode::kUnsupportedForeign, member, "is not a .npy array (np.savez names every member NAME.npy)");
+    return Fail(ErrorCode::kUnsupportedForeign, member,
+                "is not a .npy array (np.savez names every member NAME.npy)");
   }
   return m;
 }
@@ -214,25 +237,31 @@ Result<Member> ParseEntry(std::string_view cd, uint64_t* pos, uint64_t index, co
 Status ReadLocalHeader(const ByteSource& src, const Directory& d, Member& m) {
   const std::string member = src.name() + ": member " + detail::Quote(m.name);
   if (m.local > d.cd_offset || d.cd_offset - m.local < kLocalSize) {
-    return Fail(ErrorCode::kBadForeignFile, member,
-                "local header at " + std::to_string(m.local) + " is not before the central directory");
+    return Fail(
+        ErrorCode::kBadForeignFile, member,
+        "local header at " + std::to_string(m.local) + " is not before the central directory");
   }
   ALKNET_ASSIGN_OR_RETURN(const std::string lh, src.ReadString(m.local, kLocalSize));
   if (std::string_view(lh).substr(0, 4) != kLocalSig) {
-    return Fail(ErrorCode::kBadForeignFile, member, "no local file header at offset " + std::to_string(m.local));
+    return Fail(ErrorCode::kBadForeignFile, member,
+                "no local file header at offset " + std::to_string(m.local));
   }
   if (At(lh, 8, 2) != m.method) {
-    return Fail(ErrorCode::kBadForeignFile, member, "local header and central directory disagree on the method");
+    return Fail(ErrorCode::kBadForeignFile, member,
+                "local header and central directory disagree on the method");
   }
   const uint64_t name_len = At(lh, 26, 2), extra_len = At(lh, 28, 2);
   const uint64_t room = d.cd_offset - m.local - kLocalSize;
   if (name_len + extra_len > room || m.compressed > room - name_len - extra_len) {
-    return Fail(ErrorCode::kBadForeignFile, member,
-                "data of " + std::to_string(m.compressed) + " bytes runs into the central directory");
+    return Fail(
+        ErrorCode::kBadForeignFile, member,
+        "data of " + std::to_string(m.compressed) + " bytes runs into the central directory");
   }
-  ALKNET_ASSIGN_OR_RETURN(const std::string local_name, src.ReadString(m.local + kLocalSize, name_len));
+  ALKNET_ASSIGN_OR_RETURN(const std::string local_name,
+                          src.ReadString(m.local + kLocalSize, name_len));
   if (local_name != m.name) {
-    return Fail(ErrorCode::kBadForeignFile, member, "local header names it " + detail::Quote(local_name));
+    return Fail(ErrorCode::kBadForeignFile, member,
+                "local header names it " + detail::Quote(local_name));
   }
   m.data_start = m.local + kLocalSize + name_len + extra_len;
   return Ok{};
@@ -254,25 +283,29 @@ Result<ForeignFile> ReadNpz(const ByteSource& src, const ForeignLimits& limits) 
   }
   // Members may not share bytes: otherwise a small archive (one member, many entries) would
   // expand to a huge conversion.
-  std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.local < b.local; });
+  std::sort(members.begin(), members.end(),
+            [](const Member& a, const Member& b) { return a.local < b.local; });
   for (size_t i = 1; i < members.size(); ++i) {
     const Member& prev = members[i - 1];
     if (members[i].local < prev.data_start + prev.compressed) {
-      return Fail(ErrorCode::kForeignOverlap, src.name() + ": member " + detail::Quote(members[i].name),
+      return Fail(ErrorCode::kForeignOverlap,
+                  src.name() + ": member " + detail::Quote(members[i].name),
                   "overlaps member " + detail::Quote(prev.name) + " (local header at " +
-                      std::to_string(members[i].local) + ", inside [" + std::to_string(prev.local) + ", " +
-                      std::to_string(prev.data_start + prev.compressed) + "))");
+                      std::to_string(members[i].local) + ", inside [" + std::to_string(prev.local) +
+                      ", " + std::to_string(prev.data_start + prev.compressed) + "))");
     }
   }
   for (const Member& m : members) {
     if (!names.insert(m.name).second) {
-      return Fail(ErrorCode::kBadForeignFile, src.name() + ": member " + detail::Quote(m.name), "appears twice");
+      return Fail(ErrorCode::kBadForeignFile, src.name() + ": member " + detail::Quote(m.name),
+                  "appears twice");
     }
   }
   ForeignFile out;
   for (Member& m : members) {
     const std::string where = src.name() + ": member " + detail::Quote(m.name);
-    ALKNET_ASSIGN_OR_RETURN(NpyHeader h, ParseNpyHeader(src, m.data_start, m.uncompressed, where, limits));
+    ALKNET_ASSIGN_OR_RETURN(NpyHeader h,
+                            ParseNpyHeader(src, m.data_start, m.uncompressed, where, limits));
     m.name.resize(m.name.size() - 4);
     out.tensors.push_back(SourceTensor{std::move(m.name), h.dtype, std::move(h.shape),
                                        m.data_start + h.data_offset, h.data_bytes});

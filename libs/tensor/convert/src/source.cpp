@@ -61,19 +61,22 @@ std::string Quote(std::string_view name) {
 Result<std::unique_ptr<FileSource>> FileSource::Open(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return detail::Fail(ErrorCode::kIo, path.string(), std::string("cannot open: ") + std::strerror(errno));
+    return detail::Fail(ErrorCode::kIo, path.string(),
+                        std::string("cannot open: ") + std::strerror(errno));
   }
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     const int e = errno;
     ::close(fd);
-    return detail::Fail(ErrorCode::kIo, path.string(), std::string("cannot stat: ") + std::strerror(e));
+    return detail::Fail(ErrorCode::kIo, path.string(),
+                        std::string("cannot stat: ") + std::strerror(e));
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
     return detail::Fail(ErrorCode::kIo, path.string(), "not a regular file");
   }
-  return std::unique_ptr<FileSource>(new FileSource(path.string(), fd, static_cast<uint64_t>(st.st_size)));
+  return std::unique_ptr<FileSource>(
+      new FileSource(path.string(), fd, static_cast<uint64_t>(st.st_size)));
 }
 
 FileSource::~FileSource() { ::close(fd_); }
@@ -82,12 +85,13 @@ Status FileSource::ReadAt(uint64_t offset, std::span<std::byte> dst) const {
   if (offset > size_ || dst.size() > size_ - offset) return OutOfSource(*this, offset, dst.size());
   uint64_t done = 0;
   while (done < dst.size()) {
-    const ssize_t k = ::pread(fd_, dst.data() + done, dst.size() - done,
-                              static_cast<off_t>(offset + done));
+    const ssize_t k =
+        ::pread(fd_, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
     if (k < 0 && errno == EINTR) continue;
     if (k < 0) {
-      return detail::Fail(ErrorCode::kIo, name_, "read failed at offset " + std::to_string(offset + done) +
-                                                     ": " + std::strerror(errno));
+      return detail::Fail(
+          ErrorCode::kIo, name_,
+          "read failed at offset " + std::to_string(offset + done) + ": " + std::strerror(errno));
     }
     if (k == 0) {
       return detail::Fail(ErrorCode::kFileShrank, name_,

@@ -102,7 +102,8 @@ TEST_P(ConvertCorpus, ReaderMatchesTheReference) {
   const std::string whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const MemorySource memory(path.string(), std::as_bytes(std::span(whole.data(), whole.size())));
 
-  for (const ByteSource* src : {static_cast<const ByteSource*>(file->get()), static_cast<const ByteSource*>(&memory)}) {
+  for (const ByteSource* src :
+       {static_cast<const ByteSource*>(file->get()), static_cast<const ByteSource*>(&memory)}) {
     auto r = ReadAny(*src, path);
     if (!e.error_code.empty()) {
       ASSERT_FALSE(r.ok()) << e.file << " was accepted";

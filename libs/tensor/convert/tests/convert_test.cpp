@@ -77,7 +77,8 @@ TEST(ForeignLimits, SafetensorsTensorCount) {
 TEST(ForeignLimits, SafetensorsNameBytes) {
   ForeignLimits l;
   l.max_name_bytes = 2;
-  ExpectLimit(ReadSafetensors(*Open("good--st-basic.safetensors"), l), "name is over the cap of 2 bytes");
+  ExpectLimit(ReadSafetensors(*Open("good--st-basic.safetensors"), l),
+              "name is over the cap of 2 bytes");
 }
 
 TEST(FileSource, MissingFileIsAnIoErrorNamingIt) {
@@ -90,7 +91,8 @@ TEST(FileSource, MissingFileIsAnIoErrorNamingIt) {
 TEST(FileSource, DirectoryIsRefused) {
   auto f = FileSource::Open(kCorpus);
   ASSERT_FALSE(f.ok());
-  EXPECT_NE(f.error().message().find("not a regular file"), std::string::npos) << f.error().message();
+  EXPECT_NE(f.error().message().find("not a regular file"), std::string::npos)
+      << f.error().message();
 }
 
 TEST(FileSource, ReadsPastTheEndAreErrors) {
@@ -100,7 +102,7 @@ TEST(FileSource, ReadsPastTheEndAreErrors) {
   auto r = f->ReadAt(f->size() - 3, b);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code(), ErrorCode::kBadForeignFile);
-  EXPECT_FALSE(f->ReadAt(~uint64_t{0}, b).ok());  // offset + size overflows
+  EXPECT_FALSE(f->ReadAt(~uint64_t{0}, b).ok());          // offset + size overflows
   EXPECT_FALSE(f->ReadString(4, ~uint64_t{0} - 1).ok());  // no allocation from a bad length
 }
 
@@ -111,7 +113,8 @@ TEST(NpyWriter, WritesWhatNumpyWrites) {
   for (const auto& e : std::filesystem::directory_iterator(kCorpus)) {
     const std::string name = e.path().filename().string();
     if (name.rfind("good--", 0) != 0 || e.path().extension() != ".npy") continue;
-    if (name == "good--version2.npy" || name == "good--fortran-one-dim.npy") continue;  // not numpy's
+    if (name == "good--version2.npy" || name == "good--fortran-one-dim.npy")
+      continue;  // not numpy's
     const std::string numpy_bytes = Slurp(e.path());
     auto src = Open(name);
     auto r = ReadNpy(*src, "t");
@@ -143,7 +146,8 @@ TEST(NpyWriter, RefusesWhatNumpyCannotHold) {
   EXPECT_FALSE(NpyPreamble(DType::kF32, huge).ok());
 
   const std::byte three[3] = {};
-  auto w = WriteNpyFile(std::filesystem::path(::testing::TempDir()) / "short.npy", DType::kF32, shape, three);
+  auto w = WriteNpyFile(std::filesystem::path(::testing::TempDir()) / "short.npy", DType::kF32,
+                        shape, three);
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(w.error().code(), ErrorCode::kInvalidArgument);
 }

@@ -153,7 +153,7 @@ enum class DuplicateKeys : std::uint8_t {
 };
 
 struct ParseOptions {
-  std::size_t max_depth = 512;             // arrays and objects nested deeper are refused
+  std::size_t max_depth = 512;                   // arrays and objects nested deeper are refused
   std::size_t max_size = std::size_t{64} << 20;  // bytes of text
   DuplicateKeys duplicate_keys = DuplicateKeys::kError;
   // An integer outside [-2^63, 2^64) becomes the nearest double (as in JavaScript); false

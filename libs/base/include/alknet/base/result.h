@@ -66,7 +66,7 @@ template <typename E>
 class [[nodiscard]] Result<void, E> {
  public:
   Result() = default;
-  Result(Ok) {}  // NOLINT: implicit by design (`return Ok{};`)
+  Result(Ok) {}                                  // NOLINT: implicit by design (`return Ok{};`)
   Result(E error) : error_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return !error_.has_value(); }
@@ -86,15 +86,15 @@ class [[nodiscard]] Result<void, E> {
 
 // Returns the error of `expr` (any Result) from the enclosing function, whose return type
 // must be constructible from that error.
-#define ALKNET_TRY(expr)                                                     \
-  do {                                                                       \
-    auto alknet_try_result_ = (expr);                                        \
+#define ALKNET_TRY(expr)                                                        \
+  do {                                                                          \
+    auto alknet_try_result_ = (expr);                                           \
     if (!alknet_try_result_.ok()) return std::move(alknet_try_result_).error(); \
   } while (0)
 
 // Declares `lhs` from the value of `expr` (a Result), or returns its error.
-#define ALKNET_ASSIGN_OR_RETURN(lhs, expr)                                            \
-  auto ALKNET_BASE_CAT(alknet_result_, __LINE__) = (expr);                            \
-  if (!ALKNET_BASE_CAT(alknet_result_, __LINE__).ok())                                \
-    return std::move(ALKNET_BASE_CAT(alknet_result_, __LINE__)).error();              \
+#define ALKNET_ASSIGN_OR_RETURN(lhs, expr)                               \
+  auto ALKNET_BASE_CAT(alknet_result_, __LINE__) = (expr);               \
+  if (!ALKNET_BASE_CAT(alknet_result_, __LINE__).ok())                   \
+    return std::move(ALKNET_BASE_CAT(alknet_result_, __LINE__)).error(); \
   lhs = std::move(ALKNET_BASE_CAT(alknet_result_, __LINE__)).value()

@@ -1,6 +1,6 @@
-// alknet-call-grpc, the remote transport of alknet-call. CallServer exposes a sealed CallRegistry; RemoteRegistry is a
-// CallTarget whose calls run on that server. A call keeps its semantics across the wire:
-// the same signature checks, the deadline travels with it, cancelling the client cancels
+// alknet-call-grpc, the remote transport of alknet-call. CallServer exposes a sealed CallRegistry;
+// RemoteRegistry is a CallTarget whose calls run on that server. A call keeps its semantics across
+// the wire: the same signature checks, the deadline travels with it, cancelling the client cancels
 // the server-side call, and errors arrive with their code, message and call name.
 //
 // gRPC stays out of this header (it is heavy to compile); see src/server.cpp, src/client.cpp.
@@ -18,8 +18,8 @@
 namespace alknet::call {
 
 struct ServerLimits {
-  std::size_t max_message_bytes = 8u << 20;       // one gRPC message: a header or a chunk
-  std::uint64_t max_tensor_bytes = 4ull << 30;    // all tensors of one call, encoded
+  std::size_t max_message_bytes = 8u << 20;     // one gRPC message: a header or a chunk
+  std::uint64_t max_tensor_bytes = 4ull << 30;  // all tensors of one call, encoded
   int max_concurrent_calls = 64;
   std::chrono::milliseconds max_call_time{10 * 60 * 1000};
 };
@@ -36,8 +36,7 @@ class CallServer {
  public:
   // Refuses a non-loopback address without a token, and a half-configured TLS. Seals the
   // registry (a served registry never changes under its clients); it must outlive the server.
-  static Result<std::unique_ptr<CallServer>> Start(CallRegistry& registry,
-                                                   ServerOptions options);
+  static Result<std::unique_ptr<CallServer>> Start(CallRegistry& registry, ServerOptions options);
   ~CallServer();  // shuts down (in-flight calls are cancelled after a short grace period)
 
   int port() const;

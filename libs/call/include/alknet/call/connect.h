@@ -14,8 +14,8 @@
 namespace alknet::call {
 
 struct RemoteOptions {
-  std::string address;     // host:port
-  std::string token;       // sent as "authorization: Bearer <token>"
+  std::string address;  // host:port
+  std::string token;    // sent as "authorization: Bearer <token>"
   bool tls = false;
   std::string tls_root_pem;     // trusted roots; empty with tls = the system's roots
   std::string tls_server_name;  // overrides the name checked against the certificate

@@ -15,17 +15,17 @@ namespace alknet::call {
 // one to one (the numeric values travel in trailing metadata).
 enum class ErrorCode : std::uint8_t {
   kCancelled = 1,
-  kUnknown = 2,            // a handler failed without saying how
-  kInvalidArgument = 3,    // wrong arity or type at the call boundary, malformed request
+  kUnknown = 2,          // a handler failed without saying how
+  kInvalidArgument = 3,  // wrong arity or type at the call boundary, malformed request
   kDeadlineExceeded = 4,
-  kNotFound = 5,           // no such call
-  kAlreadyExists = 6,      // duplicate call or component name
-  kPermissionDenied = 7,   // registration into a namespace owned by another component
-  kResourceExhausted = 8,  // a server limit: message size, tensor bytes, concurrent calls
-  kFailedPrecondition = 9, // registry sealed, missing dependency
-  kInternal = 13,          // a handler threw
-  kUnavailable = 14,       // the remote server cannot be reached
-  kUnauthenticated = 16,   // missing or wrong bearer token
+  kNotFound = 5,            // no such call
+  kAlreadyExists = 6,       // duplicate call or component name
+  kPermissionDenied = 7,    // registration into a namespace owned by another component
+  kResourceExhausted = 8,   // a server limit: message size, tensor bytes, concurrent calls
+  kFailedPrecondition = 9,  // registry sealed, missing dependency
+  kInternal = 13,           // a handler threw
+  kUnavailable = 14,        // the remote server cannot be reached
+  kUnauthenticated = 16,    // missing or wrong bearer token
 };
 
 std::string_view ErrorCodeName(ErrorCode code);

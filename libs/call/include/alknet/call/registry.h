@@ -82,7 +82,10 @@ class CallContext {
  public:
   CallContext(std::string_view call, const CallOptions& options, const CallRegistry* registry,
               std::function<bool()> extra_cancel = {})
-      : call_(call), options_(options), registry_(registry), extra_cancel_(std::move(extra_cancel)) {}
+      : call_(call),
+        options_(options),
+        registry_(registry),
+        extra_cancel_(std::move(extra_cancel)) {}
 
   std::string_view call() const { return call_; }
   bool Cancelled() const {
@@ -120,7 +123,7 @@ struct CallDecl {
   std::string signature;  // "(t: tensor) -> map"
   Handler handler;
   CallFlags flags;
-  std::string doc;        // one line, shown by `alknet calls`
+  std::string doc;  // one line, shown by `alknet calls`
 };
 
 struct Component {

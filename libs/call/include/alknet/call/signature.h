@@ -17,7 +17,17 @@
 namespace alknet::call {
 
 enum class Type : std::uint8_t {
-  kAny, kNull, kBool, kInt, kFloat, kNumber, kString, kBytes, kList, kMap, kTensor,
+  kAny,
+  kNull,
+  kBool,
+  kInt,
+  kFloat,
+  kNumber,
+  kString,
+  kBytes,
+  kList,
+  kMap,
+  kTensor,
 };
 
 std::string_view TypeName(Type type);
@@ -43,6 +53,6 @@ Result<Signature> ParseSignature(std::string_view text);
 // Checks arity and every argument's type. The error names the call, the parameter, what was
 // expected and what was given.
 Status CheckArguments(std::string_view call, const Signature& signature,
-                            std::span<const Value> args);
+                      std::span<const Value> args);
 
 }  // namespace alknet::call

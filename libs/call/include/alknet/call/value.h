@@ -19,7 +19,15 @@
 namespace alknet::call {
 
 enum class ValueKind : std::uint8_t {
-  kNull, kBool, kInt, kFloat, kString, kBytes, kList, kMap, kTensor,
+  kNull,
+  kBool,
+  kInt,
+  kFloat,
+  kString,
+  kBytes,
+  kList,
+  kMap,
+  kTensor,
 };
 
 std::string_view ValueKindName(ValueKind kind);
@@ -93,8 +101,7 @@ class Value {
   friend bool operator==(const Value& a, const Value& b);
 
  private:
-  std::variant<std::monostate, bool, std::int64_t, double, std::string, Bytes, List, Map,
-               Tensor>
+  std::variant<std::monostate, bool, std::int64_t, double, std::string, Bytes, List, Map, Tensor>
       v_;
 };
 

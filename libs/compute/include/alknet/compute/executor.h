@@ -9,9 +9,10 @@
 //   auto host = ex.Download((*out)[0]);
 //
 // The graph passes (passes.h: fusions) run on every graph first, whatever built it. Every node
-// is checked (op table supports/infer) and its shader generated before anything is recorded; all dispatches go into one command buffer; intermediate buffers return to a pool
-// after their last use and are reused by later nodes (and later runs). A run that raises any
-// WebGPU error fails with it and returns no tensors.
+// is checked (op table supports/infer) and its shader generated before anything is recorded; all
+// dispatches go into one command buffer; intermediate buffers return to a pool after their last use
+// and are reused by later nodes (and later runs). A run that raises any WebGPU error fails with it
+// and returns no tensors.
 #pragma once
 
 #include <memory>
@@ -59,7 +60,7 @@ struct ExecutorStats {
 struct NodeProfile {
   std::string op;
   std::string name;
-  std::string output;   // dtype and shape of output 0, e.g. "f32[1,64,56,56]"
+  std::string output;  // dtype and shape of output 0, e.g. "f32[1,64,56,56]"
   uint64_t dispatches = 0;
   double ms = 0;
 };
@@ -100,8 +101,8 @@ class Executor {
 
   Result<std::vector<Tensor>> Run(const Graph& graph, const std::vector<Tensor>& inputs);
   // One node.
-  Result<Tensor> Run(const std::string& op, const std::vector<Tensor>& inputs, Attributes attributes = {},
-                     int opset = 17);
+  Result<Tensor> Run(const std::string& op, const std::vector<Tensor>& inputs,
+                     Attributes attributes = {}, int opset = 17);
 
   // Compile (or fetch from the pipeline cache) and record one program; for callers that build
   // their own programs (SHA-256). `bindings` follow program.bindings.
@@ -118,7 +119,8 @@ class Executor {
   struct Pass;
   // Records `graph` on `inputs` (known values in `known`, parallel; may be empty) and returns
   // its outputs; composite nodes recurse.
-  Result<std::vector<Tensor>> Record(Pass& pass, const Graph& graph, const std::vector<Tensor>& inputs,
+  Result<std::vector<Tensor>> Record(Pass& pass, const Graph& graph,
+                                     const std::vector<Tensor>& inputs,
                                      const std::vector<ConstValue>& known, int depth);
   Result<Tensor> Contiguous(Pass& pass, const Tensor& t, const std::string& label);
   Result<std::shared_ptr<webgpu::Buffer>> Acquire(uint64_t bytes);

@@ -28,8 +28,8 @@ struct RefTensor {
 using ConstValue = std::shared_ptr<const RefTensor>;
 
 // ONNX attribute kinds we use: INT, FLOAT, STRING, INTS, FLOATS, TENSOR.
-using AttrValue =
-    std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>, ConstValue>;
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
+                               std::vector<double>, ConstValue>;
 using Attributes = std::map<std::string, AttrValue>;
 
 std::string AttrToString(const AttrValue& v);
@@ -52,8 +52,8 @@ struct TensorDesc {
 };
 
 struct OpNode {
-  std::string op_type;        // "Add", "MatMul", ...
-  std::string name;           // node name, for messages (may be empty)
+  std::string op_type;  // "Add", "MatMul", ...
+  std::string name;     // node name, for messages (may be empty)
   int opset = 17;
   Attributes attributes;
   std::vector<TensorDesc> inputs;

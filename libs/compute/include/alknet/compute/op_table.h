@@ -58,7 +58,7 @@ struct DispatchPlan {
 struct TestHints {
   double lo = -3.0, hi = 3.0;
   double abs_tol = 1e-5, rel_tol = 1e-5;
-  bool nonzero = false;  // divisors: keep |x| >= 0.5
+  bool nonzero = false;         // divisors: keep |x| >= 0.5
   bool integer_valued = false;  // float inputs drawn from integers (Pow exponents, Mod)
 };
 
@@ -87,8 +87,8 @@ struct OpRecord {
   std::string name;
   int opset_min = 1;
   int opset_max = 99;
-  std::string family;     // "unary", "binary", "linalg", ... (docs and layout)
-  std::string shader;     // template id: shaders/<shader>.<language>.hbs
+  std::string family;  // "unary", "binary", "linalg", ... (docs and layout)
+  std::string shader;  // template id: shaders/<shader>.<language>.hbs
   uint32_t min_inputs = 1, max_inputs = 1;
   std::vector<AttributeSpec> attributes;
   std::string summary;
@@ -98,13 +98,16 @@ struct OpRecord {
   // The dtypes (and contiguity) the kernel accepts, checked before `infer` runs.
   InputContract contract;
 
-  // Checks shapes (and dtype rules the contract cannot state) and infers the outputs; an error (kUnsupported, kShape) says why.
-  // `attrs` are the node's attributes with defaults filled in and validated.
+  // Checks shapes (and dtype rules the contract cannot state) and infers the outputs; an error
+  // (kUnsupported, kShape) says why. `attrs` are the node's attributes with defaults filled in and
+  // validated.
   std::function<Result<std::vector<TensorDesc>>(const OpNode& node, const Attributes& attrs)> infer;
   // Op-specific template data (numbers, flags, lists; no shader text).
-  std::function<Result<hbs::Value>(const OpNode& node, const Attributes& attrs, const DeviceCaps& caps)>
+  std::function<Result<hbs::Value>(const OpNode& node, const Attributes& attrs,
+                                   const DeviceCaps& caps)>
       context;
-  std::function<DispatchPlan(const OpNode& node, const Attributes& attrs, const DeviceCaps& caps)> dispatch;
+  std::function<DispatchPlan(const OpNode& node, const Attributes& attrs, const DeviceCaps& caps)>
+      dispatch;
   std::function<std::vector<RefTensor>(const OpNode& node, const Attributes& attrs,
                                        const std::vector<RefTensor>& inputs)>
       reference;
@@ -134,7 +137,8 @@ struct OpRecord {
   // a device with these capabilities, or nullopt for the record's own kernel. Conv splits K
   // across workgroups this way when its output grid is too small to fill a GPU. The graph
   // must compute what `reference` says (the op tests run both device variants).
-  std::function<std::optional<Graph>(const OpNode& node, const Attributes& attrs, const DeviceCaps& caps)>
+  std::function<std::optional<Graph>(const OpNode& node, const Attributes& attrs,
+                                     const DeviceCaps& caps)>
       specialize;
 
   bool is_host_input(size_t i) const {
@@ -171,6 +175,7 @@ class OpTable {
 void RequestOutputs(OpNode& node, const OpRecord* record, int count);
 
 // Runs an op's float64 reference on the CPU (for tests and the registry's self-checks).
-Result<std::vector<RefTensor>> ReferenceRun(const OpNode& node, const std::vector<RefTensor>& inputs);
+Result<std::vector<RefTensor>> ReferenceRun(const OpNode& node,
+                                            const std::vector<RefTensor>& inputs);
 
 }  // namespace alknet::compute

@@ -33,7 +33,8 @@ struct GraphFacts {
   std::vector<std::optional<TensorDesc>> descs;
 
   const TensorDesc* desc(int value) const {
-    return value >= 0 && static_cast<size_t>(value) < descs.size() && descs[value] ? &*descs[value] : nullptr;
+    return value >= 0 && static_cast<size_t>(value) < descs.size() && descs[value] ? &*descs[value]
+                                                                                   : nullptr;
   }
 };
 

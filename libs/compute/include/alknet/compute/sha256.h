@@ -44,7 +44,8 @@ class Sha256 {
   // end. Chunks of `chunk_bytes` (a multiple of 64) go through one dispatch each.
   Result<Sha256Digest> HashStream(const std::function<Result<size_t>(std::span<std::byte>)>& read,
                                   uint64_t chunk_bytes = 64ull << 20);
-  Result<Sha256Digest> HashOne(std::span<const std::byte> message, uint64_t chunk_bytes = 64ull << 20);
+  Result<Sha256Digest> HashOne(std::span<const std::byte> message,
+                               uint64_t chunk_bytes = 64ull << 20);
 
   // For benchmarks: upload once, dispatch many times, read once.
   struct Prepared {

@@ -48,15 +48,15 @@ struct ProgramBinding {
 };
 
 struct ShaderProgram {
-  std::string language;     // "wgsl"
+  std::string language;  // "wgsl"
   std::string source;
   std::string entry_point = "main";
-  std::string label;        // e.g. "Add:node_3"
+  std::string label;  // e.g. "Add:node_3"
   std::string template_name;
   std::vector<ProgramBinding> bindings;  // binding i of group 0 = bindings[i]
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   std::array<uint32_t, 3> grid{1, 1, 1};  // workgroups to dispatch
-  std::vector<TensorDesc> outputs;          // inferred output shapes and dtypes
+  std::vector<TensorDesc> outputs;        // inferred output shapes and dtypes
 };
 
 class ShaderGenerator {

@@ -75,7 +75,7 @@ enum class Mode {
 };
 
 struct RenderLimits {
-  int max_depth = 512;                         // nested blocks and partials
+  int max_depth = 512;                            // nested blocks and partials
   std::size_t max_output = std::size_t{1} << 30;  // bytes
   std::uint64_t max_steps = 1ull << 32;           // statements executed
 };
@@ -110,7 +110,8 @@ class Registry {
     for (std::size_t i = 0; i < count; ++i) {
       std::string path(files[i].name);
       std::string name = path;
-      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".hbs") == 0) name.resize(name.size() - 4);
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".hbs") == 0)
+        name.resize(name.size() - 4);
       register_template_string(std::move(name), files[i].contents, std::move(path));
     }
   }

@@ -42,7 +42,16 @@ using Array = std::vector<Value>;
 
 class Value {
  public:
-  enum class Kind : std::uint8_t { kUndefined, kNull, kBool, kInt, kDouble, kString, kArray, kObject };
+  enum class Kind : std::uint8_t {
+    kUndefined,
+    kNull,
+    kBool,
+    kInt,
+    kDouble,
+    kString,
+    kArray,
+    kObject
+  };
 
   Value() = default;  // undefined
   Value(std::nullptr_t) : data_(Null{}) {}

@@ -98,22 +98,23 @@ struct RunOptions {
 struct RunResult {
   std::vector<Tensor> outputs;  // host, in the model's declared types, model output order
   std::vector<compute::Tensor> device_outputs;
-  double plan_ms = 0;   // 0 when the plan came from the cache
-  double run_ms = 0;    // upload + record + submit + download
+  double plan_ms = 0;  // 0 when the plan came from the cache
+  double run_ms = 0;   // upload + record + submit + download
   // run_ms in parts: inputs to the device; recording, submitting and (with
   // RunOptions::time_device) waiting for the graph; outputs back to the host.
   double upload_ms = 0, device_ms = 0, download_ms = 0;
-  double wait_ms = 0;   // the part of device_ms spent waiting after the submit
+  double wait_ms = 0;  // the part of device_ms spent waiting after the submit
   bool plan_cached = false;
   // With RunOptions::profile: the device nodes in plan order (ONNX node names; a fused Gemm
-  // or alknet.AddRelu carries the Add's name, a fused Conv the Conv's). Folded nodes ran at plan time and are not listed.
+  // or alknet.AddRelu carries the Add's name, a fused Conv the Conv's). Folded nodes ran at plan
+  // time and are not listed.
   compute::RunProfile profile;
 };
 
 struct SessionStats {
   uint64_t plans_built = 0;
   uint64_t plan_cache_hits = 0;
-  uint64_t nodes_folded = 0;   // in the last plan built
+  uint64_t nodes_folded = 0;     // in the last plan built
   uint64_t nodes_on_device = 0;  // after fusion
   uint64_t fusions = 0;          // counted when the plan first runs
   uint64_t initializers_uploaded = 0;
@@ -125,9 +126,11 @@ Result<std::vector<std::string>> ReadOpTypes(const std::filesystem::path& path);
 
 class Session {
  public:
-  static Result<Session> Load(const std::filesystem::path& path, const SessionOptions& options = {});
+  static Result<Session> Load(const std::filesystem::path& path,
+                              const SessionOptions& options = {});
   // A model in memory; external data is resolved against `base_dir` (empty: refused).
-  static Result<Session> LoadFromBytes(std::span<const std::byte> bytes, const std::filesystem::path& base_dir,
+  static Result<Session> LoadFromBytes(std::span<const std::byte> bytes,
+                                       const std::filesystem::path& base_dir,
                                        const SessionOptions& options = {});
 
   Session(Session&&) noexcept;

@@ -76,7 +76,8 @@ Result<compute::RefTensor> ToRef(const Tensor& t, bool shader_f16);
 // i32 is an error naming the tensor, never a silent truncation).
 Result<std::vector<std::byte>> ToDeviceBytes(const Tensor& t, bool shader_f16);
 // A float64 value (device dtype) to host bytes of that device dtype, range-checked.
-Result<std::vector<std::byte>> RefToDeviceBytes(const compute::RefTensor& r, const std::string& what);
+Result<std::vector<std::byte>> RefToDeviceBytes(const compute::RefTensor& r,
+                                                const std::string& what);
 // Device bytes (dtype `from`, as Executor::Download returns them) to the ONNX type `to`.
 Result<Tensor> FromDevice(std::string name, compute::DType from, const std::vector<uint64_t>& shape,
                           const std::vector<std::byte>& bytes, ElemType to);

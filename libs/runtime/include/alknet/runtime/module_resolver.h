@@ -27,8 +27,8 @@ namespace alknet::runtime {
 struct ModuleLocation {
   enum class Kind { kBuiltin, kFile, kJson };
   Kind kind = Kind::kFile;
-  std::string builtin;          // "fs" for alknet:fs
-  std::filesystem::path path;   // absolute, normalised (kFile, kJson)
+  std::string builtin;         // "fs" for alknet:fs
+  std::filesystem::path path;  // absolute, normalised (kFile, kJson)
 
   // The module's URL: "alknet:fs" or "file:///abs/path.js"; also its key in the module map.
   std::string Url() const;
@@ -51,8 +51,7 @@ class ModuleResolver {
   ModuleResolver(std::set<std::string> builtins, std::optional<ImportMap> import_map);
 
   // `referrer` is the importing module (nullptr: the entry point, resolved against the cwd).
-  Result<ModuleLocation> Resolve(std::string_view specifier,
-                                 const ModuleLocation* referrer) const;
+  Result<ModuleLocation> Resolve(std::string_view specifier, const ModuleLocation* referrer) const;
 
   const std::set<std::string>& builtins() const { return builtins_; }
   const std::optional<ImportMap>& import_map() const { return import_map_; }

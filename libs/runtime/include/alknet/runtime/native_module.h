@@ -38,7 +38,8 @@ using DefineNativeCore = bool (*)(JSContext* cx, JS::HandleObject core);
 // Registers `alknet:<name>`. `js_source` must outlive the process (embedded data); `define` may
 // be null for a module without native code. Registering a name again replaces it. Not
 // thread-safe: call during start-up.
-void RegisterNativeModule(std::string_view name, std::string_view js_source, DefineNativeCore define);
+void RegisterNativeModule(std::string_view name, std::string_view js_source,
+                          DefineNativeCore define);
 // Adds functions to a registered module's core: alknet-onnx puts Session's native half on
 // alknet:compute's core, so the JS API stays where users look for it while alknet-compute's
 // extension does not depend on alknet-onnx.

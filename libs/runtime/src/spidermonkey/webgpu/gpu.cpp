@@ -34,7 +34,8 @@ void OnAdapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringV
       return;
     }
     result.setObject(*obj);
-  } else if (status != WGPURequestAdapterStatus_Unavailable && status != WGPURequestAdapterStatus_Success) {
+  } else if (status != WGPURequestAdapterStatus_Unavailable &&
+             status != WGPURequestAdapterStatus_Success) {
     // Spec: an adapter that cannot be had resolves to null; only a failure of the request
     // itself rejects.
     req->RejectWith("OperationError", "requestAdapter failed: " + std::string(wg::FromSv(message)));
@@ -57,9 +58,13 @@ bool RequestAdapter(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (present) {
     std::string pref;
     if (!ValueToUtf8(cx, v, &pref)) return false;
-    if (pref == "low-power") opts.powerPreference = WGPUPowerPreference_LowPower;
-    else if (pref == "high-performance") opts.powerPreference = WGPUPowerPreference_HighPerformance;
-    else return ThrowTypeError(cx, "GPU.requestAdapter: powerPreference '" + pref + "' is not a valid GPUPowerPreference");
+    if (pref == "low-power")
+      opts.powerPreference = WGPUPowerPreference_LowPower;
+    else if (pref == "high-performance")
+      opts.powerPreference = WGPUPowerPreference_HighPerformance;
+    else
+      return ThrowTypeError(cx, "GPU.requestAdapter: powerPreference '" + pref +
+                                    "' is not a valid GPUPowerPreference");
   }
   if (!Member(cx, options, "forceFallbackAdapter", &v, &present)) return false;
   opts.forceFallbackAdapter = present && JS::ToBoolean(v);
@@ -88,8 +93,7 @@ bool GetPreferredCanvasFormat(JSContext* cx, unsigned argc, JS::Value* vp) {
 
 const JSFunctionSpec kMethods[] = {
     JS_FN("requestAdapter", RequestAdapter, 0, JSPROP_ENUMERATE),
-    JS_FN("getPreferredCanvasFormat", GetPreferredCanvasFormat, 0, JSPROP_ENUMERATE),
-    JS_FS_END};
+    JS_FN("getPreferredCanvasFormat", GetPreferredCanvasFormat, 0, JSPROP_ENUMERATE), JS_FS_END};
 
 }  // namespace
 
@@ -105,19 +109,34 @@ namespace alknet::runtime::sm {
 // loaded, instance created) by the first requestAdapter.
 bool InstallWebGpu(JSContext* cx, JS::HandleObject global) {
   using namespace gpu;
-  for (auto define : {DefineGPU, DefineGPUAdapter, DefineGPUDevice, DefineGPUQueue, DefineGPUBuffer,
-                      DefineGPUShaderModule, DefineGPUComputePipeline, DefineGPUBindGroupLayout,
-                      DefineGPUPipelineLayout, DefineGPUBindGroup, DefineGPUCommandEncoder,
-                      DefineGPUComputePassEncoder, DefineGPUCommandBuffer, DefineGPUTexture,
-                      DefineGPUTextureView, DefineGPUSampler, DefineGPUQuerySet,
-                      DefineGPURenderPipeline, DefineGPURenderPassEncoder,
-                      DefineGPURenderBundleEncoder, DefineGPURenderBundle}) {
+  for (auto define : {DefineGPU,
+                      DefineGPUAdapter,
+                      DefineGPUDevice,
+                      DefineGPUQueue,
+                      DefineGPUBuffer,
+                      DefineGPUShaderModule,
+                      DefineGPUComputePipeline,
+                      DefineGPUBindGroupLayout,
+                      DefineGPUPipelineLayout,
+                      DefineGPUBindGroup,
+                      DefineGPUCommandEncoder,
+                      DefineGPUComputePassEncoder,
+                      DefineGPUCommandBuffer,
+                      DefineGPUTexture,
+                      DefineGPUTextureView,
+                      DefineGPUSampler,
+                      DefineGPUQuerySet,
+                      DefineGPURenderPipeline,
+                      DefineGPURenderPassEncoder,
+                      DefineGPURenderBundleEncoder,
+                      DefineGPURenderBundle}) {
     if (!define(cx, global)) return false;
   }
   JS::RootedObject gpu(cx, Wrap(cx, &GPU::kClass, std::make_unique<GPU>()));
   JS::RootedObject navigator(cx, JS_NewPlainObject(cx));
   if (!gpu || !navigator) return false;
-  if (!JS_DefineProperty(cx, navigator, "gpu", gpu, JSPROP_ENUMERATE | JSPROP_READONLY)) return false;
+  if (!JS_DefineProperty(cx, navigator, "gpu", gpu, JSPROP_ENUMERATE | JSPROP_READONLY))
+    return false;
   return JS_DefineProperty(cx, global, "navigator", navigator, JSPROP_READONLY);
 }
 

@@ -9,7 +9,9 @@ ALKNET_GPU_CLASS(GPUAdapter, GPUAdapter::kSlotCount);
 
 namespace {
 
-// Limits a device descriptor may require, by their spec names.
+// Limits a device descriptor may require, by their spec names. (clang-format 14 is not
+// idempotent on this list: it reflows it on every run.)
+// clang-format off
 #define ALKNET_GPU_U32_LIMITS(X)                                                              \
   X(maxTextureDimension1D) X(maxTextureDimension2D) X(maxTextureDimension3D)                  \
   X(maxTextureArrayLayers) X(maxBindGroups) X(maxBindGroupsPlusVertexBuffers)                 \
@@ -25,6 +27,7 @@ namespace {
   X(maxComputeWorkgroupsPerDimension)
 #define ALKNET_GPU_U64_LIMITS(X) \
   X(maxUniformBufferBindingSize) X(maxStorageBufferBindingSize) X(maxBufferSize)
+// clang-format on
 
 struct DeviceRequest : PendingPromise {
   using PendingPromise::PendingPromise;
@@ -94,7 +97,8 @@ bool RequestDevice(JSContext* cx, unsigned argc, JS::Value* vp) {
       if (!JS_GetElement(cx, list, i, &v) || !ValueToUtf8(cx, v, &name)) return false;
       WGPUFeatureName f = WGPUFeatureName_Force32;
       if (!FeatureByName(self->adapter.get(), name, &f)) {
-        req->RejectWith("TypeError", "requestDevice: the adapter does not support feature '" + name + "'");
+        req->RejectWith("TypeError",
+                        "requestDevice: the adapter does not support feature '" + name + "'");
         return true;
       }
       features.push_back(f);
@@ -104,7 +108,8 @@ bool RequestDevice(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (!Member(cx, desc_obj, "requiredLimits", &v, &present)) return false;
   bool have_limits = false;
   if (present) {
-    if (!v.isObject()) return ThrowTypeError(cx, "GPUAdapter.requestDevice: requiredLimits must be an object");
+    if (!v.isObject())
+      return ThrowTypeError(cx, "GPUAdapter.requestDevice: requiredLimits must be an object");
     JS::RootedObject l(cx, &v.toObject());
     if (!ReadRequiredLimits(cx, l, &limits)) {
       // An unknown limit name rejects (OperationError), as the spec says.
@@ -195,8 +200,12 @@ bool GetInfo(JSContext* cx, unsigned argc, JS::Value* vp) {
   str("architecture", info.architecture);
   str("device", info.device);
   str("description", info.description);
-  if (ok) ok = JS_DefineProperty(cx, out, "subgroupMinSize", info.subgroupMinSize, JSPROP_ENUMERATE | JSPROP_READONLY);
-  if (ok) ok = JS_DefineProperty(cx, out, "subgroupMaxSize", info.subgroupMaxSize, JSPROP_ENUMERATE | JSPROP_READONLY);
+  if (ok)
+    ok = JS_DefineProperty(cx, out, "subgroupMinSize", info.subgroupMinSize,
+                           JSPROP_ENUMERATE | JSPROP_READONLY);
+  if (ok)
+    ok = JS_DefineProperty(cx, out, "subgroupMaxSize", info.subgroupMaxSize,
+                           JSPROP_ENUMERATE | JSPROP_READONLY);
   wg::P().AdapterInfoFreeMembers(info);
   if (!ok) return false;
   JS::SetReservedSlot(obj, GPUAdapter::kInfo, JS::ObjectValue(*out));
@@ -215,13 +224,10 @@ bool GetIsFallbackAdapter(JSContext* cx, unsigned argc, JS::Value* vp) {
 
 const JSPropertySpec kProperties[] = {
     JS_PSG("features", GetFeatures, JSPROP_ENUMERATE),
-    JS_PSG("limits", GetLimits, JSPROP_ENUMERATE),
-    JS_PSG("info", GetInfo, JSPROP_ENUMERATE),
-    JS_PSG("isFallbackAdapter", GetIsFallbackAdapter, JSPROP_ENUMERATE),
-    JS_PS_END};
-const JSFunctionSpec kMethods[] = {
-    JS_FN("requestDevice", RequestDevice, 0, JSPROP_ENUMERATE),
-    JS_FS_END};
+    JS_PSG("limits", GetLimits, JSPROP_ENUMERATE), JS_PSG("info", GetInfo, JSPROP_ENUMERATE),
+    JS_PSG("isFallbackAdapter", GetIsFallbackAdapter, JSPROP_ENUMERATE), JS_PS_END};
+const JSFunctionSpec kMethods[] = {JS_FN("requestDevice", RequestDevice, 0, JSPROP_ENUMERATE),
+                                   JS_FS_END};
 
 }  // namespace
 
@@ -245,7 +251,8 @@ JSObject* NewSupportedLimits(JSContext* cx, const WGPULimits& limits) {
   for (const auto& [name, value] : wg::LimitList(limits)) {
     if (name == "maxImmediateSize") continue;  // not a WebGPU (JS) limit
     JS::RootedValue v(cx, JS::NumberValue(static_cast<double>(value)));
-    if (!JS_DefineProperty(cx, out, name.c_str(), v, JSPROP_ENUMERATE | JSPROP_READONLY)) return nullptr;
+    if (!JS_DefineProperty(cx, out, name.c_str(), v, JSPROP_ENUMERATE | JSPROP_READONLY))
+      return nullptr;
   }
   if (!JS_FreezeObject(cx, out)) return nullptr;
   return out;
@@ -268,16 +275,23 @@ bool ReadRequiredLimits(JSContext* cx, JS::HandleObject dict, WGPULimits* limits
     if (!JS_GetPropertyById(cx, dict, ids[i], &v)) return false;
     if (v.isUndefined()) continue;
     bool known = false;
-#define ALKNET_SET32(n) \
-    if (name == #n) { known = true; if (!ToU32(cx, v, "requiredLimits." #n, &limits->n)) return false; }
-#define ALKNET_SET64(n) \
-    if (name == #n) { known = true; if (!ToU64(cx, v, "requiredLimits." #n, &limits->n)) return false; }
+#define ALKNET_SET32(n)                                                \
+  if (name == #n) {                                                    \
+    known = true;                                                      \
+    if (!ToU32(cx, v, "requiredLimits." #n, &limits->n)) return false; \
+  }
+#define ALKNET_SET64(n)                                                \
+  if (name == #n) {                                                    \
+    known = true;                                                      \
+    if (!ToU64(cx, v, "requiredLimits." #n, &limits->n)) return false; \
+  }
     ALKNET_GPU_U32_LIMITS(ALKNET_SET32)
     ALKNET_GPU_U64_LIMITS(ALKNET_SET64)
 #undef ALKNET_SET32
 #undef ALKNET_SET64
     if (!known) {
-      JSObject* e = NewNamedError(cx, "DOMException", "requestDevice: unknown limit '" + name + "'", "OperationError");
+      JSObject* e = NewNamedError(cx, "DOMException", "requestDevice: unknown limit '" + name + "'",
+                                  "OperationError");
       if (e) {
         JS::RootedValue ev(cx, JS::ObjectValue(*e));
         JS_SetPendingException(cx, ev);

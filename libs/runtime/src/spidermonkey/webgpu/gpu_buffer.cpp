@@ -48,13 +48,16 @@ bool MapAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.mapAsync");
   uint64_t mode = 0, offset = 0, size = 0;
   if (!ToU64(cx, args.get(0), "GPUBuffer.mapAsync mode", &mode)) return false;
-  if (!args.get(1).isUndefined() && !ToU64(cx, args.get(1), "GPUBuffer.mapAsync offset", &offset)) return false;
+  if (!args.get(1).isUndefined() && !ToU64(cx, args.get(1), "GPUBuffer.mapAsync offset", &offset))
+    return false;
   size = offset <= self->size ? self->size - offset : 0;
-  if (!args.get(2).isUndefined() && !ToU64(cx, args.get(2), "GPUBuffer.mapAsync size", &size)) return false;
+  if (!args.get(2).isUndefined() && !ToU64(cx, args.get(2), "GPUBuffer.mapAsync size", &size))
+    return false;
   auto req = std::make_unique<MapRequest>(cx, &args.thisv().toObject());
   args.rval().setObject(*req->promise);
   if (self->map_pending || self->map_size != 0 || self->mapped_at_creation) {
-    req->RejectWith("OperationError", "GPUBuffer.mapAsync: the buffer is already mapped or being mapped");
+    req->RejectWith("OperationError",
+                    "GPUBuffer.mapAsync: the buffer is already mapped or being mapped");
     return true;
   }
   req->offset = offset;
@@ -66,7 +69,8 @@ bool MapAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
   cb.callback = &OnMapped;
   cb.userdata1 = req.release();
   // Range errors are validation errors: Dawn reports them and fails the callback.
-  wg::P().BufferMapAsync(self->buffer.get(), mode, static_cast<size_t>(offset), static_cast<size_t>(size), cb);
+  wg::P().BufferMapAsync(self->buffer.get(), mode, static_cast<size_t>(offset),
+                         static_cast<size_t>(size), cb);
   return true;
 }
 
@@ -79,15 +83,19 @@ bool GetMappedRange(JSContext* cx, unsigned argc, JS::Value* vp) {
   }
   // Spec defaults: offset 0, size = the rest of the *buffer* (not of the mapping).
   uint64_t offset = 0, size = 0;
-  if (!args.get(0).isUndefined() && !ToU64(cx, args.get(0), "GPUBuffer.getMappedRange offset", &offset)) return false;
+  if (!args.get(0).isUndefined() &&
+      !ToU64(cx, args.get(0), "GPUBuffer.getMappedRange offset", &offset))
+    return false;
   uint64_t end = self->map_offset + self->map_size;
   size = offset <= self->size ? self->size - offset : 0;
-  if (!args.get(1).isUndefined() && !ToU64(cx, args.get(1), "GPUBuffer.getMappedRange size", &size)) return false;
+  if (!args.get(1).isUndefined() && !ToU64(cx, args.get(1), "GPUBuffer.getMappedRange size", &size))
+    return false;
   if (offset < self->map_offset || offset + size > end || offset % 8 != 0 || size % 4 != 0) {
-    return ThrowError(cx, "GPUBuffer.getMappedRange: [" + std::to_string(offset) + ", " +
-                              std::to_string(offset + size) + ") is outside the mapped range [" +
-                              std::to_string(self->map_offset) + ", " + std::to_string(end) +
-                              ") or misaligned (offset % 8, size % 4)",
+    return ThrowError(cx,
+                      "GPUBuffer.getMappedRange: [" + std::to_string(offset) + ", " +
+                          std::to_string(offset + size) + ") is outside the mapped range [" +
+                          std::to_string(self->map_offset) + ", " + std::to_string(end) +
+                          ") or misaligned (offset % 8, size % 4)",
                       "OperationError");
   }
   JS::RootedObject ab(cx);
@@ -96,8 +104,11 @@ bool GetMappedRange(JSContext* cx, unsigned argc, JS::Value* vp) {
   } else {
     void* data = self->writable_mapping
                      ? wg::P().BufferGetMappedRange(self->buffer.get(), offset, size)
-                     : const_cast<void*>(wg::P().BufferGetConstMappedRange(self->buffer.get(), offset, size));
-    if (data == nullptr) return ThrowError(cx, "GPUBuffer.getMappedRange: the range is not available", "OperationError");
+                     : const_cast<void*>(
+                           wg::P().BufferGetConstMappedRange(self->buffer.get(), offset, size));
+    if (data == nullptr)
+      return ThrowError(cx, "GPUBuffer.getMappedRange: the range is not available",
+                        "OperationError");
     ab = JS::NewArrayBufferWithUserOwnedContents(cx, size, data);
   }
   if (!ab) return false;
@@ -148,17 +159,13 @@ bool GetMapState(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-const JSPropertySpec kProperties[] = {
-    JS_PSG("size", GetSize, JSPROP_ENUMERATE),
-    JS_PSG("usage", GetUsage, JSPROP_ENUMERATE),
-    JS_PSG("mapState", GetMapState, JSPROP_ENUMERATE),
-    JS_PS_END};
-const JSFunctionSpec kMethods[] = {
-    JS_FN("mapAsync", MapAsync, 1, JSPROP_ENUMERATE),
-    JS_FN("getMappedRange", GetMappedRange, 0, JSPROP_ENUMERATE),
-    JS_FN("unmap", Unmap, 0, JSPROP_ENUMERATE),
-    JS_FN("destroy", Destroy, 0, JSPROP_ENUMERATE),
-    JS_FS_END};
+const JSPropertySpec kProperties[] = {JS_PSG("size", GetSize, JSPROP_ENUMERATE),
+                                      JS_PSG("usage", GetUsage, JSPROP_ENUMERATE),
+                                      JS_PSG("mapState", GetMapState, JSPROP_ENUMERATE), JS_PS_END};
+const JSFunctionSpec kMethods[] = {JS_FN("mapAsync", MapAsync, 1, JSPROP_ENUMERATE),
+                                   JS_FN("getMappedRange", GetMappedRange, 0, JSPROP_ENUMERATE),
+                                   JS_FN("unmap", Unmap, 0, JSPROP_ENUMERATE),
+                                   JS_FN("destroy", Destroy, 0, JSPROP_ENUMERATE), JS_FS_END};
 
 }  // namespace
 

@@ -67,9 +67,10 @@ enum class CopyKind { kBufferToTexture, kTextureToBuffer, kTextureToTexture };
 
 template <CopyKind kKind>
 bool CopyTexture(JSContext* cx, unsigned argc, JS::Value* vp) {
-  const char* what = kKind == CopyKind::kBufferToTexture   ? "GPUCommandEncoder.copyBufferToTexture"
-                     : kKind == CopyKind::kTextureToBuffer ? "GPUCommandEncoder.copyTextureToBuffer"
-                                                           : "GPUCommandEncoder.copyTextureToTexture";
+  const char* what = kKind == CopyKind::kBufferToTexture ? "GPUCommandEncoder.copyBufferToTexture"
+                     : kKind == CopyKind::kTextureToBuffer
+                         ? "GPUCommandEncoder.copyTextureToBuffer"
+                         : "GPUCommandEncoder.copyTextureToTexture";
   ALKNET_GPU_THIS(GPUCommandEncoder, what);
   if (args.length() < 3) return ThrowTypeError(cx, std::string(what) + ": 3 arguments required");
   WGPUExtent3D size{};
@@ -137,7 +138,8 @@ bool BeginRenderPass(JSContext* cx, unsigned argc, JS::Value* vp) {
       if (!resolve) return false;
       c.resolveTarget = resolve->view.get();
     }
-    if (!OptionalU32(cx, a, "depthSlice", where, WGPU_DEPTH_SLICE_UNDEFINED, &c.depthSlice)) return false;
+    if (!OptionalU32(cx, a, "depthSlice", where, WGPU_DEPTH_SLICE_UNDEFINED, &c.depthSlice))
+      return false;
     if (!Member(cx, a, "loadOp", &e, &present)) return false;
     if (!present) return MissingMember(cx, where, "loadOp");
     if (!ToEnum(cx, e, kLoadOp, where + ".loadOp", &c.loadOp)) return false;
@@ -191,7 +193,8 @@ bool BeginRenderPass(JSContext* cx, unsigned argc, JS::Value* vp) {
   desc.colorAttachmentCount = colors.size();
   desc.colorAttachments = colors.data();
   auto owner = std::make_unique<GPURenderPassEncoder>();
-  owner->pass = wg::RenderPassEncoder::Adopt(wg::P().CommandEncoderBeginRenderPass(self->encoder.get(), &desc));
+  owner->pass = wg::RenderPassEncoder::Adopt(
+      wg::P().CommandEncoderBeginRenderPass(self->encoder.get(), &desc));
   JSObject* obj = WrapLabelled(cx, &GPURenderPassEncoder::kClass, std::move(owner), label);
   if (!obj) return false;
   args.rval().setObject(*obj);
@@ -211,7 +214,8 @@ bool ResolveQuerySet(JSContext* cx, unsigned argc, JS::Value* vp) {
     return false;
   }
   auto* destination = UnwrapValue<GPUBuffer>(cx, args.get(3), std::string(what) + " destination");
-  if (!destination || !ToU64(cx, args.get(4), std::string(what) + " destinationOffset", &offset)) return false;
+  if (!destination || !ToU64(cx, args.get(4), std::string(what) + " destinationOffset", &offset))
+    return false;
   wg::P().CommandEncoderResolveQuerySet(self->encoder.get(), set->set.get(), first, count,
                                         destination->buffer.get(), offset);
   args.rval().setUndefined();
@@ -252,10 +256,12 @@ bool BeginComputePass(JSContext* cx, unsigned argc, JS::Value* vp) {
   desc.label = wg::Sv(label);
   WGPUPassTimestampWrites timestamps{};
   bool has_timestamps;
-  if (!ToTimestampWrites(cx, d, "GPUComputePassDescriptor", &timestamps, &has_timestamps)) return false;
+  if (!ToTimestampWrites(cx, d, "GPUComputePassDescriptor", &timestamps, &has_timestamps))
+    return false;
   if (has_timestamps) desc.timestampWrites = &timestamps;
   auto owner = std::make_unique<GPUComputePassEncoder>();
-  owner->pass = wg::ComputePassEncoder::Adopt(wg::P().CommandEncoderBeginComputePass(self->encoder.get(), &desc));
+  owner->pass = wg::ComputePassEncoder::Adopt(
+      wg::P().CommandEncoderBeginComputePass(self->encoder.get(), &desc));
   JSObject* obj = WrapLabelled(cx, &GPUComputePassEncoder::kClass, std::move(owner), label);
   if (!obj) return false;
   args.rval().setObject(*obj);
@@ -275,13 +281,16 @@ bool CopyBufferToBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
     dst = UnwrapValue<GPUBuffer>(cx, args.get(1), std::string(what) + " destination");
     if (!dst) return false;
     size = src->size;
-    if (!args.get(2).isUndefined() && !ToU64(cx, args.get(2), std::string(what) + " size", &size)) return false;
+    if (!args.get(2).isUndefined() && !ToU64(cx, args.get(2), std::string(what) + " size", &size))
+      return false;
   } else {
     if (!ToU64(cx, args.get(1), std::string(what) + " sourceOffset", &src_offset)) return false;
     dst = UnwrapValue<GPUBuffer>(cx, args.get(2), std::string(what) + " destination");
-    if (!dst || !ToU64(cx, args.get(3), std::string(what) + " destinationOffset", &dst_offset)) return false;
+    if (!dst || !ToU64(cx, args.get(3), std::string(what) + " destinationOffset", &dst_offset))
+      return false;
     size = src->size >= src_offset ? src->size - src_offset : 0;
-    if (!args.get(4).isUndefined() && !ToU64(cx, args.get(4), std::string(what) + " size", &size)) return false;
+    if (!args.get(4).isUndefined() && !ToU64(cx, args.get(4), std::string(what) + " size", &size))
+      return false;
   }
   wg::P().CommandEncoderCopyBufferToBuffer(self->encoder.get(), src->buffer.get(), src_offset,
                                            dst->buffer.get(), dst_offset, size);
@@ -294,8 +303,12 @@ bool ClearBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto* buffer = UnwrapValue<GPUBuffer>(cx, args.get(0), "GPUCommandEncoder.clearBuffer buffer");
   if (!buffer) return false;
   uint64_t offset = 0, size = WGPU_WHOLE_SIZE;
-  if (!args.get(1).isUndefined() && !ToU64(cx, args.get(1), "GPUCommandEncoder.clearBuffer offset", &offset)) return false;
-  if (!args.get(2).isUndefined() && !ToU64(cx, args.get(2), "GPUCommandEncoder.clearBuffer size", &size)) return false;
+  if (!args.get(1).isUndefined() &&
+      !ToU64(cx, args.get(1), "GPUCommandEncoder.clearBuffer offset", &offset))
+    return false;
+  if (!args.get(2).isUndefined() &&
+      !ToU64(cx, args.get(2), "GPUCommandEncoder.clearBuffer size", &size))
+    return false;
   wg::P().CommandEncoderClearBuffer(self->encoder.get(), buffer->buffer.get(), offset, size);
   args.rval().setUndefined();
   return true;
@@ -309,7 +322,8 @@ bool Finish(JSContext* cx, unsigned argc, JS::Value* vp) {
   WGPUCommandBufferDescriptor desc{};
   desc.label = wg::Sv(label);
   auto owner = std::make_unique<GPUCommandBuffer>();
-  owner->buffer = wg::CommandBuffer::Adopt(wg::P().CommandEncoderFinish(self->encoder.get(), &desc));
+  owner->buffer =
+      wg::CommandBuffer::Adopt(wg::P().CommandEncoderFinish(self->encoder.get(), &desc));
   JSObject* obj = WrapLabelled(cx, &GPUCommandBuffer::kClass, std::move(owner), label);
   if (!obj) return false;
   args.rval().setObject(*obj);

@@ -86,7 +86,8 @@ bool Member(JSContext* cx, JS::HandleObject dict, const char* name, JS::MutableH
 }
 
 namespace {
-bool EnforceRange(JSContext* cx, JS::HandleValue v, std::string_view what, double max, double* out) {
+bool EnforceRange(JSContext* cx, JS::HandleValue v, std::string_view what, double max,
+                  double* out) {
   double d;
   if (!JS::ToNumber(cx, v, &d)) return false;
   if (!std::isfinite(d)) return ThrowTypeError(cx, std::string(what) + " is not a finite number");
@@ -130,7 +131,9 @@ bool ReadDynamicOffsets(JSContext* cx, const JS::CallArgs& args, unsigned first,
                         std::string_view what, std::vector<uint32_t>* out) {
   JS::HandleValue v = args.get(first);
   if (v.isUndefined()) return true;
-  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + ": dynamicOffsets must be a sequence or a Uint32Array");
+  if (!v.isObject())
+    return ThrowTypeError(
+        cx, std::string(what) + ": dynamicOffsets must be a sequence or a Uint32Array");
   JS::RootedObject list(cx, &v.toObject());
   if (JS_IsUint32Array(list)) {
     uint64_t start = 0, length = 0;
@@ -140,7 +143,11 @@ bool ReadDynamicOffsets(JSContext* cx, const JS::CallArgs& args, unsigned first,
       return false;
     }
     if (start > total || length > total - start) {
-      return ThrowError(cx, std::string(what) + ": dynamicOffsetsDataStart + dynamicOffsetsDataLength is beyond the array", "RangeError");
+      return ThrowError(
+          cx,
+          std::string(what) +
+              ": dynamicOffsetsDataStart + dynamicOffsetsDataLength is beyond the array",
+          "RangeError");
     }
     bool shared;
     JS::AutoCheckCannotGC nogc;
@@ -154,7 +161,9 @@ bool ReadDynamicOffsets(JSContext* cx, const JS::CallArgs& args, unsigned first,
   JS::RootedValue e(cx);
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t o;
-    if (!JS_GetElement(cx, arr, i, &e) || !ToU32(cx, e, std::string(what) + " dynamicOffsets[" + std::to_string(i) + "]", &o)) return false;
+    if (!JS_GetElement(cx, arr, i, &e) ||
+        !ToU32(cx, e, std::string(what) + " dynamicOffsets[" + std::to_string(i) + "]", &o))
+      return false;
     out->push_back(o);
   }
   return true;
@@ -208,7 +217,8 @@ bool OptionalU32(JSContext* cx, JS::HandleObject dict, const char* name, std::st
   return ToU32(cx, v, std::string(what) + "." + name, out);
 }
 
-bool OptionalBool(JSContext* cx, JS::HandleObject dict, const char* name, bool fallback, bool* out) {
+bool OptionalBool(JSContext* cx, JS::HandleObject dict, const char* name, bool fallback,
+                  bool* out) {
   JS::RootedValue v(cx);
   bool present;
   if (!Member(cx, dict, name, &v, &present)) return false;
@@ -218,7 +228,8 @@ bool OptionalBool(JSContext* cx, JS::HandleObject dict, const char* name, bool f
 
 bool ToFiniteDouble(JSContext* cx, JS::HandleValue v, std::string_view what, double* out) {
   if (!JS::ToNumber(cx, v, out)) return false;
-  if (!std::isfinite(*out)) return ThrowTypeError(cx, std::string(what) + " is not a finite number");
+  if (!std::isfinite(*out))
+    return ThrowTypeError(cx, std::string(what) + " is not a finite number");
   return true;
 }
 
@@ -250,7 +261,8 @@ bool RequiredDict(JSContext* cx, JS::HandleObject dict, const char* name, std::s
   bool present;
   if (!Member(cx, dict, name, &v, &present)) return false;
   if (!present) return MissingMember(cx, what, name);
-  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + "." + name + " must be a dictionary (object)");
+  if (!v.isObject())
+    return ThrowTypeError(cx, std::string(what) + "." + name + " must be a dictionary (object)");
   out.set(&v.toObject());
   return true;
 }
@@ -267,8 +279,8 @@ bool SequenceValues(JSContext* cx, JS::HandleObject list, uint32_t min, uint32_t
   uint32_t n = 0;
   if (!JS::GetArrayLength(cx, list, &n)) return false;
   if (n < min || n > max) {
-    return ThrowTypeError(cx, std::string(what) + ": a sequence of " + std::to_string(min) + " to " +
-                                  std::to_string(max) + " numbers was expected, got " +
+    return ThrowTypeError(cx, std::string(what) + ": a sequence of " + std::to_string(min) +
+                                  " to " + std::to_string(max) + " numbers was expected, got " +
                                   std::to_string(n));
   }
   JS::RootedValue v(cx);
@@ -281,7 +293,9 @@ bool SequenceValues(JSContext* cx, JS::HandleObject list, uint32_t min, uint32_t
 }  // namespace
 
 bool ToExtent3D(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUExtent3D* out) {
-  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + " must be a GPUExtent3D (sequence or dictionary)");
+  if (!v.isObject())
+    return ThrowTypeError(cx,
+                          std::string(what) + " must be a GPUExtent3D (sequence or dictionary)");
   JS::RootedObject obj(cx, &v.toObject());
   std::vector<JS::Value> values;
   bool is_sequence;
@@ -303,7 +317,9 @@ bool ToExtent3D(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUExt
 bool ToOrigin3D(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUOrigin3D* out) {
   *out = WGPUOrigin3D{0, 0, 0};
   if (v.isUndefined()) return true;
-  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + " must be a GPUOrigin3D (sequence or dictionary)");
+  if (!v.isObject())
+    return ThrowTypeError(cx,
+                          std::string(what) + " must be a GPUOrigin3D (sequence or dictionary)");
   JS::RootedObject obj(cx, &v.toObject());
   std::vector<JS::Value> values;
   bool is_sequence;
@@ -316,12 +332,13 @@ bool ToOrigin3D(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUOri
     }
     return true;
   }
-  return OptionalU32(cx, obj, "x", what, 0, &out->x) && OptionalU32(cx, obj, "y", what, 0, &out->y) &&
-         OptionalU32(cx, obj, "z", what, 0, &out->z);
+  return OptionalU32(cx, obj, "x", what, 0, &out->x) &&
+         OptionalU32(cx, obj, "y", what, 0, &out->y) && OptionalU32(cx, obj, "z", what, 0, &out->z);
 }
 
 bool ToColor(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUColor* out) {
-  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + " must be a GPUColor (sequence or dictionary)");
+  if (!v.isObject())
+    return ThrowTypeError(cx, std::string(what) + " must be a GPUColor (sequence or dictionary)");
   JS::RootedObject obj(cx, &v.toObject());
   std::vector<JS::Value> values;
   bool is_sequence;
@@ -330,7 +347,8 @@ bool ToColor(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUColor*
   if (is_sequence) {
     for (size_t i = 0; i < 4; ++i) {
       JS::RootedValue e(cx, values[i]);
-      if (!ToFiniteDouble(cx, e, std::string(what) + "[" + std::to_string(i) + "]", fields[i])) return false;
+      if (!ToFiniteDouble(cx, e, std::string(what) + "[" + std::to_string(i) + "]", fields[i]))
+        return false;
     }
     return true;
   }
@@ -350,11 +368,14 @@ bool PipelineLayoutMember(JSContext* cx, JS::HandleObject d, std::string_view wh
   JS::RootedValue v(cx);
   bool present;
   if (!Member(cx, d, "layout", &v, &present)) return false;
-  if (!present) return ThrowTypeError(cx, std::string(what) + ": required member layout is undefined (use \"auto\")");
+  if (!present)
+    return ThrowTypeError(
+        cx, std::string(what) + ": required member layout is undefined (use \"auto\")");
   *out = nullptr;
   if (v.isString()) {
     if (ToUtf8(cx, v.toString()) != "auto") {
-      return ThrowTypeError(cx, std::string(what) + ": layout must be a GPUPipelineLayout or \"auto\"");
+      return ThrowTypeError(cx,
+                            std::string(what) + ": layout must be a GPUPipelineLayout or \"auto\"");
     }
     return true;
   }
@@ -370,7 +391,8 @@ bool PipelineConstants(JSContext* cx, JS::HandleObject stage, std::string_view w
   bool present;
   if (!Member(cx, stage, "constants", &v, &present)) return false;
   if (!present) return true;
-  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + ".constants must be a record (object)");
+  if (!v.isObject())
+    return ThrowTypeError(cx, std::string(what) + ".constants must be a record (object)");
   JS::RootedObject c(cx, &v.toObject());
   JS::Rooted<JS::IdVector> ids(cx, JS::IdVector(cx));
   if (!JS_Enumerate(cx, c, &ids)) return false;
@@ -380,7 +402,8 @@ bool PipelineConstants(JSContext* cx, JS::HandleObject stage, std::string_view w
     if (!JS_IdToValue(cx, ids[i], &key) || !JS_GetPropertyById(cx, c, ids[i], &value)) return false;
     std::string k;
     WGPUConstantEntry e{};
-    if (!ValueToUtf8(cx, key, &k) || !ToFiniteDouble(cx, value, std::string(what) + ".constants." + k, &e.value)) {
+    if (!ValueToUtf8(cx, key, &k) ||
+        !ToFiniteDouble(cx, value, std::string(what) + ".constants." + k, &e.value)) {
       return false;
     }
     keys->push_back(std::move(k));
@@ -395,7 +418,8 @@ bool DictArg(JSContext* cx, JS::HandleValue v, std::string_view what, JS::Mutabl
     out.set(JS_NewPlainObject(cx));
     return out != nullptr;
   }
-  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + " must be a dictionary (object)");
+  if (!v.isObject())
+    return ThrowTypeError(cx, std::string(what) + " must be a dictionary (object)");
   out.set(&v.toObject());
   return true;
 }
@@ -420,8 +444,10 @@ bool PendingPromise::Reject(JS::HandleValue v) { return JS::RejectPromise(cx, pr
 void PendingPromise::RejectWith(std::string_view name, std::string_view message) {
   JS::RootedValue error(cx);
   JSObject* e = NewNamedError(cx, "DOMException", message, name);
-  if (e) error.setObject(*e);
-  else JS_GetPendingException(cx, &error);
+  if (e)
+    error.setObject(*e);
+  else
+    JS_GetPendingException(cx, &error);
   JS_ClearPendingException(cx);
   Reject(error);
 }

@@ -28,11 +28,10 @@ inline constexpr uint32_t kOwnerSlot = 0;
 extern const JSClassOps kClassOps;
 
 // Defines Name::kClass with `cache_slots` extra slots.
-#define ALKNET_GPU_CLASS(Name, cache_slots)                                            \
-  const JSClass Name::kClass = {#Name,                                                 \
-                                JSCLASS_HAS_RESERVED_SLOTS(1 + (cache_slots)) |        \
-                                    JSCLASS_FOREGROUND_FINALIZE,                       \
-                                &kClassOps}
+#define ALKNET_GPU_CLASS(Name, cache_slots)                                               \
+  const JSClass Name::kClass = {                                                          \
+      #Name, JSCLASS_HAS_RESERVED_SLOTS(1 + (cache_slots)) | JSCLASS_FOREGROUND_FINALIZE, \
+      &kClassOps}
 
 // The per-engine WebGPU state: one instance, the interfaces' prototypes.
 struct DeviceShared;
@@ -71,9 +70,9 @@ T* UnwrapValue(JSContext* cx, JS::HandleValue v, std::string_view what) {
 }
 
 // Declares `args` and `self` for a method of interface T.
-#define ALKNET_GPU_THIS(T, what)                                      \
-  JS::CallArgs args = JS::CallArgsFromVp(argc, vp);                   \
-  T* self = UnwrapValue<T>(cx, args.thisv(), what);                   \
+#define ALKNET_GPU_THIS(T, what)                    \
+  JS::CallArgs args = JS::CallArgsFromVp(argc, vp); \
+  T* self = UnwrapValue<T>(cx, args.thisv(), what); \
   if (self == nullptr) return false
 
 // ---- WebIDL conversions -----------------------------------------------------------------------

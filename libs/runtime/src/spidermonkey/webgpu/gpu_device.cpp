@@ -40,7 +40,8 @@ const char* ErrorClass(WGPUErrorType type) {
   }
 }
 
-void OnUncapturedError(const WGPUDevice*, WGPUErrorType type, WGPUStringView message, void* ud, void*) {
+void OnUncapturedError(const WGPUDevice*, WGPUErrorType type, WGPUStringView message, void* ud,
+                       void*) {
   // May run inside any WebGPU call; JS is only reached later, at a microtask checkpoint.
   auto* shared = static_cast<DeviceShared*>(ud);
   std::lock_guard lock(shared->mutex);
@@ -52,13 +53,15 @@ void OnUncapturedError(const WGPUDevice*, WGPUErrorType type, WGPUStringView mes
   }
 }
 
-void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView message, void* ud, void*) {
+void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView message, void* ud,
+                  void*) {
   auto* shared = static_cast<DeviceShared*>(ud);
   if (shared->cx == nullptr || State(shared->cx).closing || !shared->lost_promise) return;
   shared->awaiting_loss.reset();
   JSContext* cx = shared->cx;
   JS::RootedObject info(cx, JS_NewPlainObject(cx));
-  JS::RootedString why(cx, NewString(cx, reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unknown"));
+  JS::RootedString why(
+      cx, NewString(cx, reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unknown"));
   JS::RootedString text(cx, NewString(cx, wg::FromSv(message)));
   JS::RootedObject promise(cx, shared->lost_promise->get());
   JS::RootedValue v(cx);
@@ -129,8 +132,9 @@ bool CreateBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (mapped && size % 4 != 0) {
     // Spec: a RangeError, not a validation error.
     JS::RootedValue e(cx);
-    JSObject* re = NewNamedError(cx, "RangeError",
-                                 "GPUDevice.createBuffer: with mappedAtCreation, size must be a multiple of 4");
+    JSObject* re = NewNamedError(
+        cx, "RangeError",
+        "GPUDevice.createBuffer: with mappedAtCreation, size must be a multiple of 4");
     if (re) {
       e.setObject(*re);
       JS_SetPendingException(cx, e);
@@ -172,17 +176,21 @@ struct PipelineRequest : PendingPromise {
 // Both async pipeline callbacks: wrap the pipeline, or reject with a GPUPipelineError (spec:
 // such failures do not reach the error scopes).
 template <typename Owner, typename Raw>
-void SettlePipeline(WGPUCreatePipelineAsyncStatus status, Raw pipeline, WGPUStringView message, void* ud) {
+void SettlePipeline(WGPUCreatePipelineAsyncStatus status, Raw pipeline, WGPUStringView message,
+                    void* ud) {
   std::unique_ptr<PipelineRequest> req(static_cast<PipelineRequest*>(ud));
   auto owned = decltype(Owner::pipeline)::Adopt(pipeline);
   if (State(req->cx).closing) return;
   JSContext* cx = req->cx;
   JS::RootedValue v(cx);
   if (status != WGPUCreatePipelineAsyncStatus_Success || !owned) {
-    const char* reason = status == WGPUCreatePipelineAsyncStatus_ValidationError ? "validation" : "internal";
+    const char* reason =
+        status == WGPUCreatePipelineAsyncStatus_ValidationError ? "validation" : "internal";
     JSObject* e = NewPipelineError(cx, wg::FromSv(message), reason);
-    if (e) v.setObject(*e);
-    else JS_GetPendingException(cx, &v);
+    if (e)
+      v.setObject(*e);
+    else
+      JS_GetPendingException(cx, &v);
     JS_ClearPendingException(cx);
     req->Reject(v);
     return;
@@ -221,7 +229,8 @@ bool ReadLayoutEntryResource(JSContext* cx, JS::HandleObject e, const std::strin
     if (!DictArg(cx, v, what + ".buffer", &m)) return false;
     uint32_t type;
     bool dynamic;
-    if (!OptionalEnum(cx, m, "type", kBufferBindingType, what + ".buffer", WGPUBufferBindingType_Uniform, &type) ||
+    if (!OptionalEnum(cx, m, "type", kBufferBindingType, what + ".buffer",
+                      WGPUBufferBindingType_Uniform, &type) ||
         !OptionalBool(cx, m, "hasDynamicOffset", false, &dynamic) ||
         !OptionalU64(cx, m, "minBindingSize", what + ".buffer", 0, &out->buffer.minBindingSize)) {
       return false;
@@ -232,7 +241,8 @@ bool ReadLayoutEntryResource(JSContext* cx, JS::HandleObject e, const std::strin
   if (!Member(cx, e, "sampler", &v, &present)) return false;
   if (present) {
     if (!DictArg(cx, v, what + ".sampler", &m) ||
-        !OptionalEnum(cx, m, "type", kSamplerBindingType, what + ".sampler", 2, &out->sampler.type)) {
+        !OptionalEnum(cx, m, "type", kSamplerBindingType, what + ".sampler", 2,
+                      &out->sampler.type)) {
       return false;
     }
   }
@@ -240,8 +250,10 @@ bool ReadLayoutEntryResource(JSContext* cx, JS::HandleObject e, const std::strin
   if (present) {
     bool multisampled;
     if (!DictArg(cx, v, what + ".texture", &m) ||
-        !OptionalEnum(cx, m, "sampleType", kTextureSampleType, what + ".texture", 2, &out->texture.sampleType) ||
-        !OptionalEnum(cx, m, "viewDimension", kTextureViewDimension, what + ".texture", 2, &out->texture.viewDimension) ||
+        !OptionalEnum(cx, m, "sampleType", kTextureSampleType, what + ".texture", 2,
+                      &out->texture.sampleType) ||
+        !OptionalEnum(cx, m, "viewDimension", kTextureViewDimension, what + ".texture", 2,
+                      &out->texture.viewDimension) ||
         !OptionalBool(cx, m, "multisampled", false, &multisampled)) {
       return false;
     }
@@ -251,13 +263,16 @@ bool ReadLayoutEntryResource(JSContext* cx, JS::HandleObject e, const std::strin
   if (present) {
     std::string where = what + ".storageTexture";
     if (!DictArg(cx, v, where, &m) ||
-        !OptionalEnum(cx, m, "access", kStorageTextureAccess, where, 2, &out->storageTexture.access) ||
-        !OptionalEnum(cx, m, "viewDimension", kTextureViewDimension, where, 2, &out->storageTexture.viewDimension)) {
+        !OptionalEnum(cx, m, "access", kStorageTextureAccess, where, 2,
+                      &out->storageTexture.access) ||
+        !OptionalEnum(cx, m, "viewDimension", kTextureViewDimension, where, 2,
+                      &out->storageTexture.viewDimension)) {
       return false;
     }
     if (!Member(cx, m, "format", &v, &present)) return false;
     if (!present) return MissingMember(cx, where, "format");
-    if (!ToEnum(cx, v, kTextureFormat, where + ".format", &out->storageTexture.format)) return false;
+    if (!ToEnum(cx, v, kTextureFormat, where + ".format", &out->storageTexture.format))
+      return false;
   }
   return true;
 }
@@ -292,7 +307,9 @@ bool CreateTexture(JSContext* cx, unsigned argc, JS::Value* vp) {
     view_formats.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
       if (!JS_GetElement(cx, list, i, &v) ||
-          !ToEnum(cx, v, kTextureFormat, std::string(what) + ".viewFormats[" + std::to_string(i) + "]", &view_formats[i])) {
+          !ToEnum(cx, v, kTextureFormat,
+                  std::string(what) + ".viewFormats[" + std::to_string(i) + "]",
+                  &view_formats[i])) {
         return false;
       }
     }
@@ -304,7 +321,8 @@ bool CreateTexture(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUTexture>();
   owner->texture = wg::Texture::Adopt(wg::P().DeviceCreateTexture(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->texture);
-  return Return(args, WrapNew(cx, &GPUTexture::kClass, std::move(owner), ok, "createTexture", label));
+  return Return(args,
+                WrapNew(cx, &GPUTexture::kClass, std::move(owner), ok, "createTexture", label));
 }
 
 bool CreateSampler(JSContext* cx, unsigned argc, JS::Value* vp) {
@@ -334,7 +352,8 @@ bool CreateSampler(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (present) {
     double a;
     if (!JS::ToNumber(cx, v, &a)) return false;
-    anisotropy = std::isnan(a) ? 0 : static_cast<uint32_t>(std::clamp(std::nearbyint(a), 0.0, 65535.0));
+    anisotropy =
+        std::isnan(a) ? 0 : static_cast<uint32_t>(std::clamp(std::nearbyint(a), 0.0, 65535.0));
   }
   desc.lodMinClamp = static_cast<float>(lod_min);
   desc.lodMaxClamp = static_cast<float>(lod_max);
@@ -344,7 +363,8 @@ bool CreateSampler(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUSampler>();
   owner->sampler = wg::Sampler::Adopt(wg::P().DeviceCreateSampler(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->sampler);
-  return Return(args, WrapNew(cx, &GPUSampler::kClass, std::move(owner), ok, "createSampler", label));
+  return Return(args,
+                WrapNew(cx, &GPUSampler::kClass, std::move(owner), ok, "createSampler", label));
 }
 
 bool CreateQuerySet(JSContext* cx, unsigned argc, JS::Value* vp) {
@@ -368,7 +388,8 @@ bool CreateQuerySet(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUQuerySet>();
   owner->set = wg::QuerySet::Adopt(wg::P().DeviceCreateQuerySet(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->set);
-  return Return(args, WrapNew(cx, &GPUQuerySet::kClass, std::move(owner), ok, "createQuerySet", label));
+  return Return(args,
+                WrapNew(cx, &GPUQuerySet::kClass, std::move(owner), ok, "createQuerySet", label));
 }
 
 // Everything a WGPURenderPipelineDescriptor points into, kept alive until the create call.
@@ -397,8 +418,8 @@ bool ReadEntryPoint(JSContext* cx, JS::HandleObject stage, std::string* out, WGP
   return true;
 }
 
-bool ReadBlendComponent(JSContext* cx, JS::HandleObject blend, const char* name, const std::string& what,
-                        WGPUBlendComponent* out) {
+bool ReadBlendComponent(JSContext* cx, JS::HandleObject blend, const char* name,
+                        const std::string& what, WGPUBlendComponent* out) {
   JS::RootedObject c(cx);
   std::string where = what + "." + name;
   return RequiredDict(cx, blend, name, what, &c) &&
@@ -496,8 +517,10 @@ bool ReadRenderPipeline(JSContext* cx, JS::HandleValue arg, std::string_view met
   bool unclipped;
   std::string pwhat = what + ".primitive";
   if (!DictArg(cx, present ? v : JS::UndefinedHandleValue, pwhat, &primitive) ||
-      !OptionalEnum(cx, primitive, "topology", kPrimitiveTopology, pwhat, 4, &desc.primitive.topology) ||
-      !OptionalEnum(cx, primitive, "stripIndexFormat", kIndexFormat, pwhat, 0, &desc.primitive.stripIndexFormat) ||
+      !OptionalEnum(cx, primitive, "topology", kPrimitiveTopology, pwhat, 4,
+                    &desc.primitive.topology) ||
+      !OptionalEnum(cx, primitive, "stripIndexFormat", kIndexFormat, pwhat, 0,
+                    &desc.primitive.stripIndexFormat) ||
       !OptionalEnum(cx, primitive, "frontFace", kFrontFace, pwhat, 1, &desc.primitive.frontFace) ||
       !OptionalEnum(cx, primitive, "cullMode", kCullMode, pwhat, 1, &desc.primitive.cullMode) ||
       !OptionalBool(cx, primitive, "unclippedDepth", false, &unclipped)) {
@@ -520,9 +543,9 @@ bool ReadRenderPipeline(JSContext* cx, JS::HandleValue arg, std::string_view met
         !Member(cx, ds, "depthWriteEnabled", &v, &has_write)) {
       return false;
     }
-    state.depthWriteEnabled = !has_write           ? WGPUOptionalBool_Undefined
-                              : JS::ToBoolean(v)   ? WGPUOptionalBool_True
-                                                   : WGPUOptionalBool_False;
+    state.depthWriteEnabled = !has_write         ? WGPUOptionalBool_Undefined
+                              : JS::ToBoolean(v) ? WGPUOptionalBool_True
+                                                 : WGPUOptionalBool_False;
     if (!OptionalEnum(cx, ds, "depthCompare", kCompareFunction, dwhat, 0, &state.depthCompare) ||
         !ReadStencilFace(cx, ds, "stencilFront", dwhat, &state.stencilFront) ||
         !ReadStencilFace(cx, ds, "stencilBack", dwhat, &state.stencilBack) ||
@@ -589,7 +612,8 @@ bool ReadRenderPipeline(JSContext* cx, JS::HandleValue arg, std::string_view met
           !Member(cx, t, "blend", &v, &present)) {
         return false;
       }
-      if (mask > 0xFFFFFFFF) return ThrowTypeError(cx, where + ".writeMask is outside the range of an unsigned long");
+      if (mask > 0xFFFFFFFF)
+        return ThrowTypeError(cx, where + ".writeMask is outside the range of an unsigned long");
       target.writeMask = mask;
       if (present) {
         JS::RootedObject blend(cx);
@@ -616,9 +640,11 @@ bool CreateRenderPipeline(JSContext* cx, unsigned argc, JS::Value* vp) {
   RenderPipelineStorage s;
   if (!ReadRenderPipeline(cx, args.get(0), "GPUDevice.createRenderPipeline", &s)) return false;
   auto owner = std::make_unique<GPURenderPipeline>();
-  owner->pipeline = wg::RenderPipeline::Adopt(wg::P().DeviceCreateRenderPipeline(self->device.get(), &s.desc));
+  owner->pipeline =
+      wg::RenderPipeline::Adopt(wg::P().DeviceCreateRenderPipeline(self->device.get(), &s.desc));
   bool ok = static_cast<bool>(owner->pipeline);
-  return Return(args, WrapNew(cx, &GPURenderPipeline::kClass, std::move(owner), ok, "createRenderPipeline", s.label));
+  return Return(args, WrapNew(cx, &GPURenderPipeline::kClass, std::move(owner), ok,
+                              "createRenderPipeline", s.label));
 }
 
 void OnRenderPipeline(WGPUCreatePipelineAsyncStatus status, WGPURenderPipeline pipeline,
@@ -661,10 +687,13 @@ bool CreateRenderBundleEncoder(JSContext* cx, unsigned argc, JS::Value* vp) {
   for (uint32_t i = 0; i < n; ++i) {
     if (!JS_GetElement(cx, list, i, &v)) return false;
     if (v.isNullOrUndefined()) continue;
-    if (!ToEnum(cx, v, kTextureFormat, what + ".colorFormats[" + std::to_string(i) + "]", &formats[i])) return false;
+    if (!ToEnum(cx, v, kTextureFormat, what + ".colorFormats[" + std::to_string(i) + "]",
+                &formats[i]))
+      return false;
   }
   WGPURenderBundleEncoderDescriptor desc{};
-  if (!OptionalEnum(cx, d, "depthStencilFormat", kTextureFormat, what, 0, &desc.depthStencilFormat) ||
+  if (!OptionalEnum(cx, d, "depthStencilFormat", kTextureFormat, what, 0,
+                    &desc.depthStencilFormat) ||
       !OptionalU32(cx, d, "sampleCount", what, 1, &desc.sampleCount) ||
       !OptionalBool(cx, d, "depthReadOnly", false, &depth_read_only) ||
       !OptionalBool(cx, d, "stencilReadOnly", false, &stencil_read_only)) {
@@ -677,7 +706,8 @@ bool CreateRenderBundleEncoder(JSContext* cx, unsigned argc, JS::Value* vp) {
   std::string label = Label(cx, d);
   desc.label = wg::Sv(label);
   auto owner = std::make_unique<GPURenderBundleEncoder>();
-  owner->encoder = wg::RenderBundleEncoder::Adopt(wg::P().DeviceCreateRenderBundleEncoder(self->device.get(), &desc));
+  owner->encoder = wg::RenderBundleEncoder::Adopt(
+      wg::P().DeviceCreateRenderBundleEncoder(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->encoder);
   return Return(args, WrapNew(cx, &GPURenderBundleEncoder::kClass, std::move(owner), ok,
                               "createRenderBundleEncoder", label));
@@ -691,7 +721,8 @@ bool CreateShaderModule(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::RootedValue v(cx);
   bool present;
   if (!Member(cx, d, "code", &v, &present)) return false;
-  if (!present) return ThrowTypeError(cx, "GPUShaderModuleDescriptor: required member code is undefined");
+  if (!present)
+    return ThrowTypeError(cx, "GPUShaderModuleDescriptor: required member code is undefined");
   std::string code, label = Label(cx, d);
   if (!ValueToUtf8(cx, v, &code)) return false;
   WGPUShaderSourceWGSL wgsl{};
@@ -701,9 +732,11 @@ bool CreateShaderModule(JSContext* cx, unsigned argc, JS::Value* vp) {
   desc.nextInChain = &wgsl.chain;
   desc.label = wg::Sv(label);
   auto owner = std::make_unique<GPUShaderModule>();
-  owner->module = wg::ShaderModule::Adopt(wg::P().DeviceCreateShaderModule(self->device.get(), &desc));
+  owner->module =
+      wg::ShaderModule::Adopt(wg::P().DeviceCreateShaderModule(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->module);
-  return Return(args, WrapNew(cx, &GPUShaderModule::kClass, std::move(owner), ok, "createShaderModule", label));
+  return Return(args, WrapNew(cx, &GPUShaderModule::kClass, std::move(owner), ok,
+                              "createShaderModule", label));
 }
 
 // Everything a WGPUComputePipelineDescriptor points into, kept alive until the create call.
@@ -741,16 +774,17 @@ bool CreateComputePipeline(JSContext* cx, unsigned argc, JS::Value* vp) {
   ComputePipelineStorage s;
   if (!ReadComputePipeline(cx, args.get(0), "GPUDevice.createComputePipeline", &s)) return false;
   auto owner = std::make_unique<GPUComputePipeline>();
-  owner->pipeline = wg::ComputePipeline::Adopt(wg::P().DeviceCreateComputePipeline(self->device.get(), &s.desc));
+  owner->pipeline =
+      wg::ComputePipeline::Adopt(wg::P().DeviceCreateComputePipeline(self->device.get(), &s.desc));
   bool ok = static_cast<bool>(owner->pipeline);
-  return Return(args, WrapNew(cx, &GPUComputePipeline::kClass, std::move(owner), ok, "createComputePipeline", s.label));
+  return Return(args, WrapNew(cx, &GPUComputePipeline::kClass, std::move(owner), ok,
+                              "createComputePipeline", s.label));
 }
 
 void OnComputePipeline(WGPUCreatePipelineAsyncStatus status, WGPUComputePipeline pipeline,
                        WGPUStringView message, void* ud, void*) {
   SettlePipeline<GPUComputePipeline>(status, pipeline, message, ud);
 }
-
 
 bool CreateComputePipelineAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createComputePipelineAsync");
@@ -769,7 +803,8 @@ bool CreateComputePipelineAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-// createBindGroupLayout({entries: [{binding, visibility, buffer: {type, hasDynamicOffset, minBindingSize}}]})
+// createBindGroupLayout({entries: [{binding, visibility, buffer: {type, hasDynamicOffset,
+// minBindingSize}}]})
 bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUDevice, "GPUDevice.createBindGroupLayout");
   JS::RootedObject d(cx);
@@ -787,7 +822,8 @@ bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   std::vector<WGPUBindGroupLayoutEntry> entries(n);
   for (uint32_t i = 0; i < n; ++i) {
     if (!JS_GetElement(cx, list, i, &v) || !v.isObject()) {
-      return ThrowTypeError(cx, "GPUBindGroupLayoutDescriptor: entries[" + std::to_string(i) + "] must be an object");
+      return ThrowTypeError(
+          cx, "GPUBindGroupLayoutDescriptor: entries[" + std::to_string(i) + "] must be an object");
     }
     JS::RootedObject e(cx, &v.toObject());
     uint64_t binding, visibility;
@@ -805,9 +841,11 @@ bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   desc.entryCount = entries.size();
   desc.entries = entries.data();
   auto owner = std::make_unique<GPUBindGroupLayout>();
-  owner->layout = wg::BindGroupLayout::Adopt(wg::P().DeviceCreateBindGroupLayout(self->device.get(), &desc));
+  owner->layout =
+      wg::BindGroupLayout::Adopt(wg::P().DeviceCreateBindGroupLayout(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->layout);
-  return Return(args, WrapNew(cx, &GPUBindGroupLayout::kClass, std::move(owner), ok, "createBindGroupLayout", label));
+  return Return(args, WrapNew(cx, &GPUBindGroupLayout::kClass, std::move(owner), ok,
+                              "createBindGroupLayout", label));
 }
 
 bool CreatePipelineLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
@@ -826,7 +864,8 @@ bool CreatePipelineLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   std::vector<WGPUBindGroupLayout> layouts(n);
   for (uint32_t i = 0; i < n; ++i) {
     if (!JS_GetElement(cx, list, i, &v)) return false;
-    auto* l = UnwrapValue<GPUBindGroupLayout>(cx, v, "GPUPipelineLayoutDescriptor.bindGroupLayouts[" + std::to_string(i) + "]");
+    auto* l = UnwrapValue<GPUBindGroupLayout>(
+        cx, v, "GPUPipelineLayoutDescriptor.bindGroupLayouts[" + std::to_string(i) + "]");
     if (!l) return false;
     layouts[i] = l->layout.get();
   }
@@ -836,9 +875,11 @@ bool CreatePipelineLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   desc.bindGroupLayoutCount = layouts.size();
   desc.bindGroupLayouts = layouts.data();
   auto owner = std::make_unique<GPUPipelineLayout>();
-  owner->layout = wg::PipelineLayout::Adopt(wg::P().DeviceCreatePipelineLayout(self->device.get(), &desc));
+  owner->layout =
+      wg::PipelineLayout::Adopt(wg::P().DeviceCreatePipelineLayout(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->layout);
-  return Return(args, WrapNew(cx, &GPUPipelineLayout::kClass, std::move(owner), ok, "createPipelineLayout", label));
+  return Return(args, WrapNew(cx, &GPUPipelineLayout::kClass, std::move(owner), ok,
+                              "createPipelineLayout", label));
 }
 
 // createBindGroup({layout, entries: [{binding, resource: GPUBuffer | {buffer, offset, size}}]})
@@ -863,13 +904,15 @@ bool CreateBindGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
   views.reserve(n);
   for (uint32_t i = 0; i < n; ++i) {
     std::string where = "GPUBindGroupDescriptor.entries[" + std::to_string(i) + "]";
-    if (!JS_GetElement(cx, list, i, &v) || !v.isObject()) return ThrowTypeError(cx, where + " must be an object");
+    if (!JS_GetElement(cx, list, i, &v) || !v.isObject())
+      return ThrowTypeError(cx, where + " must be an object");
     JS::RootedObject e(cx, &v.toObject());
     uint64_t binding;
     if (!RequiredU64(cx, e, "binding", where, &binding)) return false;
     entries[i].binding = static_cast<uint32_t>(binding);
     if (!Member(cx, e, "resource", &v, &present)) return false;
-    if (!present || !v.isObject()) return ThrowTypeError(cx, where + ": required member resource is undefined");
+    if (!present || !v.isObject())
+      return ThrowTypeError(cx, where + ": required member resource is undefined");
     JS::RootedObject resource(cx, &v.toObject());
     JS::RootedValue buffer_value(cx, v);
     entries[i].offset = 0;
@@ -886,7 +929,8 @@ bool CreateBindGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
     if (cls == &GPUTexture::kClass) {
       // A GPUTexture stands for its default view (spec: GPUBindingResource includes it).
       auto* texture = UnwrapValue<GPUTexture>(cx, v, where);
-      views.push_back(wg::TextureView::Adopt(wg::P().TextureCreateView(texture->texture.get(), nullptr)));
+      views.push_back(
+          wg::TextureView::Adopt(wg::P().TextureCreateView(texture->texture.get(), nullptr)));
       entries[i].textureView = views.back().get();
       continue;
     }
@@ -894,8 +938,9 @@ bool CreateBindGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
       // GPUBufferBinding {buffer, offset, size}
       if (!Member(cx, resource, "buffer", &buffer_value, &present)) return false;
       if (!present) {
-        return ThrowTypeError(cx, where + ".resource must be a GPUSampler, GPUTextureView, GPUTexture, "
-                                          "GPUBuffer or GPUBufferBinding");
+        return ThrowTypeError(cx, where +
+                                      ".resource must be a GPUSampler, GPUTextureView, GPUTexture, "
+                                      "GPUBuffer or GPUBufferBinding");
       }
       if (!OptionalU64(cx, resource, "offset", where, 0, &entries[i].offset) ||
           !OptionalU64(cx, resource, "size", where, WGPU_WHOLE_SIZE, &entries[i].size)) {
@@ -915,7 +960,8 @@ bool CreateBindGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUBindGroup>();
   owner->group = wg::BindGroup::Adopt(wg::P().DeviceCreateBindGroup(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->group);
-  return Return(args, WrapNew(cx, &GPUBindGroup::kClass, std::move(owner), ok, "createBindGroup", label));
+  return Return(args,
+                WrapNew(cx, &GPUBindGroup::kClass, std::move(owner), ok, "createBindGroup", label));
 }
 
 bool CreateCommandEncoder(JSContext* cx, unsigned argc, JS::Value* vp) {
@@ -926,9 +972,11 @@ bool CreateCommandEncoder(JSContext* cx, unsigned argc, JS::Value* vp) {
   WGPUCommandEncoderDescriptor desc{};
   desc.label = wg::Sv(label);
   auto owner = std::make_unique<GPUCommandEncoder>();
-  owner->encoder = wg::CommandEncoder::Adopt(wg::P().DeviceCreateCommandEncoder(self->device.get(), &desc));
+  owner->encoder =
+      wg::CommandEncoder::Adopt(wg::P().DeviceCreateCommandEncoder(self->device.get(), &desc));
   bool ok = static_cast<bool>(owner->encoder);
-  return Return(args, WrapNew(cx, &GPUCommandEncoder::kClass, std::move(owner), ok, "createCommandEncoder", label));
+  return Return(args, WrapNew(cx, &GPUCommandEncoder::kClass, std::move(owner), ok,
+                              "createCommandEncoder", label));
 }
 
 bool PushErrorScope(JSContext* cx, unsigned argc, JS::Value* vp) {
@@ -936,10 +984,15 @@ bool PushErrorScope(JSContext* cx, unsigned argc, JS::Value* vp) {
   std::string filter;
   if (!ValueToUtf8(cx, args.get(0), &filter)) return false;
   WGPUErrorFilter f;
-  if (filter == "validation") f = WGPUErrorFilter_Validation;
-  else if (filter == "out-of-memory") f = WGPUErrorFilter_OutOfMemory;
-  else if (filter == "internal") f = WGPUErrorFilter_Internal;
-  else return ThrowTypeError(cx, "GPUDevice.pushErrorScope: '" + filter + "' is not a valid GPUErrorFilter");
+  if (filter == "validation")
+    f = WGPUErrorFilter_Validation;
+  else if (filter == "out-of-memory")
+    f = WGPUErrorFilter_OutOfMemory;
+  else if (filter == "internal")
+    f = WGPUErrorFilter_Internal;
+  else
+    return ThrowTypeError(
+        cx, "GPUDevice.pushErrorScope: '" + filter + "' is not a valid GPUErrorFilter");
   wg::P().DevicePushErrorScope(self->device.get(), f);
   args.rval().setUndefined();
   return true;
@@ -1007,7 +1060,8 @@ bool GetFeatures(JSContext* cx, unsigned argc, JS::Value* vp) {
     for (uint32_t f = 1; f < 64; ++f) {
       std::string name = wg::FeatureName(static_cast<WGPUFeatureName>(f));
       if (name.rfind("unknown-", 0) == 0) continue;
-      if (wg::P().DeviceHasFeature(self->device.get(), static_cast<WGPUFeatureName>(f))) names.push_back(name);
+      if (wg::P().DeviceHasFeature(self->device.get(), static_cast<WGPUFeatureName>(f)))
+        names.push_back(name);
     }
     JSObject* set = NewFeatureSet(cx, names);
     if (!set) return false;
@@ -1018,12 +1072,10 @@ bool GetFeatures(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-const JSPropertySpec kProperties[] = {
-    JS_PSG("queue", GetQueue, JSPROP_ENUMERATE),
-    JS_PSG("lost", GetLost, JSPROP_ENUMERATE),
-    JS_PSG("limits", GetLimits, JSPROP_ENUMERATE),
-    JS_PSG("features", GetFeatures, JSPROP_ENUMERATE),
-    JS_PS_END};
+const JSPropertySpec kProperties[] = {JS_PSG("queue", GetQueue, JSPROP_ENUMERATE),
+                                      JS_PSG("lost", GetLost, JSPROP_ENUMERATE),
+                                      JS_PSG("limits", GetLimits, JSPROP_ENUMERATE),
+                                      JS_PSG("features", GetFeatures, JSPROP_ENUMERATE), JS_PS_END};
 const JSFunctionSpec kMethods[] = {
     JS_FN("createBuffer", CreateBuffer, 1, JSPROP_ENUMERATE),
     JS_FN("createTexture", CreateTexture, 1, JSPROP_ENUMERATE),

@@ -20,10 +20,10 @@ struct EnumTable {
 };
 
 extern const EnumTable kTextureFormat, kTextureDimension, kTextureViewDimension, kTextureAspect,
-    kAddressMode, kFilterMode, kMipmapFilterMode, kCompareFunction, kVertexFormat,
-    kVertexStepMode, kPrimitiveTopology, kIndexFormat, kFrontFace, kCullMode, kStencilOperation,
-    kBlendOperation, kBlendFactor, kLoadOp, kStoreOp, kQueryType, kSamplerBindingType,
-    kTextureSampleType, kStorageTextureAccess, kBufferBindingType;
+    kAddressMode, kFilterMode, kMipmapFilterMode, kCompareFunction, kVertexFormat, kVertexStepMode,
+    kPrimitiveTopology, kIndexFormat, kFrontFace, kCullMode, kStencilOperation, kBlendOperation,
+    kBlendFactor, kLoadOp, kStoreOp, kQueryType, kSamplerBindingType, kTextureSampleType,
+    kStorageTextureAccess, kBufferBindingType;
 
 // Converts `v` (ToString) and looks it up; TypeError naming `what` and the enum otherwise.
 bool ToEnum(JSContext* cx, JS::HandleValue v, const EnumTable& table, std::string_view what,

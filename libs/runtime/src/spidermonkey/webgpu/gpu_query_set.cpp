@@ -29,13 +29,9 @@ bool GetCount(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-const JSPropertySpec kProperties[] = {
-    JS_PSG("type", GetType, JSPROP_ENUMERATE),
-    JS_PSG("count", GetCount, JSPROP_ENUMERATE),
-    JS_PS_END};
-const JSFunctionSpec kMethods[] = {
-    JS_FN("destroy", Destroy, 0, JSPROP_ENUMERATE),
-    JS_FS_END};
+const JSPropertySpec kProperties[] = {JS_PSG("type", GetType, JSPROP_ENUMERATE),
+                                      JS_PSG("count", GetCount, JSPROP_ENUMERATE), JS_PS_END};
+const JSFunctionSpec kMethods[] = {JS_FN("destroy", Destroy, 0, JSPROP_ENUMERATE), JS_FS_END};
 
 }  // namespace
 

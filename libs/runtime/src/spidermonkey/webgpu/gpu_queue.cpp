@@ -1,4 +1,5 @@
-// GPUQueue: submit, writeBuffer, writeTexture, onSubmittedWorkDone. https://www.w3.org/TR/webgpu/#gpuqueue
+// GPUQueue: submit, writeBuffer, writeTexture, onSubmittedWorkDone.
+// https://www.w3.org/TR/webgpu/#gpuqueue
 #include <js/ScalarType.h>
 
 #include "spidermonkey/webgpu/gpu_common.h"
@@ -45,24 +46,31 @@ bool WriteBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
     auto type = JS_GetArrayBufferViewType(&args.get(2).toObject());
     if (type != js::Scalar::MaxTypedArrayViewType) element = js::Scalar::byteSize(type);
   }
-  if (!args.get(3).isUndefined() && !ToU64(cx, args.get(3), "GPUQueue.writeBuffer dataOffset", &data_offset)) return false;
+  if (!args.get(3).isUndefined() &&
+      !ToU64(cx, args.get(3), "GPUQueue.writeBuffer dataOffset", &data_offset))
+    return false;
   bool has_size = !args.get(4).isUndefined();
   if (has_size && !ToU64(cx, args.get(4), "GPUQueue.writeBuffer size", &size)) return false;
   std::vector<uint8_t> copy;
   {
     JS::AutoCheckCannotGC nogc;
     auto bytes = BytesOf(args.get(2), nogc);
-    if (!bytes) return ThrowTypeError(cx, "GPUQueue.writeBuffer: data must be an ArrayBuffer or ArrayBufferView");
+    if (!bytes)
+      return ThrowTypeError(cx,
+                            "GPUQueue.writeBuffer: data must be an ArrayBuffer or ArrayBufferView");
     uint64_t count = bytes->size() / element;
     if (data_offset > count) {
-      return ThrowError(cx, "GPUQueue.writeBuffer: dataOffset is beyond the data", "OperationError");
+      return ThrowError(cx, "GPUQueue.writeBuffer: dataOffset is beyond the data",
+                        "OperationError");
     }
     if (!has_size) size = count - data_offset;
     if (data_offset + size > count) {
-      return ThrowError(cx, "GPUQueue.writeBuffer: dataOffset + size is beyond the data", "OperationError");
+      return ThrowError(cx, "GPUQueue.writeBuffer: dataOffset + size is beyond the data",
+                        "OperationError");
     }
     if ((size * element) % 4 != 0) {
-      return ThrowError(cx, "GPUQueue.writeBuffer: the byte size must be a multiple of 4", "OperationError");
+      return ThrowError(cx, "GPUQueue.writeBuffer: the byte size must be a multiple of 4",
+                        "OperationError");
     }
     // Dawn copies the data during the call; no GC can run before it returns.
     wg::P().QueueWriteBuffer(self->queue.get(), buffer->buffer.get(), buffer_offset,
@@ -90,9 +98,12 @@ bool WriteTexture(JSContext* cx, unsigned argc, JS::Value* vp) {
   }
   JS::AutoCheckCannotGC nogc;
   auto bytes = BytesOf(args.get(1), nogc);
-  if (!bytes) return ThrowTypeError(cx, std::string(what) + ": data must be an ArrayBuffer or ArrayBufferView");
+  if (!bytes)
+    return ThrowTypeError(cx,
+                          std::string(what) + ": data must be an ArrayBuffer or ArrayBufferView");
   // Dawn copies the data during the call; no GC can run before it returns.
-  wg::P().QueueWriteTexture(self->queue.get(), &destination, bytes->data(), bytes->size(), &layout, &size);
+  wg::P().QueueWriteTexture(self->queue.get(), &destination, bytes->data(), bytes->size(), &layout,
+                            &size);
   args.rval().setUndefined();
   return true;
 }
@@ -123,8 +134,7 @@ const JSFunctionSpec kMethods[] = {
     JS_FN("submit", Submit, 1, JSPROP_ENUMERATE),
     JS_FN("writeBuffer", WriteBuffer, 3, JSPROP_ENUMERATE),
     JS_FN("writeTexture", WriteTexture, 4, JSPROP_ENUMERATE),
-    JS_FN("onSubmittedWorkDone", OnSubmittedWorkDone, 0, JSPROP_ENUMERATE),
-    JS_FS_END};
+    JS_FN("onSubmittedWorkDone", OnSubmittedWorkDone, 0, JSPROP_ENUMERATE), JS_FS_END};
 
 }  // namespace
 

@@ -1,5 +1,5 @@
-// GPURenderBundle: recorded render commands, with no methods of its own (the label is a plain property).
-// https://www.w3.org/TR/webgpu/#gpurenderbundle
+// GPURenderBundle: recorded render commands, with no methods of its own (the label is a plain
+// property). https://www.w3.org/TR/webgpu/#gpurenderbundle
 #include "spidermonkey/webgpu/gpu_common.h"
 
 namespace alknet::runtime::sm::gpu {

@@ -16,17 +16,16 @@ bool Finish(JSContext* cx, unsigned argc, JS::Value* vp) {
   WGPURenderBundleDescriptor desc{};
   desc.label = wg::Sv(label);
   auto owner = std::make_unique<GPURenderBundle>();
-  owner->bundle = wg::RenderBundle::Adopt(wg::P().RenderBundleEncoderFinish(self->encoder.get(), &desc));
+  owner->bundle =
+      wg::RenderBundle::Adopt(wg::P().RenderBundleEncoderFinish(self->encoder.get(), &desc));
   JSObject* obj = WrapLabelled(cx, &GPURenderBundle::kClass, std::move(owner), label);
   if (!obj) return false;
   args.rval().setObject(*obj);
   return true;
 }
 
-const JSFunctionSpec kMethods[] = {
-    ALKNET_GPU_RENDER_COMMANDS(GPURenderBundleEncoder),
-    JS_FN("finish", Finish, 0, JSPROP_ENUMERATE),
-    JS_FS_END};
+const JSFunctionSpec kMethods[] = {ALKNET_GPU_RENDER_COMMANDS(GPURenderBundleEncoder),
+                                   JS_FN("finish", Finish, 0, JSPROP_ENUMERATE), JS_FS_END};
 
 }  // namespace
 

@@ -46,7 +46,8 @@ std::string Where(const char* method) {
 template <typename T>
 bool SetPipeline(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(T, Where<T>("setPipeline"));
-  auto* pipeline = UnwrapValue<GPURenderPipeline>(cx, args.get(0), Where<T>("setPipeline") + " pipeline");
+  auto* pipeline =
+      UnwrapValue<GPURenderPipeline>(cx, args.get(0), Where<T>("setPipeline") + " pipeline");
   if (!pipeline) return false;
   Procs<T>::SetPipelineP()(Procs<T>::Raw(self), pipeline->pipeline.get());
   args.rval().setUndefined();
@@ -88,7 +89,8 @@ bool SetVertexBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
     if (!b) return false;
     buffer = b->buffer.get();
   }
-  if (!args.get(2).isUndefined() && !ToU64(cx, args.get(2), what + " offset", &offset)) return false;
+  if (!args.get(2).isUndefined() && !ToU64(cx, args.get(2), what + " offset", &offset))
+    return false;
   if (!args.get(3).isUndefined() && !ToU64(cx, args.get(3), what + " size", &size)) return false;
   Procs<T>::SetVertexBufferP()(Procs<T>::Raw(self), slot, buffer, offset, size);
   args.rval().setUndefined();
@@ -105,7 +107,8 @@ bool SetIndexBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
   uint32_t format = 0;
   uint64_t offset = 0, size = WGPU_WHOLE_SIZE;
   if (!ToEnum(cx, args.get(1), kIndexFormat, what + " indexFormat", &format)) return false;
-  if (!args.get(2).isUndefined() && !ToU64(cx, args.get(2), what + " offset", &offset)) return false;
+  if (!args.get(2).isUndefined() && !ToU64(cx, args.get(2), what + " offset", &offset))
+    return false;
   if (!args.get(3).isUndefined() && !ToU64(cx, args.get(3), what + " size", &size)) return false;
   Procs<T>::SetIndexBufferP()(Procs<T>::Raw(self), b->buffer.get(), format, offset, size);
   args.rval().setUndefined();
@@ -135,7 +138,8 @@ bool Draw(JSContext* cx, unsigned argc, JS::Value* vp) {
       !ArgU32(cx, args, 3, what + " firstInstance", 0, &first_instance)) {
     return false;
   }
-  Procs<T>::DrawP()(Procs<T>::Raw(self), vertex_count, instance_count, first_vertex, first_instance);
+  Procs<T>::DrawP()(Procs<T>::Raw(self), vertex_count, instance_count, first_vertex,
+                    first_instance);
   args.rval().setUndefined();
   return true;
 }
@@ -154,9 +158,10 @@ bool DrawIndexed(JSContext* cx, unsigned argc, JS::Value* vp) {
       !ArgU32(cx, args, 4, what + " firstInstance", 0, &first_instance)) {
     return false;
   }
-  if (!args.get(3).isUndefined() && !ToI32(cx, args.get(3), what + " baseVertex", &base_vertex)) return false;
-  Procs<T>::DrawIndexedP()(Procs<T>::Raw(self), index_count, instance_count, first_index, base_vertex,
-                           first_instance);
+  if (!args.get(3).isUndefined() && !ToI32(cx, args.get(3), what + " baseVertex", &base_vertex))
+    return false;
+  Procs<T>::DrawIndexedP()(Procs<T>::Raw(self), index_count, instance_count, first_index,
+                           base_vertex, first_instance);
   args.rval().setUndefined();
   return true;
 }
@@ -168,20 +173,22 @@ bool DrawIndirect(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto* b = UnwrapValue<GPUBuffer>(cx, args.get(0), what + " indirectBuffer");
   uint64_t offset = 0;
   if (!b || !ToU64(cx, args.get(1), what + " indirectOffset", &offset)) return false;
-  if (kIndexed) Procs<T>::DrawIndexedIndirectP()(Procs<T>::Raw(self), b->buffer.get(), offset);
-  else Procs<T>::DrawIndirectP()(Procs<T>::Raw(self), b->buffer.get(), offset);
+  if (kIndexed)
+    Procs<T>::DrawIndexedIndirectP()(Procs<T>::Raw(self), b->buffer.get(), offset);
+  else
+    Procs<T>::DrawIndirectP()(Procs<T>::Raw(self), b->buffer.get(), offset);
   args.rval().setUndefined();
   return true;
 }
 
-#define ALKNET_GPU_RENDER_COMMANDS(T)                                                 \
-  JS_FN("setPipeline", render_commands::SetPipeline<T>, 1, JSPROP_ENUMERATE),         \
-  JS_FN("setBindGroup", render_commands::SetBindGroup<T>, 2, JSPROP_ENUMERATE),       \
-  JS_FN("setVertexBuffer", render_commands::SetVertexBuffer<T>, 2, JSPROP_ENUMERATE), \
-  JS_FN("setIndexBuffer", render_commands::SetIndexBuffer<T>, 2, JSPROP_ENUMERATE),   \
-  JS_FN("draw", render_commands::Draw<T>, 1, JSPROP_ENUMERATE),                       \
-  JS_FN("drawIndexed", render_commands::DrawIndexed<T>, 1, JSPROP_ENUMERATE),         \
-  JS_FN("drawIndirect", (render_commands::DrawIndirect<T, false>), 2, JSPROP_ENUMERATE), \
-  JS_FN("drawIndexedIndirect", (render_commands::DrawIndirect<T, true>), 2, JSPROP_ENUMERATE)
+#define ALKNET_GPU_RENDER_COMMANDS(T)                                                        \
+  JS_FN("setPipeline", render_commands::SetPipeline<T>, 1, JSPROP_ENUMERATE),                \
+      JS_FN("setBindGroup", render_commands::SetBindGroup<T>, 2, JSPROP_ENUMERATE),          \
+      JS_FN("setVertexBuffer", render_commands::SetVertexBuffer<T>, 2, JSPROP_ENUMERATE),    \
+      JS_FN("setIndexBuffer", render_commands::SetIndexBuffer<T>, 2, JSPROP_ENUMERATE),      \
+      JS_FN("draw", render_commands::Draw<T>, 1, JSPROP_ENUMERATE),                          \
+      JS_FN("drawIndexed", render_commands::DrawIndexed<T>, 1, JSPROP_ENUMERATE),            \
+      JS_FN("drawIndirect", (render_commands::DrawIndirect<T, false>), 2, JSPROP_ENUMERATE), \
+      JS_FN("drawIndexedIndirect", (render_commands::DrawIndirect<T, true>), 2, JSPROP_ENUMERATE)
 
 }  // namespace alknet::runtime::sm::gpu::render_commands

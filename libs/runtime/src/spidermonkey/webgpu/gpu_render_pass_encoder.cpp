@@ -35,7 +35,8 @@ bool SetScissorRect(JSContext* cx, unsigned argc, JS::Value* vp) {
     if (args.length() <= i) return ThrowTypeError(cx, what + " is required");
     if (!ToU32(cx, args.get(i), what, &values[i])) return false;
   }
-  wg::P().RenderPassEncoderSetScissorRect(self->pass.get(), values[0], values[1], values[2], values[3]);
+  wg::P().RenderPassEncoderSetScissorRect(self->pass.get(), values[0], values[1], values[2],
+                                          values[3]);
   args.rval().setUndefined();
   return true;
 }
@@ -43,7 +44,8 @@ bool SetScissorRect(JSContext* cx, unsigned argc, JS::Value* vp) {
 bool SetBlendConstant(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPURenderPassEncoder, "GPURenderPassEncoder.setBlendConstant");
   WGPUColor color{};
-  if (!ToColor(cx, args.get(0), "GPURenderPassEncoder.setBlendConstant color", &color)) return false;
+  if (!ToColor(cx, args.get(0), "GPURenderPassEncoder.setBlendConstant color", &color))
+    return false;
   wg::P().RenderPassEncoderSetBlendConstant(self->pass.get(), &color);
   args.rval().setUndefined();
   return true;
@@ -52,7 +54,8 @@ bool SetBlendConstant(JSContext* cx, unsigned argc, JS::Value* vp) {
 bool SetStencilReference(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPURenderPassEncoder, "GPURenderPassEncoder.setStencilReference");
   uint32_t reference = 0;
-  if (!ToU32(cx, args.get(0), "GPURenderPassEncoder.setStencilReference reference", &reference)) return false;
+  if (!ToU32(cx, args.get(0), "GPURenderPassEncoder.setStencilReference reference", &reference))
+    return false;
   wg::P().RenderPassEncoderSetStencilReference(self->pass.get(), reference);
   args.rval().setUndefined();
   return true;
@@ -61,7 +64,8 @@ bool SetStencilReference(JSContext* cx, unsigned argc, JS::Value* vp) {
 bool BeginOcclusionQuery(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPURenderPassEncoder, "GPURenderPassEncoder.beginOcclusionQuery");
   uint32_t index = 0;
-  if (!ToU32(cx, args.get(0), "GPURenderPassEncoder.beginOcclusionQuery queryIndex", &index)) return false;
+  if (!ToU32(cx, args.get(0), "GPURenderPassEncoder.beginOcclusionQuery queryIndex", &index))
+    return false;
   wg::P().RenderPassEncoderBeginOcclusionQuery(self->pass.get(), index);
   args.rval().setUndefined();
   return true;
@@ -78,12 +82,14 @@ bool ExecuteBundles(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPURenderPassEncoder, "GPURenderPassEncoder.executeBundles");
   JS::RootedObject list(cx);
   uint32_t n = 0;
-  if (!ArrayArg(cx, args.get(0), "GPURenderPassEncoder.executeBundles bundles", &list, &n)) return false;
+  if (!ArrayArg(cx, args.get(0), "GPURenderPassEncoder.executeBundles bundles", &list, &n))
+    return false;
   std::vector<WGPURenderBundle> bundles(n);
   JS::RootedValue v(cx);
   for (uint32_t i = 0; i < n; ++i) {
     if (!JS_GetElement(cx, list, i, &v)) return false;
-    auto* b = UnwrapValue<GPURenderBundle>(cx, v, "GPURenderPassEncoder.executeBundles bundles[" + std::to_string(i) + "]");
+    auto* b = UnwrapValue<GPURenderBundle>(
+        cx, v, "GPURenderPassEncoder.executeBundles bundles[" + std::to_string(i) + "]");
     if (!b) return false;
     bundles[i] = b->bundle.get();
   }

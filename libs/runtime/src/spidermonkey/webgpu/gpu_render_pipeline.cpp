@@ -21,8 +21,7 @@ bool GetBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
 }
 
 const JSFunctionSpec kMethods[] = {
-    JS_FN("getBindGroupLayout", GetBindGroupLayout, 1, JSPROP_ENUMERATE),
-    JS_FS_END};
+    JS_FN("getBindGroupLayout", GetBindGroupLayout, 1, JSPROP_ENUMERATE), JS_FS_END};
 
 }  // namespace
 

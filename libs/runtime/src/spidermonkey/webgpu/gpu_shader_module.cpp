@@ -68,8 +68,7 @@ bool GetCompilationInfo(JSContext* cx, unsigned argc, JS::Value* vp) {
 }
 
 const JSFunctionSpec kMethods[] = {
-    JS_FN("getCompilationInfo", GetCompilationInfo, 0, JSPROP_ENUMERATE),
-    JS_FS_END};
+    JS_FN("getCompilationInfo", GetCompilationInfo, 0, JSPROP_ENUMERATE), JS_FS_END};
 
 }  // namespace
 

@@ -18,14 +18,17 @@ bool CreateView(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (!DictArg(cx, args.get(0), "GPUTexture.createView descriptor", &d)) return false;
   WGPUTextureViewDescriptor desc{};
   uint64_t usage = 0;
-  if (!OptionalEnum(cx, d, "format", kTextureFormat, what, WGPUTextureFormat_Undefined, &desc.format) ||
+  if (!OptionalEnum(cx, d, "format", kTextureFormat, what, WGPUTextureFormat_Undefined,
+                    &desc.format) ||
       !OptionalEnum(cx, d, "dimension", kTextureViewDimension, what, 0, &desc.dimension) ||
       !OptionalU64(cx, d, "usage", what, 0, &usage) ||
       !OptionalEnum(cx, d, "aspect", kTextureAspect, what, 1, &desc.aspect) ||
       !OptionalU32(cx, d, "baseMipLevel", what, 0, &desc.baseMipLevel) ||
-      !OptionalU32(cx, d, "mipLevelCount", what, WGPU_MIP_LEVEL_COUNT_UNDEFINED, &desc.mipLevelCount) ||
+      !OptionalU32(cx, d, "mipLevelCount", what, WGPU_MIP_LEVEL_COUNT_UNDEFINED,
+                   &desc.mipLevelCount) ||
       !OptionalU32(cx, d, "baseArrayLayer", what, 0, &desc.baseArrayLayer) ||
-      !OptionalU32(cx, d, "arrayLayerCount", what, WGPU_ARRAY_LAYER_COUNT_UNDEFINED, &desc.arrayLayerCount)) {
+      !OptionalU32(cx, d, "arrayLayerCount", what, WGPU_ARRAY_LAYER_COUNT_UNDEFINED,
+                   &desc.arrayLayerCount)) {
     return false;
   }
   desc.usage = usage;
@@ -46,11 +49,11 @@ bool Destroy(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-#define ALKNET_TEXTURE_NUMBER(Getter, Proc)                      \
-  bool Getter(JSContext* cx, unsigned argc, JS::Value* vp) {     \
-    ALKNET_GPU_THIS(GPUTexture, "GPUTexture." #Getter);          \
+#define ALKNET_TEXTURE_NUMBER(Getter, Proc)                                        \
+  bool Getter(JSContext* cx, unsigned argc, JS::Value* vp) {                       \
+    ALKNET_GPU_THIS(GPUTexture, "GPUTexture." #Getter);                            \
     args.rval().setNumber(static_cast<double>(wg::P().Proc(self->texture.get()))); \
-    return true;                                                 \
+    return true;                                                                   \
   }
 ALKNET_TEXTURE_NUMBER(GetWidth, TextureGetWidth)
 ALKNET_TEXTURE_NUMBER(GetHeight, TextureGetHeight)
@@ -69,12 +72,14 @@ bool ReturnName(JSContext* cx, JS::CallArgs& args, std::string_view name) {
 
 bool GetDimension(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUTexture, "GPUTexture.dimension");
-  return ReturnName(cx, args, EnumName(kTextureDimension, wg::P().TextureGetDimension(self->texture.get())));
+  return ReturnName(cx, args,
+                    EnumName(kTextureDimension, wg::P().TextureGetDimension(self->texture.get())));
 }
 
 bool GetFormat(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUTexture, "GPUTexture.format");
-  return ReturnName(cx, args, EnumName(kTextureFormat, wg::P().TextureGetFormat(self->texture.get())));
+  return ReturnName(cx, args,
+                    EnumName(kTextureFormat, wg::P().TextureGetFormat(self->texture.get())));
 }
 
 const JSPropertySpec kProperties[] = {
@@ -87,10 +92,8 @@ const JSPropertySpec kProperties[] = {
     JS_PSG("format", GetFormat, JSPROP_ENUMERATE),
     JS_PSG("usage", GetUsage, JSPROP_ENUMERATE),
     JS_PS_END};
-const JSFunctionSpec kMethods[] = {
-    JS_FN("createView", CreateView, 0, JSPROP_ENUMERATE),
-    JS_FN("destroy", Destroy, 0, JSPROP_ENUMERATE),
-    JS_FS_END};
+const JSFunctionSpec kMethods[] = {JS_FN("createView", CreateView, 0, JSPROP_ENUMERATE),
+                                   JS_FN("destroy", Destroy, 0, JSPROP_ENUMERATE), JS_FS_END};
 
 }  // namespace
 

@@ -1,5 +1,5 @@
-// GPUTextureView: a view of a texture's subresources, with no methods of its own (the label is a plain property).
-// https://www.w3.org/TR/webgpu/#gputextureview
+// GPUTextureView: a view of a texture's subresources, with no methods of its own (the label is a
+// plain property). https://www.w3.org/TR/webgpu/#gputextureview
 #include "spidermonkey/webgpu/gpu_common.h"
 
 namespace alknet::runtime::sm::gpu {

@@ -30,10 +30,10 @@ enum class DType : uint16_t {
   kF8E5M2 = 17,
   kF8E4M3FNUZ = 18,
   kF8E5M2FNUZ = 19,
-  kI4 = 20,     // two per byte, element 0 in the low nibble
-  kU4 = 21,     // two per byte, element 0 in the low nibble
-  kQ8_0 = 22,   // GGML q8_0 blocks of 32: f16 scale + 32 x i8 (34 bytes)
-  kQ4_0 = 23,   // GGML q4_0 blocks of 32: f16 scale + 16 bytes of nibbles (18 bytes)
+  kI4 = 20,    // two per byte, element 0 in the low nibble
+  kU4 = 21,    // two per byte, element 0 in the low nibble
+  kQ8_0 = 22,  // GGML q8_0 blocks of 32: f16 scale + 32 x i8 (34 bytes)
+  kQ4_0 = 23,  // GGML q4_0 blocks of 32: f16 scale + 16 bytes of nibbles (18 bytes)
 };
 
 // DLPack's DLDataType for a dtype: {code, bits, lanes}. Codes from dlpack.h (kDLInt = 0,
@@ -46,9 +46,10 @@ struct DLPackType {
 
 struct DTypeInfo {
   DType dtype;
-  std::string_view name;        // spec name, e.g. "f32", "q4_0"
-  uint32_t block_elements;      // elements per storage block: 1 for plain types, 2 for i4/u4, 32 for q*_0
-  uint32_t block_bytes;         // bytes per storage block
+  std::string_view name;  // spec name, e.g. "f32", "q4_0"
+  uint32_t
+      block_elements;    // elements per storage block: 1 for plain types, 2 for i4/u4, 32 for q*_0
+  uint32_t block_bytes;  // bytes per storage block
   std::optional<DLPackType> dlpack;
 };
 

@@ -58,10 +58,10 @@ enum class ErrorCode : int {
   kTensorChecksum = 36,
 
   // Not rules of the format: the environment or the caller.
-  kIo = 100,           // open/read/write/fsync/rename failed (errno in the message)
-  kFileShrank = 101,   // the file became shorter than the validated layout after opening
+  kIo = 100,               // open/read/write/fsync/rename failed (errno in the message)
+  kFileShrank = 101,       // the file became shorter than the validated layout after opening
   kInvalidArgument = 102,  // API misuse: bad name or shape given to the writer, wrong order
-  kNotFound = 103,     // no tensor or metadata entry of that name
+  kNotFound = 103,         // no tensor or metadata entry of that name
   // Foreign tensor files (.npy, .npz, .safetensors; alknet/tensor/convert/).
   kBadForeignFile = 104,      // the bytes break the format's own rules (truncated, bad header...)
   kUnsupportedForeign = 105,  // a valid file using a feature alknet does not read (compression...)

@@ -24,10 +24,9 @@ using Bytes = std::vector<std::byte>;
 
 // std::string holds UTF-8 (type string); Bytes holds raw bytes (type bytes). The vector
 // alternatives are arrays with the element type of the vector.
-using MetadataValue =
-    std::variant<bool, int64_t, uint64_t, double, std::string, Bytes, std::vector<bool>,
-                 std::vector<int64_t>, std::vector<uint64_t>, std::vector<double>,
-                 std::vector<std::string>>;
+using MetadataValue = std::variant<bool, int64_t, uint64_t, double, std::string, Bytes,
+                                   std::vector<bool>, std::vector<int64_t>, std::vector<uint64_t>,
+                                   std::vector<double>, std::vector<std::string>>;
 
 struct MetadataEntry {
   std::string key;

@@ -27,9 +27,9 @@ struct ReaderLimits {
   uint64_t max_index_bytes = 256ull << 20;
   uint32_t max_tensors = 1u << 20;
   uint32_t max_metadata_entries = 1u << 16;
-  uint32_t max_dims = 1u << 24;     // entries of the dims array
+  uint32_t max_dims = 1u << 24;  // entries of the dims array
   uint32_t max_rank = 32;
-  uint32_t max_name_bytes = 4096;   // tensor names and metadata keys
+  uint32_t max_name_bytes = 4096;  // tensor names and metadata keys
 };
 
 enum class Access {

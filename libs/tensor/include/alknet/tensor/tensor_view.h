@@ -13,11 +13,11 @@ namespace alknet::tensor {
 
 // Everything the index says about a tensor; owned by the Reader that produced it.
 struct TensorInfo {
-  std::string_view name;          // UTF-8, non-empty, unique in the file
+  std::string_view name;  // UTF-8, non-empty, unique in the file
   DType dtype;
-  std::span<const uint64_t> shape;  // rank = shape.size(); rank 0 is a scalar
-  uint64_t offset = 0;            // absolute byte offset in the file or buffer
-  uint64_t byte_length = 0;       // == ByteLength(dtype, shape)
+  std::span<const uint64_t> shape;   // rank = shape.size(); rank 0 is a scalar
+  uint64_t offset = 0;               // absolute byte offset in the file or buffer
+  uint64_t byte_length = 0;          // == ByteLength(dtype, shape)
   std::optional<uint32_t> checksum;  // CRC32C of the bytes, when the writer stored one
 };
 

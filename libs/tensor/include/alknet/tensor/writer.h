@@ -83,10 +83,10 @@ class OstreamSink final : public Sink {
 enum class IndexPlacement { kAfterData, kBeforeData };
 
 struct WriteOptions {
-  uint32_t alignment = 256;   // power of two in [64, 2^20]
-  bool checksums = true;      // store a CRC32C per tensor (kAfterData only; see Declare)
+  uint32_t alignment = 256;  // power of two in [64, 2^20]
+  bool checksums = true;     // store a CRC32C per tensor (kAfterData only; see Declare)
   IndexPlacement placement = IndexPlacement::kAfterData;
-  bool force_trailer = false; // write the trailer layout even if the sink can patch
+  bool force_trailer = false;  // write the trailer layout even if the sink can patch
 };
 
 class Writer {

@@ -15,13 +15,13 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "alknet/webgpu/handle.h"
@@ -83,9 +83,8 @@ struct ContextOptions {
   // binding limit is 128 MiB; real GPUs allow GBs).
   bool max_limits = true;
   // Features to enable when the adapter has them.
-  std::vector<WGPUFeatureName> optional_features = {WGPUFeatureName_ShaderF16,
-                                                    WGPUFeatureName_Subgroups,
-                                                    WGPUFeatureName_TimestampQuery};
+  std::vector<WGPUFeatureName> optional_features = {
+      WGPUFeatureName_ShaderF16, WGPUFeatureName_Subgroups, WGPUFeatureName_TimestampQuery};
 };
 
 inline constexpr WGPUBufferUsage kStorageUsage =
@@ -138,7 +137,8 @@ class Recorder {
 
  private:
   friend class Context;
-  explicit Recorder(Context* ctx, CommandEncoder encoder) : ctx_(ctx), encoder_(std::move(encoder)) {}
+  explicit Recorder(Context* ctx, CommandEncoder encoder)
+      : ctx_(ctx), encoder_(std::move(encoder)) {}
   Context* ctx_;
   CommandEncoder encoder_;
   // Bind groups must outlive recording; they are released with the recorder.

@@ -10,11 +10,11 @@ namespace alknet::webgpu {
 template <typename C>
 struct HandleTraits;
 
-#define ALKNET_WGPU_HANDLE_TRAITS(C, Name)                       \
-  template <>                                                    \
-  struct HandleTraits<C> {                                       \
-    static void AddRef(C h) { P().Name##AddRef(h); }             \
-    static void Release(C h) { P().Name##Release(h); }           \
+#define ALKNET_WGPU_HANDLE_TRAITS(C, Name)             \
+  template <>                                          \
+  struct HandleTraits<C> {                             \
+    static void AddRef(C h) { P().Name##AddRef(h); }   \
+    static void Release(C h) { P().Name##Release(h); } \
   };
 ALKNET_WGPU_HANDLE_TRAITS(WGPUInstance, Instance)
 ALKNET_WGPU_HANDLE_TRAITS(WGPUAdapter, Adapter)

@@ -8,18 +8,18 @@
 namespace alknet::webgpu {
 
 enum class ErrorCode {
-  kLibraryNotFound,   // the webgpu.h library could not be loaded
-  kSymbolMissing,     // the library lacks a function alknet needs
-  kNoAdapter,         // no adapter matched, or the implementation offered none
-  kDeviceRequest,     // the adapter refused to create a device
-  kShaderCompilation, // WGSL did not compile; the message carries line:column
-  kValidation,        // a WebGPU validation error
-  kOutOfMemory,       // a WebGPU out-of-memory error
-  kInternal,          // a WebGPU internal error
-  kDeviceLost,        // the device was lost; every later call fails with this
-  kMapFailed,         // mapAsync did not succeed
-  kTimeout,           // a wait ran past its deadline
-  kInvalidArgument,   // alknet's own argument checks
+  kLibraryNotFound,    // the webgpu.h library could not be loaded
+  kSymbolMissing,      // the library lacks a function alknet needs
+  kNoAdapter,          // no adapter matched, or the implementation offered none
+  kDeviceRequest,      // the adapter refused to create a device
+  kShaderCompilation,  // WGSL did not compile; the message carries line:column
+  kValidation,         // a WebGPU validation error
+  kOutOfMemory,        // a WebGPU out-of-memory error
+  kInternal,           // a WebGPU internal error
+  kDeviceLost,         // the device was lost; every later call fails with this
+  kMapFailed,          // mapAsync did not succeed
+  kTimeout,            // a wait ran past its deadline
+  kInvalidArgument,    // alknet's own argument checks
 };
 
 const char* ErrorCodeName(ErrorCode code);

@@ -248,9 +248,9 @@ inline constexpr WGPUShaderStage WGPUShaderStage_Compute = 0x4;
 using WGPUTextureFormat = uint32_t;
 inline constexpr WGPUTextureFormat WGPUTextureFormat_Undefined = 0x00000000;
 inline constexpr WGPUTextureFormat WGPUTextureFormat_RGBA8Unorm = 0x00000012;
-using WGPUTextureDimension = uint32_t;       // 1d = 1, 2d = 2, 3d = 3
-using WGPUTextureViewDimension = uint32_t;   // 1d, 2d, 2d-array, cube, cube-array, 3d = 1..6
-using WGPUTextureAspect = uint32_t;          // all = 1, stencil-only = 2, depth-only = 3
+using WGPUTextureDimension = uint32_t;      // 1d = 1, 2d = 2, 3d = 3
+using WGPUTextureViewDimension = uint32_t;  // 1d, 2d, 2d-array, cube, cube-array, 3d = 1..6
+using WGPUTextureAspect = uint32_t;         // all = 1, stencil-only = 2, depth-only = 3
 using WGPUAddressMode = uint32_t;
 using WGPUFilterMode = uint32_t;
 using WGPUMipmapFilterMode = uint32_t;
@@ -870,8 +870,8 @@ struct WGPURenderPassDescriptor {
   size_t colorAttachmentCount;
   const WGPURenderPassColorAttachment* colorAttachments;
   const WGPURenderPassDepthStencilAttachment* depthStencilAttachment;  // nullable
-  WGPUQuerySet occlusionQuerySet;                                     // nullable
-  const WGPUPassTimestampWrites* timestampWrites;                     // nullable
+  WGPUQuerySet occlusionQuerySet;                                      // nullable
+  const WGPUPassTimestampWrites* timestampWrites;                      // nullable
 };
 
 struct WGPUTexelCopyBufferLayout {

@@ -1,4 +1,5 @@
-// alknet:call, the call registry from JavaScript (call(), list(), register(), connect()). connect() opens remote targets through the host's RemoteConnector (RuntimeOptions::connect_remote).
+// alknet:call, the call registry from JavaScript (call(), list(), register(), connect()). connect()
+// opens remote targets through the host's RemoteConnector (RuntimeOptions::connect_remote).
 #pragma once
 
 namespace alknet::ext {

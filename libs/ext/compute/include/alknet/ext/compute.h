@@ -1,4 +1,5 @@
-// alknet:compute, tensors and ops on alknet-compute's device from JavaScript. Its Session needs InstallOnnxModule() as well.
+// alknet:compute, tensors and ops on alknet-compute's device from JavaScript. Its Session needs
+// InstallOnnxModule() as well.
 #pragma once
 
 namespace alknet::ext {

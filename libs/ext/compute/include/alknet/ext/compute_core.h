@@ -23,9 +23,11 @@ bool DefineComputeCore(JSContext* cx, JS::HandleObject core);
 bool ThrowCompute(JSContext* cx, const ::alknet::compute::Error& e);
 // A device tensor as a JS AlknetTensor object, and back (nullptr + TypeError naming `where`).
 JSObject* WrapTensor(JSContext* cx, ::alknet::compute::Tensor t);
-const ::alknet::compute::Tensor* TensorOf(JSContext* cx, JS::HandleValue v, const std::string& where);
+const ::alknet::compute::Tensor* TensorOf(JSContext* cx, JS::HandleValue v,
+                                          const std::string& where);
 // A JS array of non-negative integers as a shape (appended to `out`); TypeError naming `where`.
-bool ShapeOf(JSContext* cx, JS::HandleValue v, std::vector<uint64_t>* out, const std::string& where);
+bool ShapeOf(JSContext* cx, JS::HandleValue v, std::vector<uint64_t>* out,
+             const std::string& where);
 
 // An ArrayBuffer holding a copy of `bytes`.
 inline JSObject* NewArrayBufferFrom(JSContext* cx, const std::vector<std::byte>& bytes) {
@@ -33,7 +35,8 @@ inline JSObject* NewArrayBufferFrom(JSContext* cx, const std::vector<std::byte>&
   if (!buf) return nullptr;
   JS::AutoCheckCannotGC nogc;
   bool shared = false;
-  if (!bytes.empty()) std::memcpy(JS::GetArrayBufferData(buf, &shared, nogc), bytes.data(), bytes.size());
+  if (!bytes.empty())
+    std::memcpy(JS::GetArrayBufferData(buf, &shared, nogc), bytes.data(), bytes.size());
   return buf;
 }
 

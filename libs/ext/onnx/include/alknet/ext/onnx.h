@@ -1,4 +1,5 @@
-// Session, the ONNX half of alknet:compute (alknet-onnx), added to alknet:compute's native core; install alknet:compute too.
+// Session, the ONNX half of alknet:compute (alknet-onnx), added to alknet:compute's native core;
+// install alknet:compute too.
 #pragma once
 
 namespace alknet::ext {

@@ -42,7 +42,7 @@ std::optional<std::string_view> NpyDescr(DType dtype);
 Result<std::string> NpyPreamble(DType dtype, std::span<const uint64_t> shape);
 
 // Writes a .npy file: the preamble, then `data`, which must be exactly dtype x shape bytes.
-Status WriteNpyFile(const std::filesystem::path& path, DType dtype,
-                    std::span<const uint64_t> shape, std::span<const std::byte> data);
+Status WriteNpyFile(const std::filesystem::path& path, DType dtype, std::span<const uint64_t> shape,
+                    std::span<const std::byte> data);
 
 }  // namespace alknet::tensor::convert

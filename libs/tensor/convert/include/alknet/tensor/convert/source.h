@@ -64,7 +64,8 @@ class FileSource final : public ByteSource {
   Status ReadAt(uint64_t offset, std::span<std::byte> dst) const override;
 
  private:
-  FileSource(std::string name, int fd, uint64_t size) : name_(std::move(name)), fd_(fd), size_(size) {}
+  FileSource(std::string name, int fd, uint64_t size)
+      : name_(std::move(name)), fd_(fd), size_(size) {}
   std::string name_;
   int fd_;
   uint64_t size_;
@@ -97,7 +98,7 @@ struct ForeignLimits {
   uint64_t max_header_bytes = 100'000'000;  // safetensors JSON header (the reference's cap)
   uint64_t max_npy_header_bytes = 65'535;   // a .npy header dict (numpy's own cap is 10,000)
   uint64_t max_central_directory_bytes = 64ull << 20;  // .npz
-  uint32_t max_tensors = 1u << 16;           // .npz members, safetensors tensors
+  uint32_t max_tensors = 1u << 16;                     // .npz members, safetensors tensors
   uint32_t max_rank = 32;
   uint32_t max_name_bytes = 4096;
 };
