@@ -117,8 +117,9 @@ int main(int argc, char** argv) {
                  "hbs_bench: running handlebars.js under node failed (run scripts/setup)\n");
     return 3;
   }
-  const std::string& js_out =
-      alknet::hbs::parse_json(first).as_object().find("output")->as_string();
+  // Keep the parsed reply alive: js_out refers into it.
+  const alknet::hbs::Value reply = alknet::hbs::parse_json(first);
+  const std::string& js_out = reply.as_object().find("output")->as_string();
   if (js_out != out) {
     std::fprintf(stderr,
                  "hbs_bench: outputs differ\n--- alknet-hbs ---\n%s\n--- handlebars.js ---\n%s\n",
