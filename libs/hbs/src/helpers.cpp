@@ -192,11 +192,14 @@ void register_builtin_helpers(Registry::Impl& impl) {
       if (c.param_count() == 3) step = c.param(2).as_int();
     }
     if (step == 0) c.fail("step must not be 0");
+    // Each item is a Value to allocate, fill and free: 4 render steps, paid again each time a
+    // loop evaluates the range.
     Array out;
-    constexpr std::int64_t kMaxItems = 1 << 24;
+    constexpr std::int64_t kMaxItems = 1 << 20;
     for (std::int64_t i = start; step > 0 ? i < end : i > end; i += step) {
       if (static_cast<std::int64_t>(out.size()) >= kMaxItems)
         c.fail("range longer than " + std::to_string(kMaxItems) + " items");
+      if ((out.size() & 1023) == 0) c.charge(4 * 1024);
       out.emplace_back(i);
       if ((step > 0 && i > std::numeric_limits<std::int64_t>::max() - step) ||
           (step < 0 && i < std::numeric_limits<std::int64_t>::min() - step))
@@ -209,12 +212,19 @@ void register_builtin_helpers(Registry::Impl& impl) {
     const Value& a = c.param(0);
     if (!a.is_array()) c.fail("first argument must be an array, got " + a.to_json());
     std::string sep = c.param_count() > 1 ? c.param(1).to_js_string() : ",";
+    // The result is checked against the output limit as it grows, before it can exhaust
+    // memory (a long separator times many items).
     std::string out;
     bool first = true;
     for (const auto& item : a.as_array()) {
-      if (!first) out += sep;
+      c.charge(1);
+      if (!first) {
+        c.check_size(out.size() + sep.size());
+        out += sep;
+      }
       first = false;
       item.append_js_string(out);
+      c.check_size(out.size());
     }
     return Value(std::move(out));
   });

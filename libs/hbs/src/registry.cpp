@@ -1,6 +1,8 @@
 #include "alknet/hbs/registry.h"
 
 #include <cstdio>
+#include <new>
+#include <stdexcept>
 
 #include "registry_impl.h"
 
@@ -153,9 +155,37 @@ void Registry::set_logger(std::function<void(int, std::string_view)> logger) {
   impl_->logger = std::move(logger);
 }
 
+namespace {
+
+void check_template_size(const RenderLimits& limits, std::string_view source,
+                         const std::string& name) {
+  if (source.size() > limits.max_template_bytes) {
+    throw ParseError(
+        "template of " + std::to_string(source.size()) + " bytes is over the limit of " +
+            std::to_string(limits.max_template_bytes) + " (RenderLimits::max_template_bytes)",
+        name, 1, 1);
+  }
+}
+
+// An allocation that fails deep inside a render (a value too large for the machine) ends the
+// render like any other limit, not the process.
+template <typename F>
+void guard_memory(F&& render, std::string_view name) {
+  try {
+    render();
+  } catch (const std::bad_alloc&) {
+    throw RenderError("out of memory while rendering", std::string(name), 1, 1);
+  } catch (const std::length_error&) {
+    throw RenderError("a value grew past the largest possible string", std::string(name), 1, 1);
+  }
+}
+
+}  // namespace
+
 void Registry::register_template_string(std::string name, std::string_view source,
                                         std::string source_name) {
   if (source_name.empty()) source_name = name;
+  check_template_size(impl_->limits, source, source_name);
   auto tpl = detail::parse_template(source, std::move(source_name));
   impl_->templates.insert_or_assign(std::move(name), std::move(tpl));
   // Partial calls everywhere may now resolve to the new (or replaced) template.
@@ -186,7 +216,7 @@ void Registry::render_to(std::string& out, std::string_view name, const Value& c
   if (it == impl_->templates.end())
     throw RenderError("template '" + std::string(name) + "' is not registered", std::string(name),
                       1, 1);
-  detail::render_template(*impl_, *it->second, context, out);
+  guard_memory([&] { detail::render_template(*impl_, *it->second, context, out); }, name);
 }
 
 std::string Registry::render(std::string_view name, const Value& context) const {
@@ -196,10 +226,11 @@ std::string Registry::render(std::string_view name, const Value& context) const 
 }
 
 std::string Registry::render_template(std::string_view source, const Value& context) const {
+  check_template_size(impl_->limits, source, "<inline>");
   auto tpl = detail::parse_template(source, "<inline>");
   detail::bind_template(*tpl, impl_->helpers, impl_->templates);
   std::string out;
-  detail::render_template(*impl_, *tpl, context, out);
+  guard_memory([&] { detail::render_template(*impl_, *tpl, context, out); }, "<inline>");
   return out;
 }
 

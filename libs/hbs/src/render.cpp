@@ -351,11 +351,7 @@ class Renderer {
     InlineFrame inl{&p, outer.tpl, outer.inlines, root ? nullptr : outer.depths};
     if (!p.inline_partials.empty()) s.inlines = &inl;
     if (data) s.data = data;
-    steps_ += p.ops.size();
-    if (steps_ > impl_.limits.max_steps) {
-      fail(s, p.body.empty() ? Loc{} : p.body.front().loc,
-           "render exceeded " + std::to_string(impl_.limits.max_steps) + " steps");
-    }
+    charge(s, p.body.empty() ? Loc{} : p.body.front().loc, p.ops.size());
     if (js_) {
       js_program(p, s);
     } else {
@@ -374,6 +370,22 @@ class Renderer {
     if (out_->size() > impl_.limits.max_output)
       fail(s, p.body.empty() ? Loc{} : p.body.back().loc,
            "output exceeded " + std::to_string(impl_.limits.max_output) + " bytes");
+  }
+
+  // Counts work against max_steps: statements, each loop iteration (empty bodies included,
+  // so `{{#times 1e15}}{{/times}}` ends), each item a helper builds.
+  void charge(const Scope& s, Loc loc, std::uint64_t steps) const {
+    steps_ += steps;
+    if (steps_ > impl_.limits.max_steps) {
+      fail(s, loc,
+           "render exceeded " + std::to_string(impl_.limits.max_steps) +
+               " steps (statements, loop iterations and helper items)");
+    }
+  }
+
+  void check_output(const Scope& s, Loc loc, std::size_t size) const {
+    if (size > impl_.limits.max_output)
+      fail(s, loc, "output exceeded " + std::to_string(impl_.limits.max_output) + " bytes");
   }
 
   void run_op(const Op& op, const Scope& s) {
@@ -580,6 +592,7 @@ class Renderer {
     if (!js_) {
       if (v.is_string() && !(escape && impl_.escape_html)) {
         out_->append(v.as_string());
+        if (v.as_string().size() > 4096) check_output(s, loc, out_->size());
         return;
       }
       if (v.is_int() && static_cast<std::uint64_t>(v.as_int()) < 10) {
@@ -607,6 +620,7 @@ class Renderer {
     } else {
       escape_html_into(*out_, v.to_js_string());
     }
+    check_output(s, loc, out_->size());
   }
 
   void mustache(const Statement& st, const Scope& s) {
@@ -638,6 +652,7 @@ class Renderer {
         js_flush(js_);
       }
       r.append_js_string(*out_);
+      check_output(s, st.loc, out_->size());
       return;
     }
     if (c.kind == CallKind::kHelper) missing_helper(c, s, st.loc);
@@ -681,6 +696,7 @@ class Renderer {
       const bool wants_key = body && body->block_params.size() >= 2;
       Value key;
       for (std::size_t i = 0; i < a.size(); ++i, ++count) {
+        charge(s, st.loc, 1);
         frame.index = static_cast<std::int64_t>(i);
         if (wants_key) key = Value(frame.index);
         const Value* bp[2] = {&a[i], &key};
@@ -692,6 +708,7 @@ class Renderer {
       const bool wants_key = body && body->block_params.size() >= 2;
       Value key;
       for (std::size_t k = 0; k < entries.size(); ++k, ++count) {
+        charge(s, st.loc, 1);
         const std::size_t i = k;  // Object keeps JavaScript's key order
         frame.index = static_cast<std::int64_t>(k);
         frame.key_name = &entries[i].first;
@@ -783,6 +800,7 @@ class Renderer {
         const bool wants_index = blk->program && !blk->program->block_params.empty();
         Value index;
         for (std::int64_t i = 0; i < n; ++i) {
+          charge(s, loc, 1);
           frame.index = i;
           if (wants_index) index = Value(i);
           const Value* bp[1] = {&index};
@@ -1024,7 +1042,7 @@ class Renderer {
   const Registry::Impl& impl_;
   std::string* out_;
   int depth_ = 0;
-  std::uint64_t steps_ = 0;
+  mutable std::uint64_t steps_ = 0;  // mutable: helpers charge through a const HelperCall
   Value lookup_scratch_;
   JsValue* js_ = nullptr;  // compat mode: the JavaScript value being built (see JsValue)
   std::deque<std::string> indent_buffers_;  // deque: growing it keeps references valid
@@ -1068,6 +1086,14 @@ std::string HelperCall::inverse(const Value& ctx) const {
 }
 
 bool HelperCall::strict() const { return renderer_->strict(); }
+
+void HelperCall::charge(std::uint64_t steps) const {
+  renderer_->charge(*scope_, *static_cast<const detail::Loc*>(loc_), steps);
+}
+
+void HelperCall::check_size(std::size_t bytes) const {
+  renderer_->check_output(*scope_, *static_cast<const detail::Loc*>(loc_), bytes);
+}
 
 void HelperCall::fail(const std::string& message) const {
   renderer_->fail(*scope_, *static_cast<const detail::Loc*>(loc_),

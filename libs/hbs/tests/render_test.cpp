@@ -3,6 +3,7 @@
 // handlebars.js has no equivalent for.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -194,6 +195,65 @@ TEST(Limits, RunawayRecursionIsAnError) {
   EXPECT_THROW(small.render("p", Value::object({})), RenderError);
   EXPECT_THROW(small.render_template("{{#times 100000}}xxxxxxxx{{/times}}", Value::object({})),
                RenderError);
+}
+
+// Hostile templates end with an error in bounded time and memory under the default limits.
+double SecondsToFail(const Registry& hbs, const std::string& source, const std::string& needle) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    hbs.render_template(source, Value::object({}));
+    ADD_FAILURE() << source << " rendered";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << source << ": " << e.what();
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST(Limits, EmptyLoopBodiesCountAsSteps) {
+  Registry hbs;
+  EXPECT_LT(SecondsToFail(hbs, "{{#times 1000000000000000}}{{/times}}", "steps"), 20);
+  EXPECT_LT(
+      SecondsToFail(hbs, "{{#each (range 1048576)}}{{#each (range 1048576)}}{{/each}}{{/each}}",
+                    "steps"),
+      20);
+  EXPECT_LT(SecondsToFail(hbs, "{{#each (range 16777216)}}{{/each}}", "range longer than"), 20);
+  Registry small;
+  small.set_limits(RenderLimits{64, 1 << 20, 1000});
+  EXPECT_LT(SecondsToFail(small, "{{#times 1001}}{{/times}}", "1000 steps"), 5);
+  EXPECT_LT(SecondsToFail(small, "{{#each (range 600)}}{{#each (range 1)}}{{/each}}{{/each}}",
+                          "1000 steps"),
+            5);
+  EXPECT_EQ(small.render_template("{{#times 900}}{{/times}}", Value::object({})), "");
+}
+
+TEST(Limits, JoinIsBoundedByTheOutputLimit) {
+  Registry hbs;
+  EXPECT_LT(SecondsToFail(hbs, "{{join (range 16777216) (join (range 16777216))}}", "range"), 20);
+  // Every argument in bounds, the result not (390 MB): refused as it grows.
+  Registry mib;
+  mib.set_limits(RenderLimits{64, 1 << 20, 1u << 24});
+  EXPECT_LT(SecondsToFail(mib, "{{join (range 100000) (join (range 1000))}}",
+                          "output exceeded 1048576 bytes"),
+            20);
+  Registry small;
+  small.set_limits(RenderLimits{64, 1000, 1u << 20});
+  EXPECT_LT(SecondsToFail(small, "{{join (range 100) 'xxxxxxxxxxxxxxxxxxxx'}}", "output exceeded"),
+            5);
+  EXPECT_EQ(small.render_template("{{join (range 4) '-'}}", Value::object({})), "0-1-2-3");
+}
+
+TEST(Limits, TemplateSizeIsCheckedBeforeParsing) {
+  std::string source;
+  for (int i = 0; i < 2 << 20; ++i) source += "{{a}}";  // 10 MiB
+  Registry hbs;
+  EXPECT_THROW(hbs.register_template_string("big", source), ParseError);
+  EXPECT_LT(SecondsToFail(hbs, source, "max_template_bytes"), 5);
+  Registry roomy;
+  RenderLimits limits;
+  limits.max_template_bytes = 16 << 20;
+  roomy.set_limits(limits);
+  const auto v = Value::object({{"a", "x"}});
+  EXPECT_EQ(roomy.render_template(source.substr(0, 50), v), "xxxxxxxxxx");
 }
 
 TEST(Logger, LogHelperWritesToTheLogger) {

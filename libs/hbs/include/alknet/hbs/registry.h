@@ -50,6 +50,11 @@ class HelperCall {
   bool strict() const;
   // Throws a RenderError that names the template, line and column of this call.
   [[noreturn]] void fail(const std::string& message) const;
+  // A helper that loops or builds large values charges its work here: `steps` count against
+  // RenderLimits::max_steps, and a value of `bytes` must fit RenderLimits::max_output. Both
+  // throw the RenderError of fail() when over.
+  void charge(std::uint64_t steps) const;
+  void check_size(std::size_t bytes) const;
 
  private:
   friend class detail::Renderer;
@@ -74,10 +79,17 @@ enum class Mode {
   kCompat,  // handlebars.js defaults: HTML escaping, a missing variable renders as ""
 };
 
+// What one render (or one template) may cost; each is checked as the work happens, so a
+// hostile template fails with a RenderError/ParseError in bounded time and memory.
 struct RenderLimits {
   int max_depth = 512;                            // nested blocks and partials
-  std::size_t max_output = std::size_t{1} << 30;  // bytes
-  std::uint64_t max_steps = 1ull << 32;           // statements executed
+  std::size_t max_output = std::size_t{1} << 28;  // bytes, also any one helper's string
+  // Statements executed plus every loop iteration (an empty {{#each}} body counts too) and
+  // the items helpers build (range: 4 per item, join: 1 per item). Well over what any code
+  // generator needs; about a second of work.
+  std::uint64_t max_steps = 1ull << 24;
+  // Template source, checked before parsing: the parsed tree takes ~100x the text.
+  std::size_t max_template_bytes = std::size_t{1} << 20;
 };
 
 class Registry {
