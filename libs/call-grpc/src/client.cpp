@@ -45,6 +45,8 @@ Result<std::unique_ptr<RemoteRegistry>> RemoteRegistry::Connect(RemoteOptions op
   if (options.address.empty()) {
     return MakeError(ErrorCode::kInvalidArgument, "no server address (--remote HOST:PORT)");
   }
+  // gRPC asserts (aborting the process) on a header value it cannot send; refuse it here.
+  if (auto ok = CheckToken(options.token, "the token option"); !ok) return std::move(ok).error();
   if (options.chunk_bytes == 0 || options.chunk_bytes > options.max_message_bytes / 2) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "chunk size must be between 1 byte and half the message size limit");
@@ -132,6 +134,7 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   StreamFrame reply;
   const bool have_result =
       stream->Read(&reply) && !reply.is_chunk && reply.control.body_case() == wire::Frame::kResult;
+  std::string malformed = reply.malformed;
   std::shared_ptr<std::byte[]> buffer;
   std::uint64_t payload_bytes = 0;
   std::string protocol_error;
@@ -149,7 +152,13 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
     }
     std::uint64_t received = 0;
     while (protocol_error.empty() && received < payload_bytes) {
-      if (!stream->Read(&reply)) break;
+      if (!stream->Read(&reply)) {
+        if (!reply.malformed.empty()) {
+          protocol_error = "the server sent a malformed frame: " + reply.malformed;
+          ctx.TryCancel();
+        }
+        break;
+      }
       if (!reply.is_chunk || reply.in_size > payload_bytes - received) {
         protocol_error = "the server sent a malformed result stream";
         ctx.TryCancel();
@@ -169,7 +178,11 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   if (we_cancelled) return Error{ErrorCode::kInternal, call, protocol_error};
   if (!status.ok()) return impl_->Transport(status, ctx, call);
   if (!protocol_error.empty()) return Error{ErrorCode::kInternal, call, protocol_error};
-  if (!have_result) return Error{ErrorCode::kInternal, call, "the server sent no result"};
+  if (!have_result) {
+    return Error{ErrorCode::kInternal, call,
+                 malformed.empty() ? "the server sent no result"
+                                   : "the server sent a malformed frame: " + malformed};
+  }
 
   std::vector<Tensor> out_tensors;
   if (payload_bytes) {

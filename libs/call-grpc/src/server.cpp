@@ -3,9 +3,13 @@
 
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
 
 #include "alknet/call-grpc/remote.h"
 #include "tensor_payload.h"
@@ -57,22 +61,119 @@ grpc::Status Fail(grpc::ServerContext* ctx, ErrorCode code, std::string_view cal
   return grpc::Status(static_cast<grpc::StatusCode>(code), std::move(message));
 }
 
-// Sends a payload as chunks of at most `chunk` bytes, each a view of the payload's memory.
-bool SendPayload(Stream* stream, const std::shared_ptr<const EncodedPayload>& payload,
-                 std::size_t chunk) {
-  StreamFrame frame;
-  frame.is_chunk = true;
-  frame.keep = payload;
-  for (auto piece : payload->pieces) {
-    while (!piece.empty()) {
-      const std::size_t n = std::min(chunk, piece.size());
-      frame.out_chunk = piece.first(n);
-      if (!stream->Write(frame)) return false;
-      piece = piece.subspan(n);
+// Resets streams that stay blocked past their deadline. gRPC's synchronous Read and Write
+// have no timeout of their own; ServerContext::TryCancel() from another thread makes them
+// return false, so each blocking step of a call is armed here first and disarmed after.
+class Watchdog {
+ public:
+  Watchdog() : thread_([this] { Run(); }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+  // One stream's alarm. Disarm() returns only when the alarm cannot fire any more.
+  class Alarm {
+   public:
+    Alarm(Watchdog& dog, grpc::ServerContext* ctx) : dog_(dog), ctx_(ctx) {}
+    ~Alarm() { Disarm(); }
+    void Arm(Clock::time_point deadline) {
+      std::lock_guard lock(dog_.mutex_);
+      if (armed_) dog_.alarms_.erase(it_);
+      it_ = dog_.alarms_.emplace(deadline, this);
+      armed_ = true;
+      dog_.wake_.notify_all();
+    }
+    void Disarm() {
+      std::lock_guard lock(dog_.mutex_);
+      if (armed_) dog_.alarms_.erase(it_);
+      armed_ = false;
+    }
+    bool fired() const { return fired_.load(); }
+
+   private:
+    friend class Watchdog;
+    Watchdog& dog_;
+    grpc::ServerContext* ctx_;
+    std::multimap<Clock::time_point, Alarm*>::iterator it_;
+    bool armed_ = false;  // guarded by dog_.mutex_
+    std::atomic<bool> fired_{false};
+  };
+
+ private:
+  void Run() {
+    std::unique_lock lock(mutex_);
+    while (!stop_) {
+      if (alarms_.empty()) {
+        wake_.wait(lock);
+        continue;
+      }
+      const auto first = alarms_.begin();
+      if (Clock::now() < first->first) {
+        wake_.wait_until(lock, first->first);
+        continue;
+      }
+      Alarm* alarm = first->second;
+      alarms_.erase(first);
+      alarm->armed_ = false;
+      alarm->fired_.store(true);
+      fired_count_.fetch_add(1);
+      alarm->ctx_->TryCancel();  // under the lock: Disarm() cannot return while this runs
     }
   }
-  return true;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::multimap<Clock::time_point, Alarm*> alarms_;
+  bool stop_ = false;
+
+ public:
+  std::atomic<std::uint64_t> fired_count_{0};
+
+ private:
+  std::thread thread_;  // last: starts after the members it uses
+};
+
+enum class ReadResult { kFrame, kClosed, kMalformed, kTimedOut, kCancelled };
+
+// Reads one frame with the stream armed to reset at `deadline`. A frame the wire cannot
+// parse is reported as such (the traits leave the reason in frame->malformed), not as a
+// closed stream.
+ReadResult ReadFrame(Stream* stream, grpc::ServerContext* ctx, Watchdog::Alarm& alarm,
+                     Clock::time_point deadline, StreamFrame* frame) {
+  frame->malformed.clear();
+  alarm.Arm(deadline);
+  const bool ok = stream->Read(frame);
+  alarm.Disarm();
+  if (ok) return ReadResult::kFrame;
+  if (!frame->malformed.empty()) return ReadResult::kMalformed;
+  if (alarm.fired()) return ReadResult::kTimedOut;
+  if (ctx->IsCancelled()) return ReadResult::kCancelled;
+  return ReadResult::kClosed;
 }
+
+// Payload bytes reserved against ServerLimits::max_total_tensor_bytes for one call.
+class Reservation {
+ public:
+  explicit Reservation(std::atomic<std::uint64_t>& total) : total_(total) {}
+  ~Reservation() { total_.fetch_sub(bytes_); }
+  bool Take(std::uint64_t bytes, std::uint64_t limit) {
+    std::uint64_t now = total_.load();
+    do {
+      if (bytes > limit || now > limit - bytes) return false;
+    } while (!total_.compare_exchange_weak(now, now + bytes));
+    bytes_ = bytes;
+    return true;
+  }
+
+ private:
+  std::atomic<std::uint64_t>& total_;
+  std::uint64_t bytes_ = 0;
+};
 
 }  // namespace
 
@@ -84,6 +185,34 @@ struct CallServer::Impl {
   int port = 0;
   std::atomic<int> in_flight{0};
   std::atomic<std::uint64_t> refused{0};
+  std::atomic<std::uint64_t> reserved_bytes{0};
+  Watchdog watchdog;
+
+  std::string IdleMessage() const {
+    return "the stream stayed silent for " + std::to_string(options.limits.idle_timeout.count()) +
+           " ms (the server's --idle-timeout)";
+  }
+
+  // Sends a payload as chunks of at most `chunk` bytes, each a view of the payload's memory;
+  // a client that stops reading for idle_timeout gets its stream reset.
+  bool SendPayload(Stream* stream, Watchdog::Alarm& alarm,
+                   const std::shared_ptr<const EncodedPayload>& payload, std::size_t chunk) {
+    StreamFrame frame;
+    frame.is_chunk = true;
+    frame.keep = payload;
+    for (auto piece : payload->pieces) {
+      while (!piece.empty()) {
+        const std::size_t n = std::min(chunk, piece.size());
+        frame.out_chunk = piece.first(n);
+        alarm.Arm(Clock::now() + options.limits.idle_timeout);
+        const bool ok = stream->Write(frame);
+        alarm.Disarm();
+        if (!ok) return false;
+        piece = piece.subspan(n);
+      }
+    }
+    return true;
+  }
 
   grpc::Status CheckToken(grpc::ServerContext* ctx) {
     if (options.token.empty()) return grpc::Status::OK;
@@ -129,9 +258,48 @@ struct CallServer::Impl {
                       " concurrent calls (--max-concurrent); retry later");
     }
 
+    // The call's time runs from here: a slow upload counts against --max-call-time, and
+    // every wait for the client is also cut off by --idle-timeout.
+    const auto started = Clock::now();
+    const auto limit = started + options.limits.max_call_time;
+    Clock::time_point deadline = limit;
+    const auto client_deadline = ctx->deadline();
+    if (client_deadline != std::chrono::system_clock::time_point::max()) {
+      const auto remaining = client_deadline - std::chrono::system_clock::now();
+      const auto from_client = started + std::chrono::duration_cast<Clock::duration>(remaining);
+      if (from_client < limit) deadline = from_client;
+    }
+    Watchdog::Alarm alarm(watchdog, ctx);
+    auto wait_until = [&] {
+      return std::min(deadline, Clock::now() + options.limits.idle_timeout);
+    };
+    // Why a read ended without a frame, as the status the server reports (and logs).
+    auto read_failure = [&](ReadResult r, const StreamFrame& f, std::string_view call,
+                            std::string closed_message) {
+      switch (r) {
+        case ReadResult::kMalformed:
+          return Fail(ctx, ErrorCode::kInvalidArgument, call, "malformed frame: " + f.malformed);
+        case ReadResult::kTimedOut:
+          if (Clock::now() >= deadline) {
+            return Fail(ctx, ErrorCode::kDeadlineExceeded, call,
+                        "the upload ran past the call's deadline (the server's --max-call-time "
+                        "is " +
+                            std::to_string(options.limits.max_call_time.count()) + " ms)");
+          }
+          return Fail(ctx, ErrorCode::kDeadlineExceeded, call, IdleMessage());
+        case ReadResult::kCancelled:
+          return Fail(ctx, ErrorCode::kCancelled, call, "the client went away mid-stream");
+        default: return Fail(ctx, ErrorCode::kInvalidArgument, call, std::move(closed_message));
+      }
+    };
+
     StreamFrame frame;
-    if (!stream->Read(&frame)) {
-      return Fail(ctx, ErrorCode::kCancelled, {}, "the client closed the stream before the header");
+    if (auto r = ReadFrame(stream, ctx, alarm, wait_until(), &frame); r != ReadResult::kFrame) {
+      if (r == ReadResult::kClosed) {
+        return Fail(ctx, ErrorCode::kCancelled, {},
+                    "the client closed the stream before the header");
+      }
+      return read_failure(r, frame, {}, {});
     }
     if (frame.is_chunk || frame.control.body_case() != wire::Frame::kHeader) {
       return Fail(ctx, ErrorCode::kInvalidArgument, {},
@@ -152,19 +320,28 @@ struct CallServer::Impl {
                       " bytes; this server accepts at most " +
                       std::to_string(options.limits.max_tensor_bytes) + " (--max-tensor-bytes)");
     }
+    // Declared bytes are reserved before any is buffered, so unfinished uploads together
+    // never hold more than the total budget.
+    Reservation reservation(reserved_bytes);
+    if (!reservation.Take(payload_bytes, options.limits.max_total_tensor_bytes)) {
+      refused.fetch_add(1);
+      return Fail(ctx, ErrorCode::kResourceExhausted, name,
+                  "the call's tensors take " + std::to_string(payload_bytes) +
+                      " bytes, over what is left of the server's budget of " +
+                      std::to_string(options.limits.max_total_tensor_bytes) +
+                      " bytes for all calls in flight (--max-total-tensor-bytes); retry later");
+    }
 
     // Reassemble the payload; a hostile sender can neither overrun it nor make it grow.
     std::shared_ptr<std::byte[]> buffer;
     if (payload_bytes) buffer = AllocatePayload(payload_bytes);
     std::uint64_t received = 0;
     while (received < payload_bytes) {
-      if (!stream->Read(&frame)) {
-        if (ctx->IsCancelled()) {
-          return Fail(ctx, ErrorCode::kCancelled, name, "the client went away mid-stream");
-        }
-        return Fail(ctx, ErrorCode::kInvalidArgument, name,
-                    "malformed request: the stream ended after " + std::to_string(received) +
-                        " of " + std::to_string(payload_bytes) + " payload bytes");
+      if (auto r = ReadFrame(stream, ctx, alarm, wait_until(), &frame); r != ReadResult::kFrame) {
+        return read_failure(r, frame, name,
+                            "malformed request: the stream ended after " +
+                                std::to_string(received) + " of " + std::to_string(payload_bytes) +
+                                " payload bytes");
       }
       if (!frame.is_chunk) {
         return Fail(ctx, ErrorCode::kInvalidArgument, name,
@@ -198,21 +375,13 @@ struct CallServer::Impl {
 
     // The client's deadline travels with the call, capped by the server's per-call limit.
     CallOptions call_options;
-    const auto limit = Clock::now() + options.limits.max_call_time;
-    call_options.deadline = limit;
-    const auto client_deadline = ctx->deadline();
-    if (client_deadline != std::chrono::system_clock::time_point::max()) {
-      const auto remaining = client_deadline - std::chrono::system_clock::now();
-      const auto from_client =
-          Clock::now() + std::chrono::duration_cast<Clock::duration>(remaining);
-      if (from_client < limit) call_options.deadline = from_client;
-    }
+    call_options.deadline = deadline;
     auto result =
         registry->Invoke(*record, args, call_options, [ctx] { return ctx->IsCancelled(); });
     if (!result) {
       const Error& e = result.error();
       std::string message = e.message;
-      if (e.code == ErrorCode::kDeadlineExceeded && call_options.deadline == limit) {
+      if (e.code == ErrorCode::kDeadlineExceeded && deadline == limit) {
         message += " (the server's --max-call-time of " +
                    std::to_string(options.limits.max_call_time.count()) + " ms)";
       }
@@ -229,9 +398,16 @@ struct CallServer::Impl {
     }
     auto payload = std::make_shared<const EncodedPayload>(std::move(*encoded));
     reply.control.mutable_result()->set_payload_bytes(payload->size);
-    if (!stream->Write(reply) ||
-        !SendPayload(stream, payload,
+    alarm.Arm(Clock::now() + options.limits.idle_timeout);
+    const bool sent_header = stream->Write(reply);
+    alarm.Disarm();
+    if (!sent_header ||
+        !SendPayload(stream, alarm, payload,
                      std::min<std::size_t>(options.limits.max_message_bytes / 2, 4u << 20))) {
+      if (alarm.fired()) {
+        return Fail(ctx, ErrorCode::kDeadlineExceeded, name,
+                    IdleMessage() + " while the result was sent");
+      }
       return Fail(ctx, ErrorCode::kCancelled, name, "the client went away while receiving");
     }
     return grpc::Status::OK;
@@ -258,6 +434,13 @@ Result<std::unique_ptr<CallServer>> CallServer::Start(CallRegistry& registry,
     return MakeError(ErrorCode::kInvalidArgument,
                      "limits: --max-concurrent must be >= 1 and --max-message-bytes >= 1024");
   }
+  if (options.limits.idle_timeout.count() < 1 || options.limits.max_connection_idle.count() < 1 ||
+      options.limits.max_call_time.count() < 1) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "limits: --max-call-time, --idle-timeout and --max-connection-idle must be "
+                     ">= 1 ms");
+  }
+  if (!options.token.empty()) ALKNET_TRY(CheckToken(options.token, "the server's token"));
   registry.Seal();  // a served registry never changes under its clients
 
   auto impl = std::make_unique<Impl>();
@@ -277,6 +460,13 @@ Result<std::unique_ptr<CallServer>> CallServer::Start(CallRegistry& registry,
   builder.SetMaxReceiveMessageSize(static_cast<int>(impl->options.limits.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(impl->options.limits.max_message_bytes));
   ApplyTransportTuning([&](const char* key, int v) { builder.AddChannelArgument(key, v); });
+  auto clamp_ms = [](std::chrono::milliseconds ms) {
+    return static_cast<int>(std::min<std::int64_t>(ms.count(), 1 << 30));
+  };
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                             clamp_ms(impl->options.limits.max_connection_idle));
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+                             clamp_ms(impl->options.limits.idle_timeout));
   impl->server = builder.BuildAndStart();
   if (!impl->server || impl->port == 0) {
     return MakeError(ErrorCode::kUnavailable,
@@ -303,6 +493,10 @@ void CallServer::Shutdown() {
 
 std::uint64_t CallServer::refused_calls() const { return impl_->refused.load(); }
 
+std::uint64_t CallServer::timed_out_streams() const { return impl_->watchdog.fired_count_.load(); }
+
+std::uint64_t CallServer::reserved_tensor_bytes() const { return impl_->reserved_bytes.load(); }
+
 }  // namespace alknet::call
 
 namespace alknet::call {
@@ -322,6 +516,27 @@ Result<std::string> ReadTextFile(const std::string& path) {
   return out;
 }
 
+Status CheckToken(std::string_view token, std::string_view source) {
+  for (std::size_t i = 0; i < token.size(); ++i) {
+    const auto c = static_cast<unsigned char>(token[i]);
+    if (c > 0x20 && c < 0x7f) continue;
+    std::string what = c == '\n' || c == '\r' ? "a line break"
+                       : c == ' '             ? "a space"
+                       : c == '\t'            ? "a tab"
+                       : c >= 0x80            ? "a non-ASCII byte"
+                                              : "a control character";
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", c);
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "the bearer token from " + std::string(source) + " has " + what + " (" + hex +
+                         ") at byte " + std::to_string(i) +
+                         "; a token must be printable ASCII without spaces (it travels as an "
+                         "HTTP/2 header value); a trailing newline usually comes from echo or a "
+                         "file read whole");
+  }
+  return Ok{};
+}
+
 Result<std::string> LoadToken(const std::string& token_file) {
   std::string token;
   if (!token_file.empty()) {
@@ -332,9 +547,11 @@ Result<std::string> LoadToken(const std::string& token_file) {
       return MakeError(ErrorCode::kInvalidArgument,
                        "token file " + token_file + " is empty (its first line is the token)");
     }
+    ALKNET_TRY(CheckToken(token, "token file " + token_file));
     return token;
   }
   if (const char* env = std::getenv("ALKNET_TOKEN")) token = env;
+  ALKNET_TRY(CheckToken(token, "ALKNET_TOKEN"));
   return token;
 }
 

@@ -14,9 +14,11 @@
 #include <grpcpp/impl/rpc_service_method.h>
 #include <grpcpp/support/method_handler.h>
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "alknet/call/registry.h"
@@ -37,6 +39,9 @@ struct StreamFrame {
   // A received chunk, as gRPC's slices (no copy yet).
   std::vector<grpc::Slice> in_slices;
   std::size_t in_size = 0;
+  // Why the last received message could not be parsed (empty when it could). gRPC's Read()
+  // only returns false then, so the reader looks here to tell a bad frame from a closed stream.
+  std::string malformed;
 
   // Copies a received chunk to dst (dst.size() >= in_size).
   void CopyChunkTo(std::byte* dst) const {
@@ -81,13 +86,20 @@ class SerializationTraits<alknet::call::StreamFrame, void> {
   }
 
   static Status Deserialize(ByteBuffer* in, alknet::call::StreamFrame* f) {
+    Status s = Parse(in, f);
+    f->malformed = s.ok() ? std::string() : s.error_message();
+    return s;
+  }
+
+ private:
+  static Status Parse(ByteBuffer* in, alknet::call::StreamFrame* f) {
     std::vector<Slice> slices;
     if (!in->Dump(&slices).ok()) return Status(StatusCode::INTERNAL, "unreadable message");
     in->Clear();
     std::size_t first = 0;
     while (first < slices.size() && slices[first].size() == 0) ++first;
     if (first == slices.size()) {
-      return Status(StatusCode::INVALID_ARGUMENT, "malformed request: empty message");
+      return Status(StatusCode::INVALID_ARGUMENT, "an empty message (no frame tag)");
     }
     const char tag = static_cast<char>(*slices[first].begin());
     slices[first] = slices[first].sub(1, slices[first].size());
@@ -102,7 +114,10 @@ class SerializationTraits<alknet::call::StreamFrame, void> {
       return Status::OK;
     }
     if (tag != kControlTag) {
-      return Status(StatusCode::INVALID_ARGUMENT, "malformed request: unknown frame tag");
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(tag));
+      return Status(StatusCode::INVALID_ARGUMENT,
+                    std::string("unknown frame tag ") + hex + " (expected 'H' or 'C')");
     }
     f->is_chunk = false;
     std::string bytes;
@@ -110,7 +125,7 @@ class SerializationTraits<alknet::call::StreamFrame, void> {
       bytes.append(reinterpret_cast<const char*>(slices[i].begin()), slices[i].size());
     }
     if (!f->control.ParseFromString(bytes)) {
-      return Status(StatusCode::INVALID_ARGUMENT, "malformed request: unparsable control frame");
+      return Status(StatusCode::INVALID_ARGUMENT, "an unparsable control frame (protobuf)");
     }
     return Status::OK;
   }

@@ -2,7 +2,11 @@
 // Each ends with a clear error for the offender and a server that still answers.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "remote_fixture.h"
 #include "wire.h"
@@ -271,6 +275,190 @@ TEST_F(RemoteLimits, ConcurrencyLimitRefusesClearlyAndRecovers) {
   EXPECT_GE(refused, 1);
   EXPECT_GE(server_->refused_calls(), static_cast<std::uint64_t>(refused));
   ExpectServerAnswers();
+}
+
+// Stalled and trickling uploads, header-only floods, frames the wire cannot parse, idle
+// connections: each is cut off by a limit in bounded time, and the server keeps answering.
+class RemoteTimeouts : public RemoteFault {
+ protected:
+  void SetUp() override {
+    ServerLimits limits;
+    limits.max_tensor_bytes = 2 << 20;
+    limits.max_total_tensor_bytes = 3 << 20;
+    limits.max_message_bytes = 256 << 10;
+    limits.max_concurrent_calls = 16;
+    limits.max_call_time = 1500ms;
+    limits.idle_timeout = 300ms;
+    limits.max_connection_idle = 800ms;
+    StartServer(limits);
+  }
+};
+
+TEST_F(RemoteTimeouts, SilentUploadIsResetAfterTheIdleTimeout) {
+  auto raw = Raw();  // its own deadline is 20 s: only the server's limit can end it sooner
+  const auto start = Clock::now();
+  ASSERT_TRUE(raw->stream->Write(Header("test.echo", 1 << 20)));
+  StreamFrame ignored;
+  EXPECT_FALSE(raw->stream->Read(&ignored));  // blocks until the server gives up
+  const grpc::Status s = raw->stream->Finish();
+  const auto took = Clock::now() - start;
+  EXPECT_FALSE(s.ok());
+  EXPECT_LT(took, 5s);
+  EXPECT_GE(server_->timed_out_streams(), 1u);
+  // The handler returns (and frees its reservation) just after the reset reaches us.
+  for (int k = 0; k < 2000 && server_->reserved_tensor_bytes() != 0; ++k)
+    std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(server_->reserved_tensor_bytes(), 0u);
+  ExpectServerAnswers();
+}
+
+TEST_F(RemoteTimeouts, TricklingUploadIsCutAtTheCallTimeLimit) {
+  auto raw = Raw();
+  const auto start = Clock::now();
+  ASSERT_TRUE(raw->stream->Write(Header("test.echo", 1 << 20)));
+  // One byte every 100 ms keeps the stream under the idle timeout; the call time still ends it.
+  for (int i = 0; i < 100 && raw->stream->Write(Chunk("x")); ++i)
+    std::this_thread::sleep_for(100ms);
+  const grpc::Status s = Finish(*raw);
+  const auto took = Clock::now() - start;
+  EXPECT_FALSE(s.ok());
+  EXPECT_GE(took, 1400ms);
+  EXPECT_LT(took, 5s);
+  ExpectServerAnswers();
+}
+
+TEST_F(RemoteTimeouts, UnfinishedUploadsShareOneMemoryBudget) {
+  // Each header declares 1 MiB and sends nothing more; the budget (3 MiB) admits three.
+  std::vector<std::unique_ptr<RawCall>> held;
+  for (int i = 0; i < 3; ++i) {
+    held.push_back(Raw());
+    ASSERT_TRUE(held.back()->stream->Write(Header("test.echo", 1 << 20)));
+    // Written is not yet received: wait (bounded) for the reservation to appear.
+    for (int k = 0; k < 200 && server_->reserved_tensor_bytes() < (i + 1u) << 20; ++k)
+      std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(server_->reserved_tensor_bytes(), 3u << 20);
+  auto extra = Raw();
+  extra->stream->Write(Header("test.echo", 1 << 20));
+  const grpc::Status refused = Finish(*extra);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.error_message().find("--max-total-tensor-bytes"), std::string::npos)
+      << refused.error_message();
+  for (auto& h : held) h->ctx.TryCancel();
+  for (auto& h : held) h->stream->Finish();
+  for (int k = 0; k < 2000 && server_->reserved_tensor_bytes() != 0; ++k)
+    std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(server_->reserved_tensor_bytes(), 0u);
+  ExpectServerAnswers();
+}
+
+// Bytes sent as one message exactly as given, for frames StreamFrame cannot produce.
+struct RawBytes {
+  std::string bytes;
+};
+
+}  // namespace
+}  // namespace alknet::call
+
+namespace grpc {
+template <>
+class SerializationTraits<alknet::call::RawBytes, void> {
+ public:
+  static Status Serialize(const alknet::call::RawBytes& m, ByteBuffer* out, bool* own) {
+    *own = true;
+    Slice slice(m.bytes);
+    *out = ByteBuffer(&slice, 1);
+    return Status::OK;
+  }
+  static Status Deserialize(ByteBuffer* in, alknet::call::RawBytes* m) {
+    std::vector<Slice> slices;
+    if (!in->Dump(&slices).ok()) return Status(StatusCode::INTERNAL, "unreadable");
+    m->bytes.clear();
+    for (auto& sl : slices) m->bytes.append(reinterpret_cast<const char*>(sl.begin()), sl.size());
+    in->Clear();
+    return Status::OK;
+  }
+};
+}  // namespace grpc
+
+namespace alknet::call {
+namespace {
+
+TEST_F(RemoteTimeouts, MalformedFramesAreReportedAsSuch) {
+  struct Case {
+    const char* what;
+    std::string bytes;
+    const char* needle;
+  };
+  const std::vector<Case> cases = {
+      {"unknown tag", "Zxyz", "unknown frame tag 0x5a"},
+      {"empty message", "", "empty message"},
+      {"bad protobuf", std::string("H\xff\xff\xff", 4), "unparsable control frame"},
+  };
+  auto channel = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
+  const grpc::internal::RpcMethod method(kInvokeMethod, grpc::internal::RpcMethod::BIDI_STREAMING);
+  for (const auto& c : cases) {
+    grpc::ClientContext ctx;
+    ctx.AddMetadata("authorization", std::string("Bearer ") + testing::kToken);
+    ctx.set_deadline(std::chrono::system_clock::now() + 10s);
+    std::unique_ptr<grpc::ClientReaderWriter<RawBytes, RawBytes>> stream(
+        grpc::internal::ClientReaderWriterFactory<RawBytes, RawBytes>::Create(channel.get(), method,
+                                                                              &ctx));
+    stream->Write(RawBytes{c.bytes});
+    stream->WritesDone();
+    RawBytes ignored;
+    while (stream->Read(&ignored)) {
+    }
+    const grpc::Status s = stream->Finish();
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << c.what << ": " << s.error_message();
+    EXPECT_NE(s.error_message().find("malformed frame"), std::string::npos)
+        << c.what << ": " << s.error_message();
+    EXPECT_NE(s.error_message().find(c.needle), std::string::npos)
+        << c.what << ": " << s.error_message();
+  }
+  ExpectServerAnswers();
+}
+
+TEST_F(RemoteTimeouts, IdleConnectionIsClosed) {
+  auto channel = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
+  grpc::ClientContext ctx;
+  ctx.AddMetadata("authorization", std::string("Bearer ") + testing::kToken);
+  wire::ListRequest request;
+  wire::ListReply reply;
+  ASSERT_TRUE(CallList(channel.get(), &ctx, request, &reply).ok());
+  ASSERT_EQ(channel->GetState(false), GRPC_CHANNEL_READY);
+  // The server sends GOAWAY after 800 ms without a call; the channel then leaves READY.
+  const auto start = Clock::now();
+  while (channel->GetState(false) == GRPC_CHANNEL_READY && Clock::now() - start < 10s)
+    std::this_thread::sleep_for(20ms);
+  EXPECT_NE(channel->GetState(false), GRPC_CHANNEL_READY);
+  EXPECT_LT(Clock::now() - start, 5s);
+}
+
+TEST_F(RemoteTimeouts, SilentTcpConnectionIsClosed) {
+  // A peer that connects and never speaks HTTP/2 is dropped after the handshake timeout.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(server_->port()));
+  ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  const auto start = Clock::now();
+  char buf[256];
+  ssize_t n = 0;
+  // The server may send its own SETTINGS first; read until it closes (bounded by the timeout).
+  for (int i = 0; i < 100; ++i) {
+    n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+  }
+  const auto took = Clock::now() - start;
+  ::close(fd);
+  EXPECT_LE(n, 0);
+  EXPECT_LT(took, 5s);
 }
 
 }  // namespace

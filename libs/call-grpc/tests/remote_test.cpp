@@ -176,6 +176,45 @@ TEST(RemoteStart, RefusesNonLoopbackWithoutToken) {
   EXPECT_FALSE(IsLoopbackAddress("128.0.0.1:80"));
 }
 
+// gRPC aborts the process (an assertion) on a header value it cannot send, so tokens are
+// checked where they enter: Connect(), LoadToken() (ALKNET_TOKEN, --token-file), Start().
+TEST(RemoteToken, UnsendableTokensAreRefusedClearly) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"tab\there", "a tab"},
+      {"s\xc3\xa9"
+       "cret",
+       "a non-ASCII byte"},
+      {"secret\n", "a line break"},
+      {"two words", "a space"},
+      {"bell\x07", "a control character"}};
+  for (const auto& [token, what] : bad) {
+    RemoteOptions o;
+    o.address = "127.0.0.1:1";
+    o.token = token;
+    auto c = RemoteRegistry::Connect(o);
+    ASSERT_FALSE(c.ok()) << token;
+    EXPECT_EQ(c.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(c.error().message.find("printable ASCII"), std::string::npos) << c.error().message;
+    EXPECT_NE(c.error().message.find(what), std::string::npos) << c.error().message;
+  }
+  ::setenv("ALKNET_TOKEN", "secret\n", 1);
+  auto loaded = LoadToken("");
+  ::unsetenv("ALKNET_TOKEN");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error().message.find("ALKNET_TOKEN"), std::string::npos);
+  CallRegistry registry;
+  ServerOptions so;
+  so.token = "tab\tinside";
+  EXPECT_FALSE(CallServer::Start(registry, so).ok());
+  // Every printable ASCII character but space is fine.
+  std::string all;
+  for (char c = 0x21; c < 0x7f; ++c) all += c;
+  RemoteOptions o;
+  o.address = "127.0.0.1:1";
+  o.token = all;
+  EXPECT_TRUE(RemoteRegistry::Connect(o).ok());
+}
+
 TEST(RemoteStart, ConstantTimeEquals) {
   EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
   EXPECT_TRUE(ConstantTimeEquals("", ""));

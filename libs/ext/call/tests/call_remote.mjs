@@ -25,4 +25,13 @@ try {
   if (!/token|unauthenticated|Unauthenticated|permission/i.test(`${e.name} ${e.message}`)) throw e;
   console.log(`wrong token refused: ${e.name}: ${e.message}`);
 }
+// Tokens gRPC cannot send as a header (it used to abort the process): a clear error instead.
+for (const bad of ["s\u00e9cret", "tab\there", "newline\n"]) {
+  try {
+    connect(address, { token: bad });
+    throw new Error(`token ${JSON.stringify(bad)} was accepted`);
+  } catch (e) {
+    if (!/printable ASCII/.test(e.message)) throw e;
+  }
+}
 console.log("alknet:call remote ok");

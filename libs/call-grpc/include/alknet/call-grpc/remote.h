@@ -20,8 +20,19 @@ namespace alknet::call {
 struct ServerLimits {
   std::size_t max_message_bytes = 8u << 20;     // one gRPC message: a header or a chunk
   std::uint64_t max_tensor_bytes = 4ull << 30;  // all tensors of one call, encoded
+  // All payloads being received or held by running calls at once; a call whose header
+  // declares more than what is left is refused before anything is buffered.
+  std::uint64_t max_total_tensor_bytes = 8ull << 30;
   int max_concurrent_calls = 64;
+  // From the first frame of a call to its result, upload included; enforced on a call that
+  // waits for the device and between the dispatches of a running one.
   std::chrono::milliseconds max_call_time{10 * 60 * 1000};
+  // The longest a call's stream may stay silent (no frame from the client while it uploads,
+  // no progress while the result streams back); the stream is then reset.
+  std::chrono::milliseconds idle_timeout{30 * 1000};
+  // A connection with no call in flight for this long is closed (GOAWAY); one that never
+  // completes the HTTP/2 handshake is closed after idle_timeout.
+  std::chrono::milliseconds max_connection_idle{5 * 60 * 1000};
 };
 
 struct ServerOptions {
@@ -46,6 +57,10 @@ class CallServer {
   void Shutdown();
   // Calls refused so far for a bad token or a limit (for tests and `alknet serve` logs).
   std::uint64_t refused_calls() const;
+  // Streams reset for staying silent past idle_timeout or for outliving max_call_time.
+  std::uint64_t timed_out_streams() const;
+  // Payload bytes reserved right now by calls in flight (max_total_tensor_bytes caps it).
+  std::uint64_t reserved_tensor_bytes() const;
 
   struct Impl;
 
@@ -78,8 +93,14 @@ class RemoteRegistry final : public CallTarget {
 };
 
 // The bearer token: the first line of `token_file` when given, else the environment variable
-// ALKNET_TOKEN, else empty. An unreadable or empty file is an error.
+// ALKNET_TOKEN, else empty. An unreadable or empty file, or a token CheckToken refuses, is
+// an error.
 Result<std::string> LoadToken(const std::string& token_file);
+
+// A bearer token travels as an HTTP/2 header value, so it must be printable ASCII
+// (0x21..0x7e: no space, tab, newline or non-ASCII byte). `source` names where it came
+// from in the error ("ALKNET_TOKEN", "token file t.txt", "connect() option token").
+Status CheckToken(std::string_view token, std::string_view source);
 
 // Reads a whole file (PEM certificates and keys); the error names the file and errno.
 Result<std::string> ReadTextFile(const std::string& path);
