@@ -1,6 +1,7 @@
 // libFuzzer target for everything alknet-call parses from outside: a remote request as the
 // server reassembles it (control frame + metatensor payload -> Values -> signature check),
-// JSON arguments of `alknet call`, and signature text. First byte picks the parser.
+// JSON arguments of `alknet call`, signature text, and one gRPC message as the wire's frame
+// parser sees it. First byte picks the parser.
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -14,7 +15,7 @@ namespace ac = alknet::call;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
-  const std::uint8_t which = data[0] % 3;
+  const std::uint8_t which = data[0] % 4;
   ++data;
   --size;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -33,6 +34,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       auto again = ac::ParseSignature(s->ToString());
       if (!again.ok() || again->ToString() != s->ToString()) __builtin_trap();
     }
+    return 0;
+  }
+  if (which == 3) {
+    // One message: a frame is parsed or reported malformed, never both, never neither.
+    grpc::Slice slice(data, size);
+    grpc::ByteBuffer buffer(&slice, 1);
+    ac::StreamFrame frame;
+    frame.malformed = "stale";
+    const grpc::Status s = grpc::SerializationTraits<ac::StreamFrame>::Deserialize(&buffer, &frame);
+    if (s.ok() != frame.malformed.empty()) __builtin_trap();
+    if (s.ok() && frame.is_chunk && frame.in_size + 1 != size) __builtin_trap();
     return 0;
   }
   // A request: u32 control length, the control Frame, then the payload.

@@ -45,6 +45,15 @@ std::vector<std::uint8_t> RequestSeed() {
   return out;
 }
 
+// A control message as it travels: the 'H' tag, then a Frame with a header.
+std::string ControlMessageSeed() {
+  ac::wire::Frame frame;
+  frame.mutable_header()->set_call("test.echo");
+  frame.mutable_header()->set_payload_bytes(64);
+  frame.mutable_header()->add_args()->set_i(7);
+  return "H" + frame.SerializeAsString();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -53,6 +62,8 @@ int main(int argc, char** argv) {
       RequestSeed(),
       Tagged(0, R"({"a": [1, -2.5e3, true, null], "s": "\u00e9\ud83d\ude00", "n": {}})"),
       Tagged(1, "(t: tensor, axis: int?, ...rest: any) -> map"),
+      Tagged(3, ControlMessageSeed()),
+      Tagged(3, "Cchunk bytes"),
   };
   std::mt19937_64 rng(2024);
   std::size_t runs = 0;
