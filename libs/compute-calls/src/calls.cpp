@@ -1,6 +1,8 @@
 #include "alknet/compute-calls/calls.h"
 
 #include <cctype>
+#include <chrono>
+#include <cstring>
 #include <mutex>
 #include <set>
 
@@ -14,9 +16,9 @@ namespace {
 
 namespace c = alknet::call;
 
-// One device per process, opened on first use.
+// One device per process, opened on first use; calls take turns on it.
 struct Device {
-  std::mutex mutex;
+  std::timed_mutex mutex;
   std::unique_ptr<webgpu::Context> ctx;
   std::unique_ptr<Executor> executor;
 
@@ -41,6 +43,26 @@ Device& TheDevice() {
   static Device d;
   return d;
 }
+
+// Takes the device, giving up as soon as the call is cancelled or past its deadline: a call
+// queued behind a long one must not wait beyond its own limit.
+c::Result<std::unique_lock<std::timed_mutex>> LockDevice(const c::CallContext& ctx) {
+  std::unique_lock lock(TheDevice().mutex, std::defer_lock);
+  while (!lock.try_lock_for(std::chrono::milliseconds(5))) {
+    if (ctx.ShouldStop()) {
+      c::Error e = ctx.StopError();
+      e.message += " while it waited for the GPU (another call was using it)";
+      return e;
+    }
+  }
+  return lock;
+}
+
+// The most multiply-adds one MatMul dispatch does for a call: a larger product is run as
+// row blocks, and the call's deadline and cancellation are checked between them, so a
+// `compute.mat_mul` past --max-call-time stops within about one block (~0.2 s on lavapipe),
+// not after the whole product.
+constexpr double kMacsPerDispatch = double(1 << 28);
 
 c::Error ToCallError(const Error& e) {
   c::ErrorCode code = c::ErrorCode::kInternal;
@@ -88,7 +110,47 @@ c::Result<AttrValue> ToAttr(const std::string& name, const c::Value& v) {
   }
 }
 
-c::Result<c::Value> RunOp(const std::string& op, std::span<const c::Value> args) {
+c::Value ToCallTensor(HostTensor host) {
+  std::vector<int64_t> shape(host.shape.begin(), host.shape.end());
+  return c::Value(c::Tensor::Adopt(DTypeName(host.dtype), std::move(shape), std::move(host.data)));
+}
+
+// A 2-D MatMul as row blocks of A against all of B: each block is one dispatch, and the call
+// stops between blocks once it should. Every output element is the same dot product as in
+// one dispatch (rows of a MatMul are independent).
+c::Result<c::Value> RunMatMulInBlocks(const c::CallContext& ctx, Executor& ex,
+                                      const std::vector<c::Tensor>& in, DType dtype,
+                                      std::size_t element_bytes, int opset) {
+  const auto m = static_cast<std::uint64_t>(in[0].shape[0]);
+  const auto k = static_cast<std::uint64_t>(in[0].shape[1]);
+  const auto n = static_cast<std::uint64_t>(in[1].shape[1]);
+  const std::uint64_t rows =
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(kMacsPerDispatch / double(k * n)));
+  auto b = ex.Upload(dtype, {k, n}, in[1].data);
+  if (!b.ok()) return ToCallError(b.error());
+  HostTensor out;
+  for (std::uint64_t r0 = 0; r0 < m; r0 += rows) {
+    if (ctx.ShouldStop()) return ctx.StopError();
+    const std::uint64_t count = std::min(rows, m - r0);
+    auto a = ex.Upload(dtype, {count, k},
+                       in[0].data.subspan(r0 * k * element_bytes, count * k * element_bytes));
+    if (!a.ok()) return ToCallError(a.error());
+    auto block = ex.Run("MatMul", {*a, *b}, {}, opset);
+    if (!block.ok()) return ToCallError(block.error());
+    auto host = ex.Download(*block);
+    if (!host.ok()) return ToCallError(host.error());
+    if (r0 == 0) {
+      out.dtype = host->dtype;
+      out.shape = {m, n};
+      out.data.reserve(m * n * (host->data.size() / std::max<std::uint64_t>(1, count * n)));
+    }
+    out.data.insert(out.data.end(), host->data.begin(), host->data.end());
+  }
+  return ToCallTensor(std::move(out));
+}
+
+c::Result<c::Value> RunOp(const c::CallContext& ctx, const std::string& op,
+                          std::span<const c::Value> args) {
   std::vector<c::Tensor> in;
   for (size_t i = 0; i < args[0].as_list().size(); ++i) {
     const c::Value& v = args[0].as_list()[i];
@@ -109,38 +171,48 @@ c::Result<c::Value> RunOp(const std::string& op, std::span<const c::Value> args)
   }
   const int opset = args.size() > 2 && !args[2].is_null() ? static_cast<int>(args[2].as_int()) : 17;
 
-  Device& dev = TheDevice();
-  std::lock_guard lock(dev.mutex);
-  auto ex = dev.Get();
+  auto lock = LockDevice(ctx);
+  if (!lock.ok()) return std::move(lock).error();
+  auto ex = TheDevice().Get();
   if (!ex.ok()) return std::move(ex).error();
-  std::vector<Tensor> tensors;
+  std::vector<const tensor::DTypeInfo*> infos;
   for (size_t i = 0; i < in.size(); ++i) {
     const tensor::DTypeInfo* info = tensor::FindDType(in[i].dtype);
     if (info == nullptr) {
       return c::MakeError(c::ErrorCode::kInvalidArgument,
                           "inputs[" + std::to_string(i) + "]: unknown dtype '" + in[i].dtype + "'");
     }
-    Shape shape;
     for (int64_t d : in[i].shape) {
       if (d < 0)
         return c::MakeError(c::ErrorCode::kInvalidArgument,
                             "inputs[" + std::to_string(i) + "]: negative dimension");
-      shape.push_back(static_cast<uint64_t>(d));
     }
-    auto t = (*ex)->Upload(info->dtype, shape, in[i].data);
+    infos.push_back(info);
+  }
+  if (op == "MatMul" && attrs.empty() && in.size() == 2 && in[0].shape.size() == 2 &&
+      in[1].shape.size() == 2 && in[0].shape[1] == in[1].shape[0] && in[0].dtype == in[1].dtype &&
+      in[0].shape[0] > 1 && infos[0]->block_elements == 1 &&
+      double(in[0].shape[0]) * double(in[0].shape[1]) * double(in[1].shape[1]) > kMacsPerDispatch &&
+      in[0].data.size() == std::size_t(in[0].shape[0] * in[0].shape[1]) * infos[0]->block_bytes &&
+      in[1].data.size() == std::size_t(in[1].shape[0] * in[1].shape[1]) * infos[1]->block_bytes) {
+    return RunMatMulInBlocks(ctx, **ex, in, infos[0]->dtype, infos[0]->block_bytes, opset);
+  }
+  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < in.size(); ++i) {
+    Shape shape(in[i].shape.begin(), in[i].shape.end());
+    auto t = (*ex)->Upload(infos[i]->dtype, shape, in[i].data);
     if (!t.ok()) return ToCallError(t.error());
     tensors.push_back(*t);
   }
+  if (ctx.ShouldStop()) return ctx.StopError();
   auto out = (*ex)->Run(op, tensors, attrs, opset);
   if (!out.ok()) return ToCallError(out.error());
   auto host = (*ex)->Download(*out);
   if (!host.ok()) return ToCallError(host.error());
-  std::vector<int64_t> shape(host->shape.begin(), host->shape.end());
-  return c::Value(
-      c::Tensor::Adopt(DTypeName(host->dtype), std::move(shape), std::move(host->data)));
+  return ToCallTensor(std::move(*host));
 }
 
-c::Result<c::Value> RunSha256(std::span<const c::Value> args) {
+c::Result<c::Value> RunSha256(const c::CallContext& ctx, std::span<const c::Value> args) {
   std::vector<std::span<const std::byte>> msgs;
   for (size_t i = 0; i < args[0].as_list().size(); ++i) {
     const c::Value& v = args[0].as_list()[i];
@@ -154,9 +226,9 @@ c::Result<c::Value> RunSha256(std::span<const c::Value> args) {
                           "messages[" + std::to_string(i) + "] must be bytes or a u8 tensor");
     }
   }
-  Device& dev = TheDevice();
-  std::lock_guard lock(dev.mutex);
-  auto ex = dev.Get();
+  auto lock = LockDevice(ctx);
+  if (!lock.ok()) return std::move(lock).error();
+  auto ex = TheDevice().Get();
   if (!ex.ok()) return std::move(ex).error();
   Sha256 sha(**ex);
   auto digests = sha.HashBatch(msgs);
@@ -195,7 +267,9 @@ c::Component ComputeComponent() {
     d.flags.execution = c::Execution::kAsync;
     d.doc = r.summary + " (ONNX " + r.name + ", on the GPU)";
     const std::string op = r.name;
-    d.handler = [op](c::CallContext&, std::span<const c::Value> args) { return RunOp(op, args); };
+    d.handler = [op](c::CallContext& ctx, std::span<const c::Value> args) {
+      return RunOp(ctx, op, args);
+    };
     comp.calls.push_back(std::move(d));
   }
   c::CallDecl sha;
@@ -203,7 +277,9 @@ c::Component ComputeComponent() {
   sha.signature = "(messages: list) -> list";
   sha.flags.execution = c::Execution::kAsync;
   sha.doc = "SHA-256 of each message (bytes or u8 tensor) on the GPU, one 32-byte digest each";
-  sha.handler = [](c::CallContext&, std::span<const c::Value> args) { return RunSha256(args); };
+  sha.handler = [](c::CallContext& ctx, std::span<const c::Value> args) {
+    return RunSha256(ctx, args);
+  };
   comp.calls.push_back(std::move(sha));
   return comp;
 }

@@ -2,7 +2,10 @@
 // alknet-call's gRPC server, checked against the float64 reference and OpenSSL.
 #include <openssl/sha.h>
 
+#include <cmath>
+#include <cstdio>
 #include <set>
+#include <thread>
 
 #include "alknet/call-grpc/remote.h"
 #include "alknet/call/builtins.h"
@@ -102,6 +105,73 @@ TEST_F(ComputeCalls, RemoteOpsMatchTheReference) {
     ASSERT_TRUE(g.ok()) << g.error().ToString();
     EXPECT_EQ(Floats(g->as_tensor()), (std::vector<float>{-1, 2, -1, 6.5f}));
   }
+}
+
+// A MatMul larger than one dispatch's budget runs as row blocks; the result must still be the
+// product (257 rows: two blocks, the second of one row).
+TEST_F(ComputeCalls, BlockedMatMulMatchesTheReference) {
+  const int m = 257, k = 1024, n = 1024;
+  std::mt19937_64 rng(testing::Seed() + 7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> a(m * k), b(k * n);
+  for (float& v : a) v = u(rng);
+  for (float& v : b) v = u(rng);
+  std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({m, k}, a), F32Tensor({k, n}, b)})};
+  auto r = registry_.Invoke("compute.mat_mul", args,
+                            c::CallOptions::WithTimeout(std::chrono::seconds(120)));
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_EQ(r->as_tensor().shape, (std::vector<int64_t>{m, n}));
+  const std::vector<float> got = Floats(r->as_tensor());
+  // Rows are independent: the rows at block edges (256 rows per block here) and a few
+  // inside are checked in full against float64.
+  int bad = 0;
+  for (int i : {0, 1, 100, 254, 255, 256}) {
+    for (int j = 0; j < n; ++j) {
+      double ref = 0, mag = 0;
+      for (int p = 0; p < k; ++p) {
+        ref += double(a[i * k + p]) * b[p * n + j];
+        mag += std::abs(double(a[i * k + p]) * b[p * n + j]);
+      }
+      if (std::abs(got[i * n + j] - ref) > 1e-5 * mag + 1e-6 && ++bad < 5)
+        ADD_FAILURE() << "(" << i << "," << j << "): " << got[i * n + j] << " want " << ref;
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+// A long MatMul past its deadline stops between dispatches, so a small call queued behind it
+// on the one device runs soon after, not when the long product would have finished.
+TEST_F(ComputeCalls, LongMatMulStopsAtItsDeadlineAndFreesTheDevice) {
+  auto small = [&] {
+    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({2, 3}, {1, 2, 3, 4, 5, 6}),
+                                                       F32Tensor({3, 2}, {1, 0, 0, 1, 1, 1})})};
+    return remote_->Invoke("compute.mat_mul", args,
+                           c::CallOptions::WithTimeout(std::chrono::seconds(60)));
+  };
+  auto warm = small();  // opens the device and compiles the pipeline outside the timing
+  ASSERT_TRUE(warm.ok()) << warm.error().ToString();
+  EXPECT_EQ(Floats(warm->as_tensor()), (std::vector<float>{4, 5, 10, 11}));
+
+  const int size = 2048;  // 8.6 G multiply-adds: many seconds on lavapipe as one dispatch
+  std::vector<float> a(size * size, 0.5f), b(size * size, 0.25f);
+  const auto start = std::chrono::steady_clock::now();
+  auto big = remote_->InvokeAsync(
+      "compute.mat_mul",
+      {c::Value(c::Value::List{F32Tensor({size, size}, a), F32Tensor({size, size}, b)})},
+      c::CallOptions::WithTimeout(std::chrono::milliseconds(500)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the big call holds the GPU
+  auto r = small();
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(Floats(r->as_tensor()), (std::vector<float>{4, 5, 10, 11}));
+  auto big_result = big.get();
+  if (!big_result.ok()) {
+    EXPECT_EQ(big_result.error().code, c::ErrorCode::kDeadlineExceeded)
+        << big_result.error().ToString();
+  }
+  std::printf("small call done %.2f s after the long one started (its deadline: 0.5 s)\n", waited);
+  EXPECT_LT(waited, 4.0);
 }
 
 TEST_F(ComputeCalls, RemoteErrorsNameTheProblem) {
