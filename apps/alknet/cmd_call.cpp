@@ -299,7 +299,7 @@ int RunCall(std::span<const std::string_view> args) {
       doc.emplace("error", std::move(err));
       std::printf("%s\n", ac::ToJson(ac::Value(std::move(doc))).c_str());
     } else {
-      std::fprintf(stderr, "alknet call: %s\n", e.ToString().c_str());
+      std::fprintf(stderr, "alknet call: %s\n", TerminalText(e.ToString()).c_str());
     }
     return e.code == ac::ErrorCode::kUnavailable ? kExitEnvironment : kExitFailure;
   }

@@ -6,6 +6,7 @@
 #include "alknet/call/builtins.h"
 #include "alknet/call/json.h"
 #include "command.h"
+#include "options.h"
 #include "registry_setup.h"
 
 namespace alknet::cli {
@@ -52,22 +53,26 @@ int RunCalls(std::span<const std::string_view> args) {
   }
   ac::Result<std::vector<ac::CallInfo>> calls = (*opened)->List();
   if (!calls) {
-    std::fprintf(stderr, "alknet calls: %s\n", calls.error().ToString().c_str());
+    std::fprintf(stderr, "alknet calls: %s\n", TerminalText(calls.error().ToString()).c_str());
     return calls.error().code == ac::ErrorCode::kUnavailable ? kExitEnvironment : kExitFailure;
   }
   if (json) {
     std::printf("%s\n", ac::CallInfosToJson(*calls).c_str());
     return kExitOk;
   }
+  // A remote server chooses every string below: printed through TerminalText, so none can
+  // carry escape sequences to this terminal.
   std::size_t width = 0;
-  for (const auto& c : *calls) width = std::max(width, c.name.size());
+  for (const auto& c : *calls) width = std::max(width, TerminalText(c.name).size());
   for (const auto& c : *calls) {
     std::string flags;
     if (c.flags.execution == ac::Execution::kAsync) flags += " async";
     if (c.flags.side_effects) flags += " side-effects";
-    std::printf("%-*s %s  [%s%s]\n", static_cast<int>(width), c.name.c_str(), c.signature.c_str(),
-                c.owner.c_str(), flags.c_str());
-    if (!c.doc.empty()) std::printf("%-*s   %s\n", static_cast<int>(width), "", c.doc.c_str());
+    std::printf("%-*s %s  [%s%s]\n", static_cast<int>(width), TerminalText(c.name).c_str(),
+                TerminalText(c.signature).c_str(), TerminalText(c.owner).c_str(), flags.c_str());
+    if (!c.doc.empty()) {
+      std::printf("%-*s   %s\n", static_cast<int>(width), "", TerminalText(c.doc).c_str());
+    }
   }
   return kExitOk;
 }

@@ -26,8 +26,17 @@ constexpr const char* kUsage =
     "                            serve TLS with this PEM certificate chain and key\n"
     "  --max-message-bytes N     largest gRPC message (default 8388608)\n"
     "  --max-tensor-bytes N      largest total tensor payload of one call (default 4294967296)\n"
+    "  --max-total-tensor-bytes N\n"
+    "                            tensor payloads of all calls in flight together; a call\n"
+    "                            over what is left is refused (default 8589934592)\n"
     "  --max-concurrent N        calls running at once; more are refused (default 64)\n"
-    "  --max-call-time MS        per-call time limit in milliseconds (default 600000)\n"
+    "  --max-call-time MS        per-call time limit in milliseconds, upload and waiting\n"
+    "                            for the GPU included (default 600000)\n"
+    "  --idle-timeout MS         reset a call whose client sends or reads nothing for this\n"
+    "                            long; drop a connection that never completes the HTTP/2\n"
+    "                            handshake (default 30000)\n"
+    "  --max-connection-idle MS  close a connection with no call for this long (default\n"
+    "                            300000)\n"
     "  --json                    print the listening line as JSON\n\n"
     "Runs until SIGINT or SIGTERM. Exit codes: 0 stopped cleanly, 2 usage, 3 cannot listen.\n";
 
@@ -84,6 +93,15 @@ int RunServe(std::span<const std::string_view> args) {
     } else if (a == "--max-tensor-bytes") {
       if (!count(n, 0, std::numeric_limits<std::uint64_t>::max())) return Usage(count_error);
       options.limits.max_tensor_bytes = n;
+    } else if (a == "--max-total-tensor-bytes") {
+      if (!count(n, 0, std::numeric_limits<std::uint64_t>::max())) return Usage(count_error);
+      options.limits.max_total_tensor_bytes = n;
+    } else if (a == "--idle-timeout") {
+      if (!count(n, 1, 999'999'999'999)) return Usage(count_error);
+      options.limits.idle_timeout = std::chrono::milliseconds(n);
+    } else if (a == "--max-connection-idle") {
+      if (!count(n, 1, 999'999'999'999)) return Usage(count_error);
+      options.limits.max_connection_idle = std::chrono::milliseconds(n);
     } else if (a == "--max-concurrent") {
       if (!count(n, 1, 100000)) return Usage(count_error);
       options.limits.max_concurrent_calls = static_cast<int>(n);
@@ -154,8 +172,11 @@ int RunServe(std::span<const std::string_view> args) {
   });
   (*server)->Wait();
   waiter.join();
-  std::fprintf(stderr, "alknet serve: stopped (%llu calls refused: bad token or over a limit)\n",
-               static_cast<unsigned long long>((*server)->refused_calls()));
+  std::fprintf(stderr,
+               "alknet serve: stopped (%llu calls refused: bad token or over a limit; %llu "
+               "streams reset: silent past --idle-timeout or over --max-call-time)\n",
+               static_cast<unsigned long long>((*server)->refused_calls()),
+               static_cast<unsigned long long>((*server)->timed_out_streams()));
   return kExitOk;
 }
 

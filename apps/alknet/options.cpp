@@ -5,6 +5,8 @@
 #include <string>
 #include <system_error>
 
+#include "alknet/base/utf8.h"
+
 namespace alknet::cli {
 namespace {
 
@@ -93,6 +95,29 @@ OptionResult<double> ParseDecimalOption(std::string_view option, std::string_vie
                    Decimal(max));
   }
   return v;
+}
+
+std::string TerminalText(std::string_view text) {
+  const std::string valid = base::utf8::Sanitize(text);
+  std::string out;
+  out.reserve(valid.size());
+  auto escape = [&](unsigned code) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02x", code);
+    out += hex;
+  };
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    const auto c = static_cast<unsigned char>(valid[i]);
+    if (c < 0x20 || c == 0x7f) {
+      escape(c);
+    } else if (c == 0xc2 && i + 1 < valid.size() &&
+               static_cast<unsigned char>(valid[i + 1]) < 0xa0) {
+      escape(static_cast<unsigned char>(valid[++i]));  // U+0080..U+009F (C1): C2 80..C2 9F
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 }  // namespace alknet::cli

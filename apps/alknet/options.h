@@ -36,4 +36,10 @@ OptionResult<std::int64_t> ParseIntegerOption(
 OptionResult<double> ParseDecimalOption(std::string_view option, std::string_view text,
                                         double above, double max);
 
+// Text from elsewhere (a remote server's call docs and error messages) made safe to print on
+// a terminal: bytes that are not UTF-8 become U+FFFD, and control characters (C0, DEL, C1:
+// escape sequences, carriage returns, ...) are written as \xNN, so no peer can move the
+// cursor, retitle the window or hide text.
+std::string TerminalText(std::string_view text);
+
 }  // namespace alknet::cli

@@ -35,8 +35,18 @@ def main():
     p = run("serve", "--listen", "0.0.0.0:0", env=env, expect=2)
     assert "without a token" in p.stderr, p.stderr
 
+    # A token gRPC cannot send as a header (it used to abort the client): a usage error naming
+    # the byte, for the server and for clients.
+    for bad in ("s3cret-token\n", "s3cret\ttoken", "s3cr\u00e9t"):
+        p = run("serve", "--listen", "127.0.0.1:0", env=dict(env, ALKNET_TOKEN=bad), expect=2)
+        assert "printable ASCII" in p.stderr, p.stderr
+        p = run("calls", "--remote", "127.0.0.1:1", env=dict(env, ALKNET_TOKEN=bad), expect=2)
+        assert "printable ASCII" in p.stderr and "ALKNET_TOKEN" in p.stderr, p.stderr
+
     server = subprocess.Popen([ALKNET, "serve", "--listen", "127.0.0.1:0", "--token-file",
-                               token_file, "--json"], stdout=subprocess.PIPE,
+                               token_file, "--json", "--idle-timeout", "20000",
+                               "--max-connection-idle", "60000",
+                               "--max-total-tensor-bytes", "1000000000"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env)
     try:
         line = server.stdout.readline()

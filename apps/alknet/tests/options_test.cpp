@@ -16,6 +16,7 @@ namespace {
 using alknet::cli::ParseDecimalOption;
 using alknet::cli::ParseIntegerOption;
 using alknet::cli::ParseUnsignedOption;
+using alknet::cli::TerminalText;
 
 TEST(ParseUnsignedOption, RoundTripsRandomValues) {
   std::mt19937_64 rng(7);
@@ -111,6 +112,24 @@ TEST(ParseDecimalOption, RefusesExponentsSignsAndRange) {
   EXPECT_FALSE(ParseDecimalOption("--timeout", "0", 0, 10).ok());  // exclusive lower bound
   EXPECT_FALSE(ParseDecimalOption("--timeout", "10.5", 0, 10).ok());
   EXPECT_TRUE(ParseDecimalOption("--timeout", "10", 0, 10).ok());
+}
+
+// A remote server's strings (call docs, error messages) reach the terminal: no escape
+// sequence, carriage return or C1 control may pass through raw.
+TEST(TerminalText, EscapesControlCharacters) {
+  EXPECT_EQ(TerminalText("plain doc, caf\xc3\xa9 \xe2\x9c\x93"),
+            "plain doc, caf\xc3\xa9 \xe2\x9c\x93");
+  EXPECT_EQ(TerminalText("\x1b]0;pwned\x07red\x1b[31m"), "\\x1b]0;pwned\\x07red\\x1b[31m");
+  EXPECT_EQ(TerminalText("a\rb\nc\td\x7f"), "a\\x0db\\x0ac\\x09d\\x7f");
+  EXPECT_EQ(TerminalText("csi \xc2\x9b"
+                         "2J"),
+            "csi \\x9b"
+            "2J");  // U+009B, the 8-bit CSI
+  EXPECT_EQ(TerminalText("bad \xff byte"), "bad \xef\xbf\xbd byte");
+  for (int c = 0; c < 256; ++c) {
+    const std::string out = TerminalText(std::string(1, static_cast<char>(c)));
+    for (unsigned char ch : out) EXPECT_TRUE(ch >= 0x20 && ch != 0x7f) << c;
+  }
 }
 
 }  // namespace
