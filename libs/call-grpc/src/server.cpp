@@ -178,6 +178,9 @@ class Reservation {
 }  // namespace
 
 struct CallServer::Impl {
+  // Before `server`: destroyed after it, so no handler can outlive the alarms' owner.
+  Watchdog watchdog;
+  std::atomic<std::uint64_t> reserved_bytes{0};
   CallsService<Impl> service{this};
   CallRegistry* registry = nullptr;
   ServerOptions options;
@@ -185,8 +188,6 @@ struct CallServer::Impl {
   int port = 0;
   std::atomic<int> in_flight{0};
   std::atomic<std::uint64_t> refused{0};
-  std::atomic<std::uint64_t> reserved_bytes{0};
-  Watchdog watchdog;
 
   std::string IdleMessage() const {
     return "the stream stayed silent for " + std::to_string(options.limits.idle_timeout.count()) +
