@@ -1,6 +1,7 @@
 // `alknet infer`: runs an ONNX model once (or --repeat N more times) on inputs from .npy,
 // .mtf or literals, prints or writes the outputs and the load / plan / run times.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "alknet/base/file.h"
 #include "alknet/base/json.h"
 #include "alknet/onnx/session.h"
 #include "alknet/tensor/convert/npy.h"
@@ -155,10 +157,15 @@ std::optional<std::pair<std::vector<uint64_t>, std::vector<double>>> ParseLitera
   return std::make_pair(shape, values);
 }
 
+// A regular file only: a FIFO is refused, not waited on (alknet/base/file.h).
 std::optional<std::string> ReadWhole(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(f), {});
+  auto text = alknet::base::ReadRegularFile(path, uint64_t{4} << 30);
+  if (!text) {
+    errno = text.error().sys_errno ? text.error().sys_errno : EINVAL;
+    std::fprintf(stderr, "alknet infer: %s\n", text.error().message.c_str());
+    return std::nullopt;
+  }
+  return std::move(text).value();
 }
 
 // The value of one --input, converted to the declared type.

@@ -1,13 +1,11 @@
 // `alknet template render`: renders a Handlebars template from the command line, so templates
 // can be developed and debugged without writing C++.
+#include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "alknet/base/file.h"
 #include "alknet/hbs/hbs.h"
 #include "command.h"
 
@@ -34,16 +32,18 @@ constexpr const char* kUsage =
     "Exit codes: 0 rendered, 1 the template or data is invalid (message on stderr with\n"
     "file:line:column), 2 bad command line.\n";
 
+// Templates, partials and data files: regular files only (a directory or FIFO is an error, not
+// an empty template or a hang), at most this many bytes; '-' is standard input, capped the same.
+constexpr std::uint64_t kMaxInputBytes = 256ull << 20;
+
 bool read_file(const std::string& path, std::string& out) {
-  if (path == "-") {
-    out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return !std::cin.bad();
+  auto text = path == "-" ? alknet::base::ReadAllFd(0, "standard input", kMaxInputBytes)
+                          : alknet::base::ReadRegularFile(path, kMaxInputBytes);
+  if (!text) {
+    std::fprintf(stderr, "alknet template: %s\n", text.error().message.c_str());
+    return false;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
+  out = std::move(text).value();
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "alknet/base/file.h"
 #include "alknet/call-grpc/remote.h"
 #include "tensor_payload.h"
 #include "wire.h"
@@ -502,20 +503,17 @@ std::uint64_t CallServer::reserved_tensor_bytes() const { return impl_->reserved
 
 namespace alknet::call {
 
-Result<std::string> ReadTextFile(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    return MakeError(ErrorCode::kNotFound, "cannot open " + path + ": " + std::strerror(errno));
-  }
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const bool failed = std::ferror(f);
-  std::fclose(f);
-  if (failed) return MakeError(ErrorCode::kNotFound, "cannot read " + path);
-  return out;
+namespace {
+// Regular files only (a FIFO or /dev/zero is refused, not read forever), up to a cap
+// (alknet/base/file.h).
+Result<std::string> ReadCapped(const std::string& path, std::uint64_t max_bytes) {
+  auto text = base::ReadRegularFile(path, max_bytes);
+  if (!text) return MakeError(ErrorCode::kNotFound, "cannot read " + text.error().message);
+  return std::move(text).value();
 }
+}  // namespace
+
+Result<std::string> ReadTextFile(const std::string& path) { return ReadCapped(path, 2ull << 30); }
 
 Status CheckToken(std::string_view token, std::string_view source) {
   for (std::size_t i = 0; i < token.size(); ++i) {
@@ -541,7 +539,7 @@ Status CheckToken(std::string_view token, std::string_view source) {
 Result<std::string> LoadToken(const std::string& token_file) {
   std::string token;
   if (!token_file.empty()) {
-    auto text = ReadTextFile(token_file);
+    auto text = ReadCapped(token_file, 64 << 10);
     if (!text) return text;
     token = text->substr(0, text->find_first_of("\r\n"));
     if (token.empty()) {

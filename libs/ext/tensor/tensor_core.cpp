@@ -105,21 +105,20 @@ bool Open(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
   std::filesystem::path path;
   if (!PathArg(cx, args, &path)) return false;
-  if (auto s = HostOf(cx).permissions->CheckRead(path); !s) return ThrowStatus(cx, s.error());
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return ThrowError(cx, "cannot open " + path.string() + ": " + std::strerror(errno), "NotFound");
+  // Opened beneath the read grant (alknet/base/file.h): a regular file, no link or NUL leading
+  // elsewhere, and a FIFO refused rather than waited on.
+  auto fd = HostOf(cx).permissions->OpenRead(path);
+  if (!fd) return ThrowStatus(cx, fd.error(), "NotFound");
   struct stat st {};
   auto mapping = std::make_shared<Mapping>();
-  if (fstat(fd, &st) != 0 || st.st_size == 0) {
+  if (fstat(fd->get(), &st) != 0 || st.st_size == 0) {
     const std::string why = st.st_size == 0 ? "the file is empty" : std::strerror(errno);
-    ::close(fd);
     return ThrowError(cx, path.string() + ": not a metatensor file: " + why);
   }
   mapping->size = static_cast<size_t>(st.st_size);
-  mapping->base = mmap(nullptr, mapping->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  mapping->base = mmap(nullptr, mapping->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd->get(), 0);
   const int map_errno = errno;
-  ::close(fd);
+  *fd = base::UniqueFd();
   if (mapping->base == MAP_FAILED) {
     return ThrowError(cx, "cannot map " + path.string() + ": " + std::strerror(map_errno));
   }
@@ -247,6 +246,9 @@ bool Write(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
   std::filesystem::path path;
   if (!PathArg(cx, args, &path)) return false;
+  // CheckWrite refuses a NUL byte before anything normalises the path; the temporary file
+  // FileWriter creates is renamed over `path`, which replaces a link there rather than following
+  // it.
   if (auto s = HostOf(cx).permissions->CheckWrite(path); !s) return ThrowStatus(cx, s.error());
   bool is_array = false;
   if (!args.get(1).isObject() || !JS::IsArrayObject(cx, args.get(1), &is_array) || !is_array) {

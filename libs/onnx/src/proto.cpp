@@ -8,6 +8,8 @@
 #include <climits>
 #include <cstring>
 
+#include "alknet/base/file.h"
+
 namespace alknet::onnx::detail {
 
 namespace fs = std::filesystem;
@@ -122,10 +124,10 @@ Result<std::vector<std::byte>> ReadExternal(const ::onnx::TensorProto& tp, const
       return Error{allowed.error().code, where + ": " + allowed.error().message};
     }
   }
-  Fd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0)
-    return Error{ErrorCode::kInvalidArgument,
-                 where + ": " + file.string() + ": " + std::strerror(errno)};
+  // O_NONBLOCK + fstat before any read (alknet/base/file.h): a FIFO is refused, not waited on.
+  auto opened = base::OpenRegularFile(file.native());
+  if (!opened) return Error{ErrorCode::kInvalidArgument, where + ": " + opened.error().message};
+  Fd fd(opened->release());
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return Error{ErrorCode::kInvalidArgument,
@@ -167,9 +169,9 @@ std::vector<std::byte> PackField(const Field& f) {
 }  // namespace
 
 Result<std::vector<std::byte>> ReadFileBytes(const fs::path& path, uint64_t max_bytes) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0)
-    return Error{ErrorCode::kInvalidArgument, path.string() + ": " + std::strerror(errno)};
+  auto opened = base::OpenRegularFile(path.native());  // a FIFO never blocks the load
+  if (!opened) return Error{ErrorCode::kInvalidArgument, opened.error().message};
+  Fd fd(opened->release());
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return Error{ErrorCode::kInvalidArgument, path.string() + ": not a regular file"};

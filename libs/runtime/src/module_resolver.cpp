@@ -1,8 +1,6 @@
 #include "alknet/runtime/module_resolver.h"
 
-#include <fstream>
-#include <sstream>
-
+#include "alknet/base/file.h"
 #include "alknet/base/json.h"
 #include "alknet/runtime/permissions.h"
 
@@ -32,12 +30,14 @@ bool IsUrlLike(std::string_view s) {
   return IsRelative(s) || StartsWith(s, "/") || StartsWith(s, kFileScheme);
 }
 
+// Import maps and package.json files: regular files (a FIFO is refused, not waited on) of a
+// size a JSON document of this kind can sensibly have.
+constexpr uint64_t kMaxManifestBytes = 64ull << 20;
+
 Result<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError("cannot read " + path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto text = base::ReadRegularFile(path.native(), kMaxManifestBytes);
+  if (!text) return MakeError("cannot read " + std::move(text).error().message);
+  return std::move(text).value();
 }
 
 // Import maps and package.json are read as JSON.parse reads them (a duplicate key: the last
@@ -164,7 +164,7 @@ std::string ModuleLocation::Url() const {
 
 Result<ImportMap> ImportMap::Load(const fs::path& file) {
   auto text = ReadFile(file);
-  if (!text) return MakeError("cannot read the import map " + file.string());
+  if (!text) return MakeError("the import map: " + text.error().message);
   return Parse(*text, CanonicalPath(file));
 }
 

@@ -97,7 +97,22 @@ void Permissions::Grant(PermissionKind kind, std::string_view item) {
   }
 }
 
+Result<base::UniqueFd> OpenWithin(const fs::path& dir, const fs::path& path, base::OpenMode mode) {
+  fs::path root = dir;
+  fs::path relative = path.lexically_relative(dir);
+  if (relative.empty() || relative == ".") {
+    root = dir.parent_path();
+    relative = dir.filename();
+  }
+  auto fd = base::OpenBeneath(root.string(), relative.string(), mode);
+  if (!fd) return MakeError(std::move(fd).error().message);
+  return std::move(fd).value();
+}
+
 Status Permissions::CheckPath(PermissionKind kind, const fs::path& path) const {
+  // Before anything normalises it: the system stops at a NUL, so the string would name one
+  // file to the check and another to open().
+  if (auto s = base::CheckPathText(path.native()); !s) return MakeError(s.error().message);
   const Grant_& g = grant(kind);
   fs::path canonical = CanonicalPath(path);
   if (g.all) return Ok{};
@@ -105,6 +120,43 @@ Status Permissions::CheckPath(PermissionKind kind, const fs::path& path) const {
     if (PathIsWithin(canonical, fs::path(item))) return Ok{};
   }
   return Denied(kind, canonical.string());
+}
+
+Result<base::UniqueFd> Permissions::OpenPath(PermissionKind kind, const fs::path& path) const {
+  ALKNET_TRY(CheckPath(kind, path));
+  const auto mode =
+      kind == PermissionKind::kWrite ? base::OpenMode::kWriteTruncate : base::OpenMode::kRead;
+  const fs::path canonical = CanonicalPath(path);
+  const Grant_& g = grant(kind);
+  if (g.all) {
+    // Everything is granted: links in the existing part are resolved (CanonicalPath), the last
+    // component is opened beneath its directory so a dangling link is still refused.
+    return OpenWithin(canonical.parent_path(), canonical, mode);
+  }
+  // The longest grant covering the path anchors the open.
+  const std::string* anchor = nullptr;
+  for (const auto& item : g.items) {
+    if (PathIsWithin(canonical, fs::path(item)) && (!anchor || item.size() > anchor->size())) {
+      anchor = &item;
+    }
+  }
+  if (anchor == nullptr) return Denied(kind, canonical.string());
+  return OpenWithin(fs::path(*anchor), canonical, mode);
+}
+
+Result<base::UniqueFd> Permissions::OpenRead(const fs::path& path) const {
+  return OpenPath(PermissionKind::kRead, path);
+}
+
+Result<base::UniqueFd> Permissions::OpenWrite(const fs::path& path) const {
+  return OpenPath(PermissionKind::kWrite, path);
+}
+
+Result<std::string> Permissions::ReadFile(const fs::path& path, uint64_t max_bytes) const {
+  ALKNET_ASSIGN_OR_RETURN(base::UniqueFd fd, OpenRead(path));
+  auto text = base::ReadAllFd(fd.get(), path.native(), max_bytes);
+  if (!text) return MakeError(std::move(text).error().message);
+  return std::move(text).value();
 }
 
 Status Permissions::CheckRead(const fs::path& path) const {

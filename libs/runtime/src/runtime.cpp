@@ -51,7 +51,7 @@ Result<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   host.resolver = rt->resolver_.get();
   host.permissions = &rt->options_.permissions;
   Runtime* self = rt.get();
-  host.check_module_read = [self](const ModuleLocation& m) { return self->CheckModuleRead(m); };
+  host.read_module = [self](const ModuleLocation& m) { return self->ReadModule(m); };
   host.write = rt->options_.write;
   host.args = rt->options_.args;
   host.calls = rt->options_.calls.get();
@@ -64,22 +64,29 @@ Result<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
 
 Runtime::~Runtime() = default;
 
-Status Runtime::CheckModuleRead(const ModuleLocation& module) const {
-  if (module.kind == ModuleLocation::Kind::kBuiltin) return Ok{};
+Result<std::string> Runtime::ReadModule(const ModuleLocation& module) const {
+  // Module source is held whole; SpiderMonkey takes no more than this anyway.
+  constexpr uint64_t kMaxModuleBytes = 1ull << 30;
+  auto read_within = [&](const fs::path& dir) -> Result<std::string> {
+    ALKNET_ASSIGN_OR_RETURN(base::UniqueFd fd, OpenWithin(dir, module.path, base::OpenMode::kRead));
+    auto text = base::ReadAllFd(fd.get(), module.path.native(), kMaxModuleBytes);
+    if (!text) return MakeError(std::move(text).error().message);
+    return std::move(text).value();
+  };
   if (main_dir_) {
-    if (PathIsWithin(module.path, *main_dir_)) return Ok{};
+    if (PathIsWithin(module.path, *main_dir_)) return read_within(*main_dir_);
     for (fs::path dir = *main_dir_;; dir = dir.parent_path()) {
-      if (PathIsWithin(module.path, dir / "node_modules")) return Ok{};
+      if (PathIsWithin(module.path, dir / "node_modules")) return read_within(dir / "node_modules");
       if (dir == dir.parent_path()) break;
     }
   }
-  auto allowed = options_.permissions.CheckRead(module.path);
-  if (!allowed) {
-    return MakeError(allowed.error().message +
+  auto text = options_.permissions.ReadFile(module.path, kMaxModuleBytes);
+  if (!text && text.error().message.rfind("Requires ", 0) == 0) {
+    return MakeError(text.error().message +
                      " (importing a module from outside the main script's directory and its "
                      "node_modules is a file read)");
   }
-  return Ok{};
+  return text;
 }
 
 int Runtime::Finish(Status status) {
@@ -102,14 +109,14 @@ int Runtime::RunFile(const fs::path& file) {
 int Runtime::RunSource(std::string_view source) {
   ModuleLocation as;
   as.path = fs::current_path() / "[eval]";
-  main_dir_ = fs::current_path();
+  // No main_dir_: source given on the command line has no directory of its own, and granting
+  // the working directory would grant all of it (`cd / && alknet eval ...`).
   if (auto s = engine_->LoadMainModuleSource(source, as); !s) return Finish(s);
   if (auto s = loop_.Run(*engine_); !s) return Finish(s);
   return Finish(engine_->CheckMainSettled());
 }
 
 Result<std::string> Runtime::EvalRepl(std::string_view code) {
-  if (!main_dir_) main_dir_ = fs::current_path();
   if (auto s = engine_->EvalRepl(code); !s) return s.error();
   if (auto s = loop_.RunUntil(*engine_, [this] { return !engine_->ReplResultPending(); }); !s) {
     return s.error();

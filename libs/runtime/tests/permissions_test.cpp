@@ -1,6 +1,7 @@
 #include "alknet/runtime/permissions.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 
@@ -69,6 +70,62 @@ TEST_F(PermissionsTest, SymlinksAreResolvedBeforeTheCheck) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find((root_ / "other" / "secret.txt").string()), std::string::npos)
       << "the message names the real path: " << s.error().message;
+}
+
+// Item 1 of the hardening issue: the check normalised "/x/pwned\0/../granted/z" to a path inside
+// the grant while open() stopped at the NUL and created /x/pwned.
+TEST_F(PermissionsTest, NulBytesAreRefusedBeforeNormalising) {
+  using namespace std::string_literals;
+  Permissions p;
+  ASSERT_TRUE(*p.ParseFlag("--allow-write=" + (root_ / "granted").string()));
+  const fs::path sneaky = (root_ / "pwned").string() + "\0/../granted/z"s;
+  auto check = p.CheckWrite(sneaky);
+  ASSERT_FALSE(check.ok());
+  EXPECT_NE(check.error().message.find("NUL"), std::string::npos) << check.error().message;
+  EXPECT_FALSE(p.OpenWrite(sneaky).ok());
+  EXPECT_FALSE(fs::exists(root_ / "pwned"));
+  EXPECT_FALSE(fs::exists(root_ / "granted" / "z"));
+  Permissions all;
+  ASSERT_TRUE(*all.ParseFlag("-A"));
+  EXPECT_FALSE(all.OpenWrite(sneaky).ok());
+  EXPECT_FALSE(fs::exists(root_ / "pwned"));
+}
+
+// Item 2: a dangling link inside the grant pointing outside; CanonicalPath cannot resolve it,
+// so only opening beneath the grant without following links keeps the write inside.
+TEST_F(PermissionsTest, WritesNeverFollowADanglingLink) {
+  Permissions p;
+  ASSERT_TRUE(*p.ParseFlag("--allow-write=" + (root_ / "granted").string()));
+  fs::create_symlink(root_ / "other" / "outside.txt", root_ / "granted" / "d");
+  auto fd = p.OpenWrite(root_ / "granted" / "d");
+  ASSERT_FALSE(fd.ok());
+  EXPECT_NE(fd.error().message.find("symbolic link"), std::string::npos) << fd.error().message;
+  EXPECT_FALSE(fs::exists(root_ / "other" / "outside.txt"));
+  Permissions all;
+  ASSERT_TRUE(*all.ParseFlag("-A"));
+  EXPECT_FALSE(all.OpenWrite(root_ / "granted" / "d").ok());
+  EXPECT_FALSE(fs::exists(root_ / "other" / "outside.txt"));
+}
+
+TEST_F(PermissionsTest, OpenReadsInsideTheGrantAndOnlyRegularFiles) {
+  Permissions p;
+  ASSERT_TRUE(*p.ParseFlag("--allow-read=" + (root_ / "granted").string()));
+  std::ofstream(root_ / "granted" / "sub" / "in.txt") << "inside";
+  auto text = p.ReadFile(root_ / "granted" / "sub" / "in.txt", 1 << 20);
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  EXPECT_EQ(*text, "inside");
+  EXPECT_FALSE(p.ReadFile(root_ / "granted" / "sub" / "in.txt", 5).ok());  // over the cap
+  auto denied = p.ReadFile(root_ / "other" / "secret.txt", 1 << 20);
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.error().message.rfind("Requires read access", 0), 0u) << denied.error().message;
+  ASSERT_EQ(::mkfifo((root_ / "granted" / "fifo").c_str(), 0600), 0);
+  auto fifo = p.OpenRead(root_ / "granted" / "fifo");
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_NE(fifo.error().message.find("FIFO"), std::string::npos) << fifo.error().message;
+  // A grant of one file opens that file.
+  Permissions one;
+  ASSERT_TRUE(*one.ParseFlag("--allow-read=" + (root_ / "other" / "secret.txt").string()));
+  EXPECT_EQ(*one.ReadFile(root_ / "other" / "secret.txt", 100), "x");
 }
 
 TEST_F(PermissionsTest, ListsAndHosts) {

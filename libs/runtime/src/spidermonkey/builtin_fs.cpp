@@ -1,8 +1,9 @@
 // The native half of alknet:fs (js/fs.js). Every access is checked against --allow-read /
 // --allow-write first.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "spidermonkey/sm.h"
 
@@ -16,27 +17,32 @@ bool PathArg(JSContext* cx, const JS::CallArgs& args, std::filesystem::path* out
   return true;
 }
 
+// What a script may read in one call: a JS string holds at most 2^30 - 2 characters.
+constexpr uint64_t kMaxReadBytes = 1ull << 30;
+
+// A failed open: PermissionDenied for a denial, NotFound for a missing file, else Error.
+bool ThrowOpenError(JSContext* cx, const Error& error) {
+  const bool missing = error.message.find(std::strerror(ENOENT)) != std::string::npos;
+  return ThrowStatus(cx, error, missing ? "NotFound" : "Error");
+}
+
+// Opened through the permissions (alknet/base/file.h beneath the grant): the file judged is
+// the file read, and a FIFO or device is refused instead of blocking.
 bool ReadAll(JSContext* cx, const std::filesystem::path& path, std::string* out) {
-  if (auto s = SmEngine::From(cx)->host().permissions->CheckRead(path); !s) {
-    return ThrowStatus(cx, s.error());
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return ThrowError(cx, "cannot read " + path.string() + ": " + std::strerror(errno), "NotFound");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
+  auto data = SmEngine::From(cx)->host().permissions->ReadFile(path, kMaxReadBytes);
+  if (!data) return ThrowOpenError(cx, data.error());
+  *out = std::move(data).value();
   return true;
 }
 
 bool WriteAll(JSContext* cx, const std::filesystem::path& path, std::string_view data) {
-  if (auto s = SmEngine::From(cx)->host().permissions->CheckWrite(path); !s) {
-    return ThrowStatus(cx, s.error());
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out || !out.write(data.data(), static_cast<std::streamsize>(data.size()))) {
-    return ThrowError(cx, "cannot write " + path.string() + ": " + std::strerror(errno));
+  auto fd = SmEngine::From(cx)->host().permissions->OpenWrite(path);
+  if (!fd) return ThrowOpenError(cx, fd.error());
+  for (size_t done = 0; done < data.size();) {
+    const ssize_t k = ::write(fd->get(), data.data() + done, data.size() - done);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return ThrowError(cx, "cannot write " + path.string() + ": " + std::strerror(errno));
+    done += static_cast<size_t>(k);
   }
   return true;
 }

@@ -137,20 +137,18 @@ JSObject* SmEngine::GetOrCompileModule(const ModuleLocation& location,
       return nullptr;
     }
   } else {
-    if (host_.check_module_read) {
-      if (auto allowed = host_.check_module_read(location); !allowed) {
-        ThrowStatus(cx_, allowed.error());
-        return nullptr;
+    auto text = host_.read_module ? host_.read_module(location)
+                                  : Result<std::string>(MakeError("no module loader"));
+    if (!text) {
+      Error e = std::move(text).error();
+      // A denial keeps its "Requires ..." text, which makes it a PermissionDenied.
+      if (e.message.rfind("Requires ", 0) != 0) {
+        e.message = "cannot load module " + location.Url() + ": " + e.message;
       }
-    }
-    std::ifstream in(location.path, std::ios::binary);
-    if (!in) {
-      ThrowError(cx_, "cannot read module " + location.path.string(), "TypeError");
+      ThrowStatus(cx_, e, "TypeError");
       return nullptr;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    source = ss.str();
+    source = std::move(text).value();
     if (location.kind == ModuleLocation::Kind::kJson) source = JsonModuleSource(source);
   }
 

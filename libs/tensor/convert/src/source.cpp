@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "alknet/base/file.h"
 #include "checked.h"
 
 namespace alknet::tensor::convert {
@@ -59,21 +60,17 @@ std::string Quote(std::string_view name) {
 }  // namespace detail
 
 Result<std::unique_ptr<FileSource>> FileSource::Open(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return detail::Fail(ErrorCode::kIo, path.string(),
-                        std::string("cannot open: ") + std::strerror(errno));
-  }
+  // O_NONBLOCK + fstat before any read (alknet/base/file.h): a FIFO or device is refused, never
+  // waited on, and a path with a NUL byte never opens the file its prefix names.
+  auto opened = base::OpenRegularFile(path.native());
+  if (!opened) return Error(ErrorCode::kIo, opened.error().message);
+  const int fd = opened->release();
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     const int e = errno;
     ::close(fd);
     return detail::Fail(ErrorCode::kIo, path.string(),
                         std::string("cannot stat: ") + std::strerror(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return detail::Fail(ErrorCode::kIo, path.string(), "not a regular file");
   }
   return std::unique_ptr<FileSource>(
       new FileSource(path.string(), fd, static_cast<uint64_t>(st.st_size)));

@@ -1,6 +1,8 @@
 // The foreign-format API beyond the corpus: the caps of ForeignLimits, the sources, and the
 // .npy writer against numpy's own files.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -93,6 +95,29 @@ TEST(FileSource, DirectoryIsRefused) {
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.error().message().find("not a regular file"), std::string::npos)
       << f.error().message();
+}
+
+// A FIFO with no writer: open() without O_NONBLOCK waited forever before the regular-file
+// check (the alarm turns a regression into a failure instead of a hung test).
+TEST(FileSource, FifoIsRefusedWithoutBlocking) {
+  const auto fifo = std::filesystem::temp_directory_path() /
+                    ("alknet-convert-fifo-" + std::to_string(::getpid()) + ".npy");
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ::alarm(30);
+  auto f = FileSource::Open(fifo);
+  ::alarm(0);
+  std::filesystem::remove(fifo);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.error().code(), ErrorCode::kIo);
+  EXPECT_NE(f.error().message().find("FIFO"), std::string::npos) << f.error().message();
+}
+
+TEST(FileSource, NulByteIsRefused) {
+  using namespace std::string_literals;
+  auto f = FileSource::Open((kCorpus / "good--f32.npy").string() + "\0/../x"s);
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.error().message().find("NUL"), std::string::npos) << f.error().message();
 }
 
 TEST(FileSource, ReadsPastTheEndAreErrors) {

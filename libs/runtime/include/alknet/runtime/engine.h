@@ -25,8 +25,9 @@ struct HostServices {
   EventLoop* loop = nullptr;
   const ModuleResolver* resolver = nullptr;
   const Permissions* permissions = nullptr;
-  // The rule for loading module files (see Runtime): Ok or the permission error.
-  std::function<Status(const ModuleLocation&)> check_module_read;
+  // Reads a module file under the rule for loading modules (see Runtime): its source text, or
+  // the permission or file error.
+  std::function<Result<std::string>(const ModuleLocation&)> read_module;
   std::function<void(OutputStream, std::string_view)> write;
   std::vector<std::string> args;
   // The registry alknet:call uses by default (local, or remote under `alknet run --remote`);

@@ -5,7 +5,13 @@
 //   --allow-env[=NAME,...]    -A / --allow-all
 //
 // A path grant covers the path and everything below it. A denial is an Error whose message
-// names the flag that would grant the access.
+// names the flag that would grant the access. A path with a NUL byte is always refused.
+//
+// Check* judge a path string; Open* also open the file, through alknet/base/file.h, beneath the
+// granted directory that covers it, so what is opened is what was judged: no symbolic link
+// (dangling or swapped in after the check), ".." or NUL byte leads outside the grant, and only
+// regular files are opened (a FIFO or device never blocks the runtime). Every file a script
+// touches is opened with Open*.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "alknet/base/file.h"
 #include "alknet/runtime/result.h"
 
 namespace alknet::runtime {
@@ -33,6 +40,13 @@ class Permissions {
 
   Status CheckRead(const std::filesystem::path& path) const;
   Status CheckWrite(const std::filesystem::path& path) const;
+  // Opens an existing regular file for reading / a regular file for writing (created or
+  // truncated), beneath the grant that covers it.
+  Result<base::UniqueFd> OpenRead(const std::filesystem::path& path) const;
+  Result<base::UniqueFd> OpenWrite(const std::filesystem::path& path) const;
+  // OpenRead, then the whole file, up to max_bytes.
+  Result<std::string> ReadFile(const std::filesystem::path& path, uint64_t max_bytes) const;
+
   // `host` is a name or address, `port` 0 for "any".
   Status CheckNet(std::string_view host, uint16_t port) const;
   Status CheckEnv(std::string_view name) const;
@@ -46,6 +60,7 @@ class Permissions {
     std::vector<std::string> items;  // canonical paths, hosts ("h" or "h:port") or env names
   };
   Status CheckPath(PermissionKind kind, const std::filesystem::path& path) const;
+  Result<base::UniqueFd> OpenPath(PermissionKind kind, const std::filesystem::path& path) const;
   Grant_& grant(PermissionKind kind) { return grants_[static_cast<int>(kind)]; }
   const Grant_& grant(PermissionKind kind) const { return grants_[static_cast<int>(kind)]; }
   Grant_ grants_[4];
@@ -56,5 +71,9 @@ class Permissions {
 std::filesystem::path CanonicalPath(const std::filesystem::path& path);
 // True when `path` is `dir` or lies below it (both canonical).
 bool PathIsWithin(const std::filesystem::path& path, const std::filesystem::path& dir);
+// Opens `path` (canonical, within the canonical `dir`) beneath `dir` with base::OpenBeneath;
+// `path` == `dir` (a grant of one file) opens it beneath its parent.
+Result<base::UniqueFd> OpenWithin(const std::filesystem::path& dir,
+                                  const std::filesystem::path& path, base::OpenMode mode);
 
 }  // namespace alknet::runtime

@@ -9,6 +9,10 @@
 // its own code: files under the main module's directory, and files inside a node_modules
 // directory located in that directory or one of its ancestors (where package resolution looks),
 // and the --import-map file itself, load without --allow-read. Anything else needs a read grant.
+// `alknet eval` and the REPL have no main module, so no such directory: every file they import
+// (JSON too) needs --allow-read, whatever the working directory. A module file is opened
+// beneath the directory that allows it (Permissions::OpenRead's rules: no link, "..", NUL or
+// non-regular file).
 #pragma once
 
 #include <filesystem>
@@ -49,7 +53,8 @@ class Runtime {
   // Runs FILE as the main ES module and the event loop until nothing is left. Returns the exit
   // code: 0, the code given to exit(), or 1 after printing an uncaught error with its stack.
   int RunFile(const std::filesystem::path& file);
-  // The same for source text (alknet eval); relative imports resolve against the cwd.
+  // The same for source text (alknet eval); relative imports resolve against the cwd, and
+  // loading them needs --allow-read.
   int RunSource(std::string_view source);
   // One REPL input: evaluated in the global scope; a promise result is awaited while the loop
   // runs. Returns the rendered value, or the error as the user should see it.
@@ -63,7 +68,7 @@ class Runtime {
  private:
   Runtime() = default;
   int Finish(Status status);
-  Status CheckModuleRead(const ModuleLocation& module) const;
+  Result<std::string> ReadModule(const ModuleLocation& module) const;
 
   RuntimeOptions options_;
   EventLoop loop_;
