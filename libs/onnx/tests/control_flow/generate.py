@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""Generates the control-flow test models of libs/onnx/tests (If, Loop, Scan) in the ONNX
+backend-test layout: <name>/model.onnx and <name>/test_data_set_N/{input,output}_K.pb.
+Expected outputs are computed here with numpy, independently of alknet; run it again after
+changing a model: /usr/bin/python3 libs/onnx/tests/control_flow/generate.py"""
+import os
+import shutil
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+
+def const(name, value):
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(value)))
+
+
+def save(name, graph, datasets, opset=16):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    d = os.path.join(HERE, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    for k, (inputs, outputs) in enumerate(datasets):
+        ds = os.path.join(d, "test_data_set_%d" % k)
+        os.makedirs(ds)
+        for i, v in enumerate(inputs):
+            t = numpy_helper.from_array(np.asarray(v), graph.input[i].name)
+            open(os.path.join(ds, "input_%d.pb" % i), "wb").write(t.SerializeToString())
+        for i, v in enumerate(outputs):
+            t = numpy_helper.from_array(np.asarray(v), graph.output[i].name)
+            open(os.path.join(ds, "output_%d.pb" % i), "wb").write(t.SerializeToString())
+
+
+rng = np.random.default_rng(14)
+
+
+def if_sample_rate():
+    """An If on an int64 sample-rate input with a nested If in its then branch: the plan
+    decides both from the input's value and inlines the branches."""
+    inner_then = helper.make_graph(
+        [helper.make_node("Mul", ["x", "two"], ["t2"])], "inner_then", [],
+        [helper.make_tensor_value_info("t2", F, [1, 8])],
+        initializer=[numpy_helper.from_array(np.array(2.0, np.float32), "two")])
+    inner_else = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["e2"])], "inner_else", [],
+        [helper.make_tensor_value_info("e2", F, [1, 8])])
+    then_g = helper.make_graph(
+        [const("big", np.int64(12000)), helper.make_node("Greater", ["sr", "big"], ["c2"]),
+         helper.make_node("If", ["c2"], ["t1"], then_branch=inner_then, else_branch=inner_else)],
+        "then", [], [helper.make_tensor_value_info("t1", F, [1, 8])])
+    else_g = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["e1"])], "else", [],
+        [helper.make_tensor_value_info("e1", F, [1, 8])])
+    g = helper.make_graph(
+        [const("low", np.int64(8000)), helper.make_node("Greater", ["sr", "low"], ["c"]),
+         helper.make_node("If", ["c"], ["y0"], then_branch=then_g, else_branch=else_g),
+         helper.make_node("Add", ["y0", "x"], ["y"])],
+        "if_sample_rate",
+        [helper.make_tensor_value_info("sr", I64, []), helper.make_tensor_value_info("x", F, [1, 8])],
+        [helper.make_tensor_value_info("y", F, [1, 8])])
+    sets = []
+    for sr in (16000, 8000, 11025):
+        x = rng.standard_normal((1, 8)).astype(np.float32)
+        y0 = -x if sr <= 8000 else (x * 2 if sr > 12000 else np.maximum(x, 0))
+        sets.append(([np.array(sr, np.int64), x], [y0 + x]))
+    save("if_sample_rate", g, sets)
+
+
+def if_score():
+    """An If on a computed score (data dependent) whose branches give different shapes."""
+    then_g = helper.make_graph(
+        [helper.make_node("Mul", ["x", "x"], ["t"])], "then", [],
+        [helper.make_tensor_value_info("t", F, ["n"])])
+    else_g = helper.make_graph(
+        [helper.make_node("Concat", ["x", "x"], ["e"], axis=0)], "else", [],
+        [helper.make_tensor_value_info("e", F, ["n"])])
+    g = helper.make_graph(
+        [helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+         const("thr", np.float32(0.5)), helper.make_node("Greater", ["s", "thr"], ["c"]),
+         helper.make_node("If", ["c"], ["z"], then_branch=then_g, else_branch=else_g),
+         helper.make_node("Relu", ["z"], ["y"])],
+        "if_score", [helper.make_tensor_value_info("x", F, [5])],
+        [helper.make_tensor_value_info("y", F, ["n"])])
+    sets = []
+    for sign in (1, -1, 1):
+        x = (np.abs(rng.standard_normal(5)) * sign).astype(np.float32)
+        z = x * x if x.sum() > 0.5 else np.concatenate([x, x])
+        sets.append(([x], [np.maximum(z, 0)]))
+    save("if_score", g, sets)
+
+
+def loop_nested_if():
+    """A Loop (trip count from an input) whose body holds an If on the iteration number and
+    reads `x` from the outer scope; a loop-carried accumulator and a scan output."""
+    then_g = helper.make_graph(
+        [helper.make_node("Add", ["acc", "x"], ["t"])], "then", [],
+        [helper.make_tensor_value_info("t", F, [3])])
+    else_g = helper.make_graph(
+        [helper.make_node("Mul", ["acc", "half"], ["e"])], "else", [],
+        [helper.make_tensor_value_info("e", F, [3])],
+        initializer=[numpy_helper.from_array(np.array(0.5, np.float32), "half")])
+    body = helper.make_graph(
+        [const("two", np.int64(2)), const("zero", np.int64(0)),
+         helper.make_node("Mod", ["i", "two"], ["r"]),
+         helper.make_node("Equal", ["r", "zero"], ["even"]),
+         helper.make_node("If", ["even"], ["acc2"], then_branch=then_g, else_branch=else_g),
+         helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Identity", ["acc2"], ["acc_out"]),
+         helper.make_node("Identity", ["acc2"], ["scan_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond", B, []),
+         helper.make_tensor_value_info("acc", F, [3])],
+        [helper.make_tensor_value_info("cond_out", B, []),
+         helper.make_tensor_value_info("acc_out", F, [3]),
+         helper.make_tensor_value_info("scan_out", F, [3])])
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["m", "", "acc0"], ["acc", "trace"], body=body)],
+        "loop_nested_if",
+        [helper.make_tensor_value_info("m", I64, []), helper.make_tensor_value_info("acc0", F, [3]),
+         helper.make_tensor_value_info("x", F, [3])],
+        [helper.make_tensor_value_info("acc", F, [3]),
+         helper.make_tensor_value_info("trace", F, ["n", 3])])
+    sets = []
+    for m in (5, 1):
+        acc0 = rng.standard_normal(3).astype(np.float32)
+        x = rng.standard_normal(3).astype(np.float32)
+        acc, trace = acc0.copy(), []
+        for i in range(m):
+            acc = acc + x if i % 2 == 0 else acc * np.float32(0.5)
+            trace.append(acc)
+        sets.append(([np.array(m, np.int64), acc0, x], [acc, np.stack(trace)]))
+    save("loop_nested_if", g, sets)
+
+
+def loop_counter():
+    """A while-style Loop: the body computes its condition on the device (sum < limit), no
+    trip count. Zero iterations when the condition starts false."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["v", "step"], ["v2"]),
+         helper.make_node("ReduceSum", ["v2"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "limit"], ["cond_out"]),
+         helper.make_node("Identity", ["v2"], ["v_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond", B, []),
+         helper.make_tensor_value_info("v", F, [2])],
+        [helper.make_tensor_value_info("cond_out", B, []),
+         helper.make_tensor_value_info("v_out", F, [2])])
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["", "go", "v0"], ["v"], body=body)],
+        "loop_counter",
+        [helper.make_tensor_value_info("go", B, []), helper.make_tensor_value_info("v0", F, [2]),
+         helper.make_tensor_value_info("step", F, [2]),
+         helper.make_tensor_value_info("limit", F, [])],
+        [helper.make_tensor_value_info("v", F, [2])])
+    sets = []
+    for go, limit in ((True, 10.0), (False, 10.0), (True, -100.0)):
+        v0 = np.array([0.25, 0.5], np.float32)
+        step = np.array([1.0, 0.5], np.float32)
+        v, keep = v0.copy(), go
+        while keep:
+            v = v + step
+            keep = bool(v.sum() < np.float32(limit))
+        sets.append(([np.array(go), v0, step, np.array(limit, np.float32)], [v]))
+    save("loop_counter", g, sets)
+
+
+def scan_directions():
+    """Scan (opset 16) with a running-sum state, one scan input along axis 1 read backwards
+    and a scan output stacked along axis 1."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s", "e"], ["s2"]),
+         helper.make_node("Identity", ["s2"], ["s_out"]),
+         helper.make_node("Mul", ["s2", "w"], ["o"])],
+        "body",
+        [helper.make_tensor_value_info("s", F, [2]), helper.make_tensor_value_info("e", F, [2])],
+        [helper.make_tensor_value_info("s_out", F, [2]), helper.make_tensor_value_info("o", F, [2])])
+    g = helper.make_graph(
+        [helper.make_node("Scan", ["s0", "xs"], ["s", "ys"], body=body, num_scan_inputs=1,
+                          scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1])],
+        "scan_directions",
+        [helper.make_tensor_value_info("s0", F, [2]), helper.make_tensor_value_info("xs", F, [2, 4]),
+         helper.make_tensor_value_info("w", F, [2])],
+        [helper.make_tensor_value_info("s", F, [2]), helper.make_tensor_value_info("ys", F, [2, 4])])
+    s0 = rng.standard_normal(2).astype(np.float32)
+    xs = rng.standard_normal((2, 4)).astype(np.float32)
+    w = rng.standard_normal(2).astype(np.float32)
+    s, ys = s0.copy(), []
+    for t in reversed(range(4)):
+        s = s + xs[:, t]
+        ys.append(s * w)
+    save("scan_directions", g, [([s0, xs, w], [s, np.stack(ys, axis=1)])])
+
+
+if __name__ == "__main__":
+    if_sample_rate()
+    if_score()
+    loop_nested_if()
+    loop_counter()
+    scan_directions()
