@@ -138,6 +138,20 @@ Result<HostPiece> Stack(const std::vector<HostPiece>& parts, int64_t axis, bool 
   return out;
 }
 
+// Index `pos` of `axis`, the axis removed.
+HostPiece SliceAt(const HostPiece& h, size_t axis, uint64_t pos) {
+  uint64_t outer = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= h.shape[d];
+  const uint64_t len = h.shape[axis];
+  const uint64_t inner = outer * len == 0 ? 0 : h.data.size() / (outer * len);
+  HostPiece slice{h.dtype, h.shape, std::vector<std::byte>(outer * inner)};
+  slice.shape.erase(slice.shape.begin() + static_cast<int64_t>(axis));
+  for (uint64_t o = 0; o < outer; ++o) {
+    std::memcpy(slice.data.data() + o * inner, h.data.data() + (o * len + pos) * inner, inner);
+  }
+  return slice;
+}
+
 }  // namespace
 
 namespace detail {
@@ -233,19 +247,15 @@ Status CheckControlNode(const NodeInfo& n, const std::string& model) {
     }
     return Ok{};
   }
-  // Scan.
-  if (n.opset < 9) {
-    return Error{
-        ErrorCode::kUnsupported,
-        n.Where(model) + ": Scan before opset 9 (batched, with sequence_lens) is not supported"};
-  }
+  // Scan (opset 8: sequence_lens first, possibly empty).
+  const size_t first = n.opset < 9 ? 1 : 0;
   const int64_t m = AttrOr<int64_t>(n.attrs, "num_scan_inputs", -1);
-  if (m < 1 || static_cast<size_t>(m) > n.inputs.size())
+  if (m < 1 || static_cast<size_t>(m) + first > n.inputs.size())
     return fail("num_scan_inputs must be between 1 and the number of inputs");
-  const size_t state = n.inputs.size() - static_cast<size_t>(m);
-  if (body->input_names.size() != n.inputs.size())
+  const size_t state = n.inputs.size() - first - static_cast<size_t>(m);
+  if (body->input_names.size() != n.inputs.size() - first)
     return fail("the body has " + std::to_string(body->input_names.size()) + " inputs, the node " +
-                std::to_string(n.inputs.size()));
+                std::to_string(n.inputs.size() - first) + " state and scan inputs");
   if (body->output_names.size() != n.outputs.size() || n.outputs.size() < state)
     return fail("the body has " + std::to_string(body->output_names.size()) +
                 " outputs, the node " + std::to_string(n.outputs.size()));
@@ -483,94 +493,156 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
     return results;
   }
 
-  // Scan (opset 9+): state values, then scan inputs sliced along their axes.
+  // Scan: state values, then scan inputs sliced along their axes. Opset 8 adds a batch axis
+  // in front of every input and output (and sequence_lens first): one scan per batch row.
+  const bool batched = n.opset < 9;
+  const size_t first = batched ? 1 : 0;
   const size_t m = static_cast<size_t>(AttrOr<int64_t>(n.attrs, "num_scan_inputs", 1));
-  const size_t state_n = n.inputs.size() - m;
+  const size_t state_n = n.inputs.size() - first - m;
   const size_t scans_n = n.outputs.size() - state_n;
   const auto in_axes = AttrOr<std::vector<int64_t>>(n.attrs, "scan_input_axes", {});
-  const auto in_dirs = AttrOr<std::vector<int64_t>>(n.attrs, "scan_input_directions", {});
+  const auto in_dirs =
+      AttrOr<std::vector<int64_t>>(n.attrs, batched ? "directions" : "scan_input_directions", {});
   const auto out_axes = AttrOr<std::vector<int64_t>>(n.attrs, "scan_output_axes", {});
   const auto out_dirs = AttrOr<std::vector<int64_t>>(n.attrs, "scan_output_directions", {});
-  std::vector<Value> state;
-  for (size_t j = 0; j < state_n; ++j) {
-    ALKNET_ASSIGN_OR_RETURN(const Value* v, lookup(n.inputs[j]));
-    state.push_back(*v);
-  }
-  std::vector<HostPiece> inputs_host;
-  std::vector<int64_t> axes;
-  int64_t length = -1;
-  for (size_t j = 0; j < m; ++j) {
-    ALKNET_ASSIGN_OR_RETURN(const Value* v, lookup(n.inputs[state_n + j]));
-    ALKNET_ASSIGN_OR_RETURN(HostPiece h, download(*v));
-    const int64_t rank = static_cast<int64_t>(h.shape.size());
-    int64_t axis = j < in_axes.size() ? in_axes[j] : 0;
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) {
-      return fail(ErrorCode::kInvalidAttribute, "scan input " + std::to_string(j) + " has rank " +
-                                                    std::to_string(rank) + ", its axis " +
-                                                    std::to_string(axis) + " is out of range");
-    }
-    const int64_t len = static_cast<int64_t>(h.shape[static_cast<size_t>(axis)]);
-    if (length >= 0 && len != length) {
-      return fail(ErrorCode::kShape, "scan inputs have different lengths (" +
-                                         std::to_string(length) + " and " + std::to_string(len) +
-                                         ")");
-    }
-    length = len;
-    axes.push_back(axis);
-    inputs_host.push_back(std::move(h));
-  }
-  std::vector<std::vector<HostPiece>> scans(scans_n);
-  for (int64_t t = 0; t < length; ++t) {
-    std::vector<Value> seeds;
-    for (size_t j = 0; j < state_n; ++j) {
-      ALKNET_ASSIGN_OR_RETURN(Value sv, as_input(state[j], body, j));
-      seeds.push_back(std::move(sv));
-    }
+  auto scan = [&](std::vector<Value> state,
+                  std::vector<HostPiece> inputs_host) -> Result<std::vector<Value>> {
+    std::vector<int64_t> axes;
+    int64_t length = -1;
     for (size_t j = 0; j < m; ++j) {
       const HostPiece& h = inputs_host[j];
-      const bool reverse = j < in_dirs.size() && in_dirs[j] != 0;
-      const uint64_t pos = static_cast<uint64_t>(reverse ? length - 1 - t : t);
-      const size_t axis = static_cast<size_t>(axes[j]);
-      uint64_t outer = 1;
-      for (size_t d = 0; d < axis; ++d) outer *= h.shape[d];
-      const uint64_t len = h.shape[axis];
-      const uint64_t inner = outer * len == 0 ? 0 : h.data.size() / (outer * len);
-      HostPiece slice{h.dtype, h.shape, std::vector<std::byte>(outer * inner)};
-      slice.shape.erase(slice.shape.begin() + static_cast<int64_t>(axis));
-      for (uint64_t o = 0; o < outer; ++o) {
-        std::memcpy(slice.data.data() + o * inner, h.data.data() + (o * len + pos) * inner, inner);
+      const int64_t rank = static_cast<int64_t>(h.shape.size());
+      int64_t axis = j < in_axes.size() ? in_axes[j] : 0;
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank) {
+        return fail(ErrorCode::kInvalidAttribute, "scan input " + std::to_string(j) + " has rank " +
+                                                      std::to_string(rank) +
+                                                      ", its axis is out of range");
       }
-      const ElemType type =
-          state_n + j < body.input_types.size() ? body.input_types[state_n + j] : ElemType::kFloat;
-      ALKNET_ASSIGN_OR_RETURN(Value sv, upload(std::move(slice), type));
-      sv.name = body.input_names[state_n + j];
-      if (state_n + j < body.host_read.size() && body.host_read[state_n + j]) {
-        ALKNET_ASSIGN_OR_RETURN(sv, ToHostKnown(sv));
+      const int64_t len = static_cast<int64_t>(h.shape[static_cast<size_t>(axis)]);
+      if (length >= 0 && len != length) {
+        return fail(ErrorCode::kShape, "scan inputs have different lengths (" +
+                                           std::to_string(length) + " and " + std::to_string(len) +
+                                           ")");
       }
-      seeds.push_back(std::move(sv));
+      length = len;
+      axes.push_back(axis);
     }
-    captured(body, seeds);
-    ++stats.subgraph_runs;
-    ALKNET_ASSIGN_OR_RETURN(std::vector<Value> outs,
-                            RunProgram(body, body.cache, std::move(seeds), nullptr, ro));
-    for (size_t j = 0; j < state_n; ++j) state[j] = std::move(outs[j]);
+    std::vector<std::vector<HostPiece>> scans(scans_n);
+    for (int64_t t = 0; t < length; ++t) {
+      std::vector<Value> seeds;
+      for (size_t j = 0; j < state_n; ++j) {
+        ALKNET_ASSIGN_OR_RETURN(Value sv, as_input(state[j], body, j));
+        seeds.push_back(std::move(sv));
+      }
+      for (size_t j = 0; j < m; ++j) {
+        const bool reverse = j < in_dirs.size() && in_dirs[j] != 0;
+        const uint64_t pos = static_cast<uint64_t>(reverse ? length - 1 - t : t);
+        HostPiece slice = SliceAt(inputs_host[j], static_cast<size_t>(axes[j]), pos);
+        const ElemType type = state_n + j < body.input_types.size() ? body.input_types[state_n + j]
+                                                                    : ElemType::kFloat;
+        ALKNET_ASSIGN_OR_RETURN(Value sv, upload(std::move(slice), type));
+        sv.name = body.input_names[state_n + j];
+        if (state_n + j < body.host_read.size() && body.host_read[state_n + j]) {
+          ALKNET_ASSIGN_OR_RETURN(sv, ToHostKnown(sv));
+        }
+        seeds.push_back(std::move(sv));
+      }
+      captured(body, seeds);
+      ++stats.subgraph_runs;
+      ALKNET_ASSIGN_OR_RETURN(std::vector<Value> outs,
+                              RunProgram(body, body.cache, std::move(seeds), nullptr, ro));
+      for (size_t j = 0; j < state_n; ++j) state[j] = std::move(outs[j]);
+      for (size_t k = 0; k < scans_n; ++k) {
+        ALKNET_ASSIGN_OR_RETURN(HostPiece piece, download(outs[state_n + k]));
+        scans[k].push_back(std::move(piece));
+      }
+    }
+    std::vector<Value> results = std::move(state);
     for (size_t k = 0; k < scans_n; ++k) {
-      ALKNET_ASSIGN_OR_RETURN(HostPiece piece, download(outs[state_n + k]));
-      scans[k].push_back(std::move(piece));
+      const std::string& name = body.output_names[state_n + k];
+      if (scans[k].empty()) {
+        return fail(ErrorCode::kUnsupported,
+                    "Scan over zero-length inputs (the scan outputs' element shape is unknown)");
+      }
+      const int64_t axis = k < out_axes.size() ? out_axes[k] : 0;
+      const bool reverse = k < out_dirs.size() && out_dirs[k] != 0;
+      ALKNET_ASSIGN_OR_RETURN(HostPiece stacked,
+                              Stack(scans[k], axis, reverse, "scan output '" + name + "'"));
+      ALKNET_ASSIGN_OR_RETURN(Value v, upload(std::move(stacked), type_of(name)));
+      results.push_back(std::move(v));
+    }
+    return results;
+  };
+
+  std::vector<Value> state;
+  std::vector<HostPiece> inputs_host;
+  for (size_t j = 0; j < state_n; ++j) {
+    ALKNET_ASSIGN_OR_RETURN(const Value* v, lookup(n.inputs[first + j]));
+    state.push_back(*v);
+  }
+  for (size_t j = 0; j < m; ++j) {
+    ALKNET_ASSIGN_OR_RETURN(const Value* v, lookup(n.inputs[first + state_n + j]));
+    ALKNET_ASSIGN_OR_RETURN(HostPiece h, download(*v));
+    inputs_host.push_back(std::move(h));
+  }
+  if (!batched) return scan(std::move(state), std::move(inputs_host));
+
+  // Opset 8: the batch axis (0 of every input) split off; every row must scan its full length.
+  std::vector<HostPiece> states_host;
+  for (const Value& v : state) {
+    ALKNET_ASSIGN_OR_RETURN(HostPiece h, download(v));
+    states_host.push_back(std::move(h));
+  }
+  uint64_t batch = 0;
+  bool have_batch = false;
+  for (const auto* group : {&states_host, &inputs_host}) {
+    for (const HostPiece& h : *group) {
+      if (h.shape.size() < (group == &inputs_host ? 2u : 1u)) {
+        return fail(ErrorCode::kShape,
+                    "opset-8 Scan inputs need a batch axis (and a sequence "
+                    "axis for scan inputs)");
+      }
+      if (have_batch && h.shape[0] != batch)
+        return fail(ErrorCode::kShape, "inputs disagree on the batch size");
+      batch = h.shape[0];
+      have_batch = true;
     }
   }
-  std::vector<Value> results = std::move(state);
-  for (size_t k = 0; k < scans_n; ++k) {
-    const std::string& name = body.output_names[state_n + k];
-    if (scans[k].empty()) {
-      return fail(ErrorCode::kUnsupported,
-                  "Scan over zero-length inputs (the scan outputs' element shape is unknown)");
+  if (!n.inputs[0].empty()) {
+    ALKNET_ASSIGN_OR_RETURN(const Value* lv, lookup(n.inputs[0]));
+    ALKNET_ASSIGN_OR_RETURN(Value lens, ToHostKnown(*lv));
+    const uint64_t full = inputs_host.empty() ? 0 : inputs_host[0].shape[1];
+    for (double l : lens.known->data) {
+      if (l != static_cast<double>(full)) {
+        return fail(ErrorCode::kUnsupported,
+                    "sequence_lens shorter than the scan inputs' sequence axis is not supported");
+      }
     }
-    const int64_t axis = k < out_axes.size() ? out_axes[k] : 0;
-    const bool reverse = k < out_dirs.size() && out_dirs[k] != 0;
+  }
+  std::vector<std::vector<HostPiece>> rows(n.outputs.size());
+  for (uint64_t b = 0; b < batch; ++b) {
+    std::vector<Value> row_state;
+    for (size_t j = 0; j < state_n; ++j) {
+      const ElemType type = j < body.input_types.size() ? body.input_types[j] : ElemType::kFloat;
+      ALKNET_ASSIGN_OR_RETURN(Value v, upload(SliceAt(states_host[j], 0, b), type));
+      row_state.push_back(std::move(v));
+    }
+    std::vector<HostPiece> row_inputs;
+    for (const HostPiece& h : inputs_host) row_inputs.push_back(SliceAt(h, 0, b));
+    ALKNET_ASSIGN_OR_RETURN(std::vector<Value> outs,
+                            scan(std::move(row_state), std::move(row_inputs)));
+    for (size_t o = 0; o < outs.size(); ++o) {
+      ALKNET_ASSIGN_OR_RETURN(HostPiece piece, download(outs[o]));
+      rows[o].push_back(std::move(piece));
+    }
+  }
+  std::vector<Value> results;
+  for (size_t o = 0; o < n.outputs.size(); ++o) {
+    if (rows[o].empty()) return fail(ErrorCode::kUnsupported, "Scan over an empty batch");
+    const std::string name = o < body.output_names.size() ? body.output_names[o] : "";
     ALKNET_ASSIGN_OR_RETURN(HostPiece stacked,
-                            Stack(scans[k], axis, reverse, "scan output '" + name + "'"));
+                            Stack(rows[o], 0, false, "Scan output '" + name + "'"));
     ALKNET_ASSIGN_OR_RETURN(Value v, upload(std::move(stacked), type_of(name)));
     results.push_back(std::move(v));
   }

@@ -84,6 +84,8 @@ TEST(ControlFlow, IfOnSampleRateIsInlinedAtPlanTime) {
   EXPECT_EQ(s.stats().ifs_inlined, 2u);
   EXPECT_EQ(s.stats().control_nodes_run, 0u);
   EXPECT_EQ(s.stats().plans_built, 1u);
+  // As fast as the graph without the Ifs: Mul(x, 2) and Add(y0, x) on the device, nothing else.
+  EXPECT_EQ(s.stats().nodes_on_device, 2u);
   // 8000: the else branch, one If inlined; a new plan for the new value.
   RunSet(s, "if_sample_rate", 1);
   EXPECT_EQ(s.stats().ifs_inlined, 1u);
@@ -126,6 +128,17 @@ TEST(ControlFlow, WhileLoopIncludingZeroIterations) {
 TEST(ControlFlow, ScanWithAxesAndDirections) {
   Session s = Load("scan_directions");
   RunSet(s, "scan_directions", 0);
+}
+
+TEST(ControlFlow, UnsupportedOpInABranchNamesItsPath) {
+  SessionOptions o;
+  o.context = &Ctx();
+  auto s = Session::Load(kDir / "if_refused" / "model.onnx", o);
+  ASSERT_FALSE(s.ok());
+  const std::string& m = s.error().message;
+  EXPECT_NE(m.find("node 0 'pick' (If) then_branch: node 0 (Bernoulli, opset 16)"),
+            std::string::npos)
+      << m;
 }
 
 TEST(ControlFlow, RunawayLoopIsAnError) {

@@ -197,9 +197,28 @@ def scan_directions():
     save("scan_directions", g, [([s0, xs, w], [s, np.stack(ys, axis=1)])])
 
 
+def if_refused():
+    """An op alknet does not implement inside a branch: refused at load, the message naming the
+    path to the node (no data sets)."""
+    then_g = helper.make_graph(
+        [helper.make_node("Bernoulli", ["x"], ["t"])], "then", [],
+        [helper.make_tensor_value_info("t", F, [4])])
+    else_g = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["e"])], "else", [],
+        [helper.make_tensor_value_info("e", F, [4])])
+    g = helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], name="pick", then_branch=then_g,
+                          else_branch=else_g)],
+        "if_refused",
+        [helper.make_tensor_value_info("c", B, []), helper.make_tensor_value_info("x", F, [4])],
+        [helper.make_tensor_value_info("y", F, [4])])
+    save("if_refused", g, [])
+
+
 if __name__ == "__main__":
     if_sample_rate()
     if_score()
     loop_nested_if()
     loop_counter()
     scan_directions()
+    if_refused()
