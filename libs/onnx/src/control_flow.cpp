@@ -231,8 +231,6 @@ Status CheckControlNode(const NodeInfo& n, const std::string& model) {
   const Program* body = graph("body");
   if (body == nullptr) return fail(n.op + " needs a body graph attribute");
   if (n.op == "Loop") {
-    if (n.inputs.size() < 2 && !n.inputs.empty() && n.inputs.size() != 1)
-      return fail("Loop takes M, cond and the loop-carried values");
     const size_t carried = n.inputs.size() >= 2 ? n.inputs.size() - 2 : 0;
     if (body->input_names.size() != carried + 2) {
       return fail("the body has " + std::to_string(body->input_names.size()) + " inputs; with " +
