@@ -123,11 +123,39 @@ TEST(ControlFlow, LoopWithNestedIfAndOuterScopeValue) {
 TEST(ControlFlow, WhileLoopIncludingZeroIterations) {
   Session s = Load("loop_counter");
   for (int set : {0, 1, 2}) RunSet(s, "loop_counter", set);
+  // Seven iterations and more did not plan the body more than once per shapes.
+  const uint64_t built = s.stats().plans_built;
+  RunSet(s, "loop_counter", 0);
+  EXPECT_EQ(s.stats().plans_built, built);
 }
 
 TEST(ControlFlow, ScanWithAxesAndDirections) {
   Session s = Load("scan_directions");
   RunSet(s, "scan_directions", 0);
+}
+
+TEST(ControlFlow, VoiceActivityStyleIfsAreDecidedAtPlanTime) {
+  Session s = Load("vad_like");
+  // 16 kHz, long input: the LSTM of the then branch, the "long" branch of the length If.
+  RunSet(s, "vad_like", 0);
+  EXPECT_EQ(s.stats().ifs_inlined, 2u);
+  RunSet(s, "vad_like", 1);  // 8 kHz: the other LSTM
+  EXPECT_EQ(s.stats().ifs_inlined, 2u);
+  RunSet(s, "vad_like", 2);  // a short input: the length If's other branch
+  EXPECT_EQ(s.stats().ifs_inlined, 2u);
+  EXPECT_EQ(s.stats().control_nodes_run, 0u);
+  EXPECT_EQ(s.stats().plans_built, 3u);
+}
+
+TEST(ControlFlow, RecurrentLoopIsPlannedOnce) {
+  Session s = Load("loop_rnn");
+  RunSet(s, "loop_rnn", 0);
+  // Twelve iterations: the main graph's two segments and the body, each planned once.
+  EXPECT_EQ(s.stats().subgraph_runs, 12u);
+  EXPECT_LE(s.stats().plans_built, 3u);
+  const uint64_t built = s.stats().plans_built;
+  RunSet(s, "loop_rnn", 0);
+  EXPECT_EQ(s.stats().plans_built, built);
 }
 
 TEST(ControlFlow, UnsupportedOpInABranchNamesItsPath) {

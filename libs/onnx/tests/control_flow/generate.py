@@ -197,6 +197,113 @@ def scan_directions():
     save("scan_directions", g, [([s0, xs, w], [s, np.stack(ys, axis=1)])])
 
 
+def sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def vad_like():
+    """What voice-activity detectors do: an If on the sample rate choosing one of two LSTMs
+    (each its own weights), an If on the input's length (Shape arithmetic), and the state
+    carried in and out. Both Ifs are decided at plan time."""
+    hidden, feat = 4, 4
+    weights = {}
+    branches = {}
+    for tag in ("a", "b"):
+        w = (rng.standard_normal((1, 4 * hidden, feat)) * 0.5).astype(np.float32)
+        r = (rng.standard_normal((1, 4 * hidden, hidden)) * 0.5).astype(np.float32)
+        b = (rng.standard_normal((1, 8 * hidden)) * 0.1).astype(np.float32)
+        weights[tag] = (w, r, b)
+        branches[tag] = helper.make_graph(
+            [helper.make_node("LSTM", ["frames", "W_" + tag, "R_" + tag, "B_" + tag, "", "h", "c"],
+                              ["", "h_" + tag, "c_" + tag], hidden_size=hidden)],
+            "lstm_" + tag, [],
+            [helper.make_tensor_value_info("h_" + tag, F, [1, 1, hidden]),
+             helper.make_tensor_value_info("c_" + tag, F, [1, 1, hidden])],
+            initializer=[numpy_helper.from_array(w, "W_" + tag),
+                         numpy_helper.from_array(r, "R_" + tag),
+                         numpy_helper.from_array(b, "B_" + tag)])
+    long_g = helper.make_graph(
+        [helper.make_node("Identity", ["h_new"], ["score_l"])], "long", [],
+        [helper.make_tensor_value_info("score_l", F, [1, 1, hidden])])
+    short_g = helper.make_graph(
+        [helper.make_node("Neg", ["h_new"], ["score_s"])], "short", [],
+        [helper.make_tensor_value_info("score_s", F, [1, 1, hidden])])
+    g = helper.make_graph(
+        [const("frame_shape", np.array([-1, 1, feat], np.int64)),
+         helper.make_node("Reshape", ["x", "frame_shape"], ["frames"]),
+         const("sr16k", np.int64(16000)), helper.make_node("Equal", ["sr", "sr16k"], ["is16k"]),
+         helper.make_node("If", ["is16k"], ["h_new", "c_new"], then_branch=branches["a"],
+                          else_branch=branches["b"]),
+         helper.make_node("Shape", ["x"], ["xs"]), const("one", np.int64(1)),
+         helper.make_node("Gather", ["xs", "one"], ["len"]), const("min_len", np.int64(16)),
+         helper.make_node("Less", ["len", "min_len"], ["short"]),
+         helper.make_node("If", ["short"], ["score"], then_branch=short_g, else_branch=long_g)],
+        "vad_like",
+        [helper.make_tensor_value_info("x", F, [1, "n"]), helper.make_tensor_value_info("sr", I64, []),
+         helper.make_tensor_value_info("h", F, [1, 1, hidden]),
+         helper.make_tensor_value_info("c", F, [1, 1, hidden])],
+        [helper.make_tensor_value_info("score", F, [1, 1, hidden]),
+         helper.make_tensor_value_info("c_new", F, [1, 1, hidden])])
+    sets = []
+    for sr, n in ((16000, 32), (8000, 32), (16000, 8)):
+        x = rng.standard_normal((1, n)).astype(np.float32)
+        h = rng.standard_normal((1, 1, hidden)).astype(np.float32)
+        c = rng.standard_normal((1, 1, hidden)).astype(np.float32)
+        w, r, b = weights["a" if sr == 16000 else "b"]
+        frames = x.reshape(-1, 1, feat).astype(np.float64)
+        hh, cc = h[0].astype(np.float64), c[0].astype(np.float64)
+        hidden_dim = hidden
+        for t in range(frames.shape[0]):
+            gts = frames[t] @ w[0].T + hh @ r[0].T + b[0, :4 * hidden_dim] + b[0, 4 * hidden_dim:]
+            i, o, f, cg = (gts[:, k * hidden_dim:(k + 1) * hidden_dim] for k in range(4))
+            cc = sigmoid(f) * cc + sigmoid(i) * np.tanh(cg)
+            hh = sigmoid(o) * np.tanh(cc)
+        score = -hh if n < 16 else hh
+        sets.append(([x, np.array(sr, np.int64), h, c],
+                     [score.reshape(1, 1, hidden).astype(np.float32),
+                      cc.reshape(1, 1, hidden).astype(np.float32)]))
+    save("vad_like", g, sets, opset=14)
+
+
+def loop_rnn():
+    """A recurrent cell written as a Loop over time: h = tanh(x[i] W + h R), x[i] taken with
+    Gather on the iteration number (on the device), the hidden states as a scan output."""
+    steps, feat, hidden = 12, 3, 5
+    w = rng.standard_normal((feat, hidden)).astype(np.float32)
+    r = (rng.standard_normal((hidden, hidden)) * 0.5).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("Gather", ["xs", "i"], ["xt"], axis=0),
+         helper.make_node("MatMul", ["xt", "W"], ["a"]),
+         helper.make_node("MatMul", ["h", "R"], ["b"]),
+         helper.make_node("Add", ["a", "b"], ["s"]),
+         helper.make_node("Tanh", ["s"], ["h_out"]),
+         helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Identity", ["h_out"], ["h_scan"])],
+        "cell",
+        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond", B, []),
+         helper.make_tensor_value_info("h", F, [1, hidden])],
+        [helper.make_tensor_value_info("cond_out", B, []),
+         helper.make_tensor_value_info("h_out", F, [1, hidden]),
+         helper.make_tensor_value_info("h_scan", F, [1, hidden])])
+    g = helper.make_graph(
+        [helper.make_node("Shape", ["xs"], ["xs_shape"]), const("zero", np.int64(0)),
+         helper.make_node("Gather", ["xs_shape", "zero"], ["steps"]),
+         helper.make_node("Loop", ["steps", "", "h0"], ["h", "hs"], body=body)],
+        "loop_rnn",
+        [helper.make_tensor_value_info("xs", F, ["t", 1, feat]),
+         helper.make_tensor_value_info("h0", F, [1, hidden])],
+        [helper.make_tensor_value_info("h", F, [1, hidden]),
+         helper.make_tensor_value_info("hs", F, ["t", 1, hidden])],
+        initializer=[numpy_helper.from_array(w, "W"), numpy_helper.from_array(r, "R")])
+    xs = rng.standard_normal((steps, 1, feat)).astype(np.float32)
+    h0 = rng.standard_normal((1, hidden)).astype(np.float32)
+    h, hs = h0.astype(np.float64), []
+    for t in range(steps):
+        h = np.tanh(xs[t] @ w + h @ r)
+        hs.append(h)
+    save("loop_rnn", g, [([xs, h0], [h.astype(np.float32), np.stack(hs).astype(np.float32)])])
+
+
 def if_refused():
     """An op alknet does not implement inside a branch: refused at load, the message naming the
     path to the node (no data sets)."""
@@ -222,3 +329,5 @@ if __name__ == "__main__":
     loop_counter()
     scan_directions()
     if_refused()
+    vad_like()
+    loop_rnn()
