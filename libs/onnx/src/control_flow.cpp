@@ -430,12 +430,9 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
       carried.push_back(*v);
     }
     std::vector<std::vector<HostPiece>> scans(scans_n);
-    int64_t i = 0;
-    for (; keep_going && (!trips || i < *trips); ++i) {
-      if (static_cast<uint64_t>(i) >= options.max_loop_iterations) {
-        return fail(ErrorCode::kLimit, "more than " + std::to_string(options.max_loop_iterations) +
-                                           " iterations (SessionOptions::max_loop_iterations)");
-      }
+    // The body's inputs for iteration i: its number, the condition (true, or the loop would
+    // have ended), the loop-carried values and what it reads from around it.
+    auto iteration_seeds = [&](int64_t i) -> Result<std::vector<Value>> {
       std::vector<Value> seeds;
       Value iter;
       iter.type = ElemType::kInt64;
@@ -455,6 +452,15 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
         seeds.push_back(std::move(cv));
       }
       captured(body, seeds);
+      return seeds;
+    };
+    int64_t i = 0;
+    for (; keep_going && (!trips || i < *trips); ++i) {
+      if (static_cast<uint64_t>(i) >= options.max_loop_iterations) {
+        return fail(ErrorCode::kLimit, "more than " + std::to_string(options.max_loop_iterations) +
+                                           " iterations (SessionOptions::max_loop_iterations)");
+      }
+      ALKNET_ASSIGN_OR_RETURN(std::vector<Value> seeds, iteration_seeds(i));
       ++stats.subgraph_runs;
       ALKNET_ASSIGN_OR_RETURN(std::vector<Value> outs,
                               RunProgram(body, body.cache, std::move(seeds), nullptr, ro));
@@ -468,17 +474,31 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
         scans[k].push_back(std::move(piece));
       }
     }
+    // No iteration ran: empty scan outputs, [0] plus the element shape the body's plan for the
+    // initial values gives (just [0] when the body's outputs depend on control flow or it
+    // cannot be planned).
+    std::shared_ptr<Plan> zero_plan;
+    if (i == 0 && scans_n > 0) {
+      auto seeds = iteration_seeds(0);
+      auto planned = seeds.ok() ? PlanFor(body.cache, body, 0, *seeds, nullptr)
+                                : Result<std::shared_ptr<Plan>>(seeds.error());
+      if (planned.ok() && (*planned)->stop < 0) zero_plan = *planned;
+    }
     std::vector<Value> results = std::move(carried);
     for (size_t k = 0; k < scans_n; ++k) {
       const std::string& name = body.output_names[1 + carried_n + k];
       if (scans[k].empty()) {
-        // No iteration ran: an empty tensor of shape [0] (the element shape is unknown).
         Value v;
         v.type = type_of(name);
         ALKNET_ASSIGN_OR_RETURN(
             v.dtype, DeviceTypeOf(v.type != ElemType::kUndefined ? v.type : ElemType::kFloat, f16,
                                   n.Where(model)));
         v.shape = {0};
+        if (zero_plan) {
+          const TensorDesc& d = zero_plan->outputs[1 + carried_n + k].desc;
+          v.dtype = d.dtype;
+          v.shape.insert(v.shape.end(), d.shape.begin(), d.shape.end());
+        }
         ALKNET_ASSIGN_OR_RETURN(v.device, exec->Empty(v.dtype, v.shape));
         results.push_back(std::move(v));
         continue;

@@ -140,33 +140,39 @@ def loop_nested_if():
 
 def loop_counter():
     """A while-style Loop: the body computes its condition on the device (sum < limit), no
-    trip count. Zero iterations when the condition starts false."""
+    trip count, and a scan output. Zero iterations when the condition starts false (the scan
+    output is then [0, 2]: no rows, the element shape of the body)."""
     body = helper.make_graph(
         [helper.make_node("Add", ["v", "step"], ["v2"]),
          helper.make_node("ReduceSum", ["v2"], ["s"], keepdims=0),
          helper.make_node("Less", ["s", "limit"], ["cond_out"]),
-         helper.make_node("Identity", ["v2"], ["v_out"])],
+         helper.make_node("Identity", ["v2"], ["v_out"]),
+         helper.make_node("Neg", ["v2"], ["v_scan"])],
         "body",
         [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond", B, []),
          helper.make_tensor_value_info("v", F, [2])],
         [helper.make_tensor_value_info("cond_out", B, []),
-         helper.make_tensor_value_info("v_out", F, [2])])
+         helper.make_tensor_value_info("v_out", F, [2]),
+         helper.make_tensor_value_info("v_scan", F, [2])])
     g = helper.make_graph(
-        [helper.make_node("Loop", ["", "go", "v0"], ["v"], body=body)],
+        [helper.make_node("Loop", ["", "go", "v0"], ["v", "vs"], body=body)],
         "loop_counter",
         [helper.make_tensor_value_info("go", B, []), helper.make_tensor_value_info("v0", F, [2]),
          helper.make_tensor_value_info("step", F, [2]),
          helper.make_tensor_value_info("limit", F, [])],
-        [helper.make_tensor_value_info("v", F, [2])])
+        [helper.make_tensor_value_info("v", F, [2]),
+         helper.make_tensor_value_info("vs", F, ["n", 2])])
     sets = []
     for go, limit in ((True, 10.0), (False, 10.0), (True, -100.0)):
         v0 = np.array([0.25, 0.5], np.float32)
         step = np.array([1.0, 0.5], np.float32)
-        v, keep = v0.copy(), go
+        v, keep, vs = v0.copy(), go, []
         while keep:
             v = v + step
+            vs.append(-v)
             keep = bool(v.sum() < np.float32(limit))
-        sets.append(([np.array(go), v0, step, np.array(limit, np.float32)], [v]))
+        vs = np.stack(vs) if vs else np.zeros((0, 2), np.float32)  # no iteration: [0, 2]
+        sets.append(([np.array(go), v0, step, np.array(limit, np.float32)], [v, vs]))
     save("loop_counter", g, sets)
 
 
