@@ -149,6 +149,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
     auto saved = slots;
     const size_t nrefs = refs.size(), nlnodes = lnodes.size(), nconst = plan->constants.size();
     const uint64_t folded = plan->folded, on_device = plan->on_device;
+    const uint64_t inlined = plan->ifs_inlined;
     auto undo = [&] {
       slots = std::move(saved);
       refs.resize(nrefs);
@@ -156,6 +157,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
       plan->constants.resize(nconst);
       plan->folded = folded;
       plan->on_device = on_device;
+      plan->ifs_inlined = inlined;
     };
     for (auto& [name, init] : branch.inits) {
       Slot s;

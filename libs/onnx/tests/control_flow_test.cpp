@@ -109,6 +109,19 @@ TEST(ControlFlow, IfOnComputedScoreRunsTheTakenBranch) {
   EXPECT_EQ(s.stats().plans_built, built);
 }
 
+TEST(ControlFlow, KnownIfAroundADataDependentIfRunsInSegments) {
+  Session s = Load("if_nested_dynamic");
+  RunSet(s, "if_nested_dynamic", 0);
+  // The outer If (decided by the rate) and the inner one (by the data) both ran on their own.
+  EXPECT_EQ(s.stats().control_nodes_run, 2u);
+  RunSet(s, "if_nested_dynamic", 1);
+  EXPECT_EQ(s.stats().control_nodes_run, 4u);
+  // 8 kHz: the else branch has no control flow left, the outer If is inlined.
+  RunSet(s, "if_nested_dynamic", 2);
+  EXPECT_EQ(s.stats().control_nodes_run, 4u);
+  EXPECT_EQ(s.stats().ifs_inlined, 1u);
+}
+
 TEST(ControlFlow, LoopWithNestedIfAndOuterScopeValue) {
   Session s = Load("loop_nested_if");
   RunSet(s, "loop_nested_if", 0);

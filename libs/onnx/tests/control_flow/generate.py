@@ -310,6 +310,43 @@ def loop_rnn():
     save("loop_rnn", g, [([xs, h0], [h.astype(np.float32), np.stack(hs).astype(np.float32)])])
 
 
+def if_nested_dynamic():
+    """An If decided by the sample rate whose branch holds an If on a computed score: the outer
+    If cannot be inlined whole, so it runs on its own (its condition known) and its branch is
+    planned in segments around the inner one."""
+    inner_then = helper.make_graph(
+        [helper.make_node("Mul", ["x", "x"], ["it"])], "inner_then", [],
+        [helper.make_tensor_value_info("it", F, [4])])
+    inner_else = helper.make_graph(
+        [helper.make_node("Sub", ["x", "x"], ["ie"])], "inner_else", [],
+        [helper.make_tensor_value_info("ie", F, [4])])
+    then_g = helper.make_graph(
+        [helper.make_node("ReduceMax", ["x"], ["mx"], keepdims=0),
+         const("zero_f", np.float32(0)), helper.make_node("Greater", ["mx", "zero_f"], ["pos"]),
+         helper.make_node("If", ["pos"], ["t0"], then_branch=inner_then, else_branch=inner_else),
+         helper.make_node("Add", ["t0", "x"], ["t1"])],
+        "then", [], [helper.make_tensor_value_info("t1", F, [4])])
+    else_g = helper.make_graph(
+        [helper.make_node("Abs", ["x"], ["e1"])], "else", [],
+        [helper.make_tensor_value_info("e1", F, [4])])
+    g = helper.make_graph(
+        [const("sr16k", np.int64(16000)), helper.make_node("Equal", ["sr", "sr16k"], ["c"]),
+         helper.make_node("If", ["c"], ["y0"], then_branch=then_g, else_branch=else_g),
+         helper.make_node("Sigmoid", ["y0"], ["y"])],
+        "if_nested_dynamic",
+        [helper.make_tensor_value_info("sr", I64, []), helper.make_tensor_value_info("x", F, [4])],
+        [helper.make_tensor_value_info("y", F, [4])])
+    sets = []
+    for sr, sign in ((16000, 1), (16000, -1), (8000, 1)):
+        x = (np.abs(rng.standard_normal(4)) * sign).astype(np.float32)
+        if sr == 16000:
+            y0 = (x * x if x.max() > 0 else x - x) + x
+        else:
+            y0 = np.abs(x)
+        sets.append(([np.array(sr, np.int64), x], [1 / (1 + np.exp(-y0))]))
+    save("if_nested_dynamic", g, sets)
+
+
 def if_refused():
     """An op alknet does not implement inside a branch: refused at load, the message naming the
     path to the node (no data sets)."""
@@ -337,3 +374,4 @@ if __name__ == "__main__":
     if_refused()
     vad_like()
     loop_rnn()
+    if_nested_dynamic()
