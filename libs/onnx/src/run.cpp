@@ -211,9 +211,13 @@ Result<std::vector<Value>> Session::Impl::RunProgram(const Program& p, PlanCache
       made[o].name = n.outputs[o];
       seeds.push_back(std::move(made[o]));
     }
+    // The plan after the node, cached per path (its time counts in plan_ms; whether the run's
+    // plan came from the cache is the first segment's).
     std::shared_ptr<Plan> at = plan;
-    ALKNET_ASSIGN_OR_RETURN(
-        plan, PlanFor(at->next, p, static_cast<size_t>(at->stop) + 1, seeds, nullptr));
+    const bool cached = result != nullptr && result->plan_cached;
+    ALKNET_ASSIGN_OR_RETURN(plan,
+                            PlanFor(at->next, p, static_cast<size_t>(at->stop) + 1, seeds, result));
+    if (result != nullptr) result->plan_cached = cached;
   }
 }
 
