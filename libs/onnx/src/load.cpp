@@ -136,10 +136,26 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     }
   }
 
-  const OpTable& table = OpTable::Default();
   for (int k = 0; k < g.node_size(); ++k) {
-    const ::onnx::NodeProto& np = g.node(k);
+    ALKNET_ASSIGN_OR_RETURN(NodeInfo n, LoadNode(g.node(k), k, main));
+    nodes.push_back(std::move(n));
+  }
+  for (const ValueInfo& in : inputs) {
+    main.input_names.push_back(in.name);
+    main.input_types.push_back(in.type);
+  }
+  for (const ValueInfo& out : outputs) main.output_names.push_back(out.name);
+  ComputeFree(main);
+  ComputeHostRead(main, &inputs);
+  return Ok{};
+}
+
+Result<NodeInfo> Session::Impl::LoadNode(const ::onnx::NodeProto& np, int k,
+                                         const Program& parent) {
+  const OpTable& table = OpTable::Default();
+  {
     NodeInfo n;
+    n.scope = parent.scope;
     n.op = np.op_type();
     n.name = np.name();
     n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
@@ -162,6 +178,13 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     }
     for (const auto& a : np.attribute()) {
       const std::string what = n.Where(model) + ": attribute '" + a.name() + "'";
+      if (a.type() == ::onnx::AttributeProto::GRAPH && IsControlOp(n.op)) {
+        const std::string scope = n.scope + "node " + std::to_string(k) +
+                                  (n.name.empty() ? "" : " '" + n.name + "'") + " (" + n.op + ") " +
+                                  a.name() + ": ";
+        ALKNET_ASSIGN_OR_RETURN(n.graphs[a.name()], LoadSubgraph(a.g(), parent, scope));
+        continue;
+      }
       ALKNET_ASSIGN_OR_RETURN(compute::AttrValue v,
                               detail::ConvertAttribute(a, base_dir, f16, what, options.check_read));
       if (HasDtypeAttribute(n.op, a.name()) && v.index() == 0) {
@@ -171,7 +194,9 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
       }
       n.attrs[a.name()] = std::move(v);
     }
-    if (!IsImporterOp(n.op)) {
+    if (IsControlOp(n.op)) {
+      ALKNET_TRY(CheckControlNode(n, model));
+    } else if (!IsImporterOp(n.op)) {
       n.record = table.Find(n.op, n.opset);
       if (n.record == nullptr) {
         const OpRecord* any = table.Find(n.op);
@@ -203,29 +228,8 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
         }
       }
     }
-    nodes.push_back(std::move(n));
+    return n;
   }
-
-  // Inputs whose values must be known at plan time: those reaching a host input (Reshape's
-  // shape, ...) through nodes that can be folded. Shape and Size only need the shape.
-  std::set<std::string> needed;
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-    if (it->record != nullptr) {
-      for (uint32_t h : it->record->host_inputs) {
-        if (h < it->inputs.size() && !it->inputs[h].empty()) needed.insert(it->inputs[h]);
-      }
-    }
-    if (it->op == "Shape" || it->op == "Size") continue;
-    bool out_needed = false;
-    for (const auto& o : it->outputs) out_needed = out_needed || needed.count(o) != 0;
-    if (out_needed) {
-      for (const auto& i : it->inputs) {
-        if (!i.empty()) needed.insert(i);
-      }
-    }
-  }
-  for (const auto& in : inputs) host_read.push_back(needed.count(in.name) != 0);
-  return Ok{};
 }
 
 Result<Session> Session::Load(const fs::path& path, const SessionOptions& options) {

@@ -1,7 +1,11 @@
 // Planning: one compute::Graph per set of input shapes. Values are known on the host or on
 // the device; nodes over known values fold (fold.cpp), the rest become graph nodes, one per
-// ONNX node (the executor's graph passes fuse them).
+// ONNX node (the executor's graph passes fuse them). An If whose condition is known at plan
+// time is inlined (its branch planned in place); any other control node ends a segment
+// (control_flow.cpp runs it and the rest is planned for what it produced).
 #include <algorithm>
+#include <functional>
+#include <set>
 
 #include "session_impl.h"
 
@@ -24,13 +28,12 @@ struct Slot {
   ConstValue known;
   ElemType type = ElemType::kUndefined;
   const Initializer* init = nullptr;
-  std::string init_name;
   std::optional<Error> unavailable;
 };
 
 struct LocalRef {
   enum Kind { kInput, kConstant, kNode } kind;
-  int index;   // session input / plan constant / local node
+  int index;   // seed / plan constant / local node
   int output;  // for kNode
 };
 
@@ -45,15 +48,15 @@ struct LocalNode {
 
 }  // namespace
 
-Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
-    std::span<const HostInput* const> ordered) {
+Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& prog, size_t start,
+                                                               const std::vector<Value>& seeds) {
   const OpTable& table = OpTable::Default();
   auto plan = std::make_shared<Plan>();
   std::unordered_map<std::string, Slot> slots;
   std::vector<LocalRef> refs;
   std::vector<LocalNode> lnodes;
-  std::vector<bool> input_used(inputs.size(), false);
-  std::vector<int> input_ref(inputs.size(), -1);
+  std::vector<bool> input_used(seeds.size(), false);
+  std::vector<int> input_ref(seeds.size(), -1);
 
   auto type_of = [&](const std::string& name, DType d) {
     auto it = value_types.find(name);
@@ -61,36 +64,32 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
                                                                          : FallbackType(d);
   };
 
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const HostInput& in = *ordered[i];
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    const Value& in = seeds[i];
     Slot s;
     s.defined = true;
-    ALKNET_ASSIGN_OR_RETURN(DType d,
-                            DeviceTypeOf(inputs[i].type, f16, "input '" + inputs[i].name + "'"));
-    s.desc = TensorDesc{d, in.shape};
-    s.type = inputs[i].type;
+    s.desc = TensorDesc{in.dtype, in.shape};
+    s.type = in.type;
     refs.push_back({LocalRef::kInput, static_cast<int>(i), 0});
     s.ref = static_cast<int>(refs.size()) - 1;
     input_ref[i] = s.ref;
-    if (host_read[i]) {
-      Tensor t{in.name, in.type, in.shape, std::vector<std::byte>(in.data.begin(), in.data.end())};
-      ALKNET_ASSIGN_OR_RETURN(RefTensor r, ToRef(t, f16));
-      s.known = std::make_shared<const RefTensor>(std::move(r));
-    }
-    slots[inputs[i].name] = std::move(s);
+    s.known = in.known;
+    slots[in.name] = std::move(s);
   }
-  for (auto& [name, init] : inits) {
-    if (slots.count(name)) continue;
-    Slot s;
-    s.defined = true;
-    ALKNET_ASSIGN_OR_RETURN(DType d,
-                            DeviceTypeOf(init.host.type, f16, "initializer '" + name + "'"));
-    s.desc = TensorDesc{d, init.host.shape};
-    s.known = init.known;
-    s.type = init.host.type;
-    s.init = &init;
-    s.init_name = name;
-    slots[name] = std::move(s);
+  // Initializers of this graph and of the graphs around it (inner names shadow outer ones).
+  for (const Program* scope = &prog; scope != nullptr; scope = scope->parent) {
+    for (auto& [name, init] : scope->inits) {
+      if (slots.count(name)) continue;
+      Slot s;
+      s.defined = true;
+      ALKNET_ASSIGN_OR_RETURN(DType d,
+                              DeviceTypeOf(init.host.type, f16, "initializer '" + name + "'"));
+      s.desc = TensorDesc{d, init.host.shape};
+      s.known = init.known;
+      s.type = init.host.type;
+      s.init = &init;
+      slots[name] = std::move(s);
+    }
   }
 
   auto add_constant = [&](compute::Tensor t) {
@@ -103,7 +102,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
   auto device_ref = [&](Slot& s, const std::string& name) -> Result<int> {
     if (s.ref >= 0) return s.ref;
     if (s.init != nullptr) {
-      Initializer& init = inits[s.init_name];
+      const Initializer& init = *s.init;
       if (!init.device.valid()) {
         ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ToDeviceBytes(init.host, f16));
         ALKNET_ASSIGN_OR_RETURN(init.device, exec->Upload(s.desc.dtype, s.desc.shape, bytes));
@@ -140,8 +139,90 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
     }
     ++plan->on_device;
   };
-  for (const NodeInfo& n : nodes) {
+  // Plans one node; true when it is a control node that must run on its own (the segment
+  // stops before it).
+  std::function<Result<bool>(const NodeInfo&)> process;
+  // An If with a known condition: its branch planned in place. When the branch itself holds
+  // a node that must run on its own, everything it planned is undone and the If stops the
+  // segment instead.
+  auto inline_if = [&](const NodeInfo& n, const Program& branch) -> Result<bool> {
+    auto saved = slots;
+    const size_t nrefs = refs.size(), nlnodes = lnodes.size(), nconst = plan->constants.size();
+    const uint64_t folded = plan->folded, on_device = plan->on_device;
+    const uint64_t inlined = plan->ifs_inlined;
+    auto undo = [&] {
+      slots = std::move(saved);
+      refs.resize(nrefs);
+      lnodes.resize(nlnodes);
+      plan->constants.resize(nconst);
+      plan->folded = folded;
+      plan->on_device = on_device;
+      plan->ifs_inlined = inlined;
+    };
+    for (auto& [name, init] : branch.inits) {
+      Slot s;
+      s.defined = true;
+      ALKNET_ASSIGN_OR_RETURN(DType d,
+                              DeviceTypeOf(init.host.type, f16, "initializer '" + name + "'"));
+      s.desc = TensorDesc{d, init.host.shape};
+      s.known = init.known;
+      s.type = init.host.type;
+      s.init = &init;
+      slots[name] = std::move(s);
+    }
+    for (const NodeInfo& inner : branch.nodes) {
+      ALKNET_ASSIGN_OR_RETURN(bool stop, process(inner));
+      if (stop) {
+        undo();
+        return true;
+      }
+    }
+    std::vector<Slot> outs;
+    for (const std::string& name : branch.output_names) {
+      auto it = slots.find(name);
+      if (it == slots.end()) {
+        return Error{ErrorCode::kInvalidArgument,
+                     n.Where(model) + ": branch output '" + name + "' is not computed"};
+      }
+      outs.push_back(it->second);
+    }
+    // The branch's own names end with it; the If's outputs are what it computed.
+    for (auto& [name, slot] : slots) {
+      auto old = saved.find(name);
+      if (old != saved.end() && old->second.ref < 0 && slot.ref >= 0 && !slot.unavailable &&
+          old->second.init == slot.init && old->second.known == slot.known) {
+        old->second.ref = slot.ref;  // an outer value first put on the device in the branch
+      }
+    }
+    slots = std::move(saved);
+    for (size_t o = 0; o < outs.size() && o < n.outputs.size(); ++o) {
+      if (!n.outputs[o].empty()) slots[n.outputs[o]] = std::move(outs[o]);
+    }
+    ++plan->ifs_inlined;
+    return false;
+  };
+
+  process = [&](const NodeInfo& n) -> Result<bool> {
     auto fail = [&](const Error& e) { return Error{e.code, n.Where(model) + ": " + e.message}; };
+    if (IsControlOp(n.op)) {
+      if (n.op != "If") return true;
+      if (n.inputs.empty() || n.inputs[0].empty())
+        return fail(Error{ErrorCode::kInvalidArgument, "If needs its condition input"});
+      auto it = slots.find(n.inputs[0]);
+      if (it == slots.end()) {
+        return fail(Error{ErrorCode::kInvalidArgument,
+                          "condition '" + n.inputs[0] + "' is not defined by any earlier node"});
+      }
+      if (it->second.unavailable) return *it->second.unavailable;
+      if (!it->second.known) return true;  // decided by the data: run on its own
+      const RefTensor& c = *it->second.known;
+      if (c.data.size() != 1) {
+        return fail(Error{ErrorCode::kShape, "the condition has " + std::to_string(c.data.size()) +
+                                                 " elements; If needs exactly one"});
+      }
+      const auto& branch = n.graphs.at(c.data[0] != 0 ? "then_branch" : "else_branch");
+      return inline_if(n, *branch);
+    }
     // Inputs.
     OpNode on{n.op, n.name, n.opset, n.attrs, {}, {}, {}};
     compute::RequestOutputs(on, n.record, static_cast<int>(n.outputs.size()));
@@ -187,7 +268,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
       if (!v.ok()) return fail(v.error());
       known_slot(0, **v);
       ++plan->folded;
-      continue;
+      return false;
     }
     if (n.op == "Shape" || n.op == "Size") {
       if (on.inputs.empty() || on.inputs[0].absent)
@@ -196,7 +277,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
       if (!r.ok()) return fail(r.error());
       known_slot(0, std::move(r).value());
       ++plan->folded;
-      continue;
+      return false;
     }
 
     const OpRecord* rec = n.record;
@@ -214,7 +295,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
         any = true;
       }
       if (!any) return e;
-      continue;
+      return false;
     }
     std::vector<TensorDesc> outs = std::move(inferred).value();
     if (n.outputs.size() > outs.size()) {
@@ -232,7 +313,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
     if (*folded) {
       for (size_t o = 0; o < (*folded)->size(); ++o) known_slot(o, std::move((**folded)[o]));
       ++plan->folded;
-      continue;
+      return false;
     }
 
     // A device node (the executor's passes fuse it with its neighbours).
@@ -251,25 +332,59 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
       }
       emit(std::move(ln), n.outputs, outs);
     }
+    return false;
+  };
+
+  for (size_t k = start; k < prog.nodes.size(); ++k) {
+    ALKNET_ASSIGN_OR_RETURN(bool stop, process(prog.nodes[k]));
+    if (stop) {
+      plan->stop = static_cast<int>(k);
+      break;
+    }
   }
 
-  // Outputs.
+  // Outputs: the program's, or the values live after the node the segment stops before.
+  std::vector<std::string> out_names;
+  std::vector<ElemType> out_types;
+  if (plan->stop < 0) {
+    out_names = prog.output_names;
+    for (size_t o = 0; o < out_names.size(); ++o) {
+      out_types.push_back(&prog == &main && o < outputs.size() ? outputs[o].type
+                                                               : ElemType::kUndefined);
+    }
+  } else {
+    std::set<std::string> live(prog.output_names.begin(), prog.output_names.end());
+    for (size_t k = static_cast<size_t>(plan->stop); k < prog.nodes.size(); ++k) {
+      const NodeInfo& n = prog.nodes[k];
+      live.insert(n.inputs.begin(), n.inputs.end());
+      for (const auto& [attr, g] : n.graphs) live.insert(g->free.begin(), g->free.end());
+    }
+    for (const std::string& name : live) {
+      auto it = slots.find(name);
+      if (name.empty() || it == slots.end() || it->second.unavailable || it->second.init) continue;
+      out_names.push_back(name);
+      out_types.push_back(ElemType::kUndefined);
+    }
+  }
   std::vector<int> output_refs;
-  for (const ValueInfo& out : outputs) {
-    auto it = slots.find(out.name);
+  for (size_t o = 0; o < out_names.size(); ++o) {
+    const std::string& name = out_names[o];
+    auto it = slots.find(name);
     if (it == slots.end()) {
       return Error{ErrorCode::kInvalidArgument,
-                   model + ": output '" + out.name + "' is not computed by any node"};
+                   model + ": " + prog.scope + "output '" + name + "' is not computed by any node"};
     }
     Slot& s = it->second;
     if (s.unavailable) return *s.unavailable;
     Plan::Output po;
-    po.name = out.name;
-    po.type = out.type != ElemType::kUndefined ? out.type : s.type;
-    if (s.known && s.ref < 0) {
+    po.name = name;
+    po.type = out_types[o] != ElemType::kUndefined ? out_types[o] : s.type;
+    po.desc = s.known ? TensorDesc{s.known->dtype, s.known->shape} : s.desc;
+    // Between segments a known value stays known: the plan after the node folds with it.
+    if (s.known && (s.ref < 0 || plan->stop >= 0)) {
       po.known = s.known;
     } else {
-      ALKNET_ASSIGN_OR_RETURN(int r, device_ref(s, out.name));
+      ALKNET_ASSIGN_OR_RETURN(int r, device_ref(s, name));
       if (refs[r].kind == LocalRef::kInput) input_used[refs[r].index] = true;
       po.graph_output = static_cast<int>(output_refs.size());
       output_refs.push_back(r);
@@ -280,7 +395,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
   // Assemble the graph: used user inputs, then constants, then nodes.
   std::vector<int> graph_id(refs.size(), -1);
   int next = 0;
-  for (size_t i = 0; i < inputs.size(); ++i) {
+  for (size_t i = 0; i < seeds.size(); ++i) {
     if (!input_used[i]) continue;
     graph_id[input_ref[i]] = next++;
     plan->user_inputs.push_back(static_cast<int>(i));

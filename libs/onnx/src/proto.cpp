@@ -301,9 +301,11 @@ Result<compute::AttrValue> ConvertAttribute(const ::onnx::AttributeProto& a,
       break;
     default: break;
   }
-  return Error{ErrorCode::kUnsupported,
-               what + " has attribute kind " + A::AttributeType_Name(a.type()) +
-                   " (graphs, sparse tensors and type protos are not supported)"};
+  return Error{
+      ErrorCode::kUnsupported,
+      what + " has attribute kind " + A::AttributeType_Name(a.type()) +
+          " (graphs are supported only as If, Loop and Scan subgraphs; sparse tensors and type "
+          "protos are not supported)"};
 }
 
 }  // namespace alknet::onnx::detail

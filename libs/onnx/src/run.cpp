@@ -94,68 +94,140 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
                    model + ": input '" + inputs[i].name + "' is missing"};
   }
 
-  // The plan key: every shape, plus the values of inputs read on the host.
-  std::string key;
+  // The seeds of the main graph: the inputs, those read on the host known (the plan key holds
+  // every shape plus their values).
+  std::vector<Value> seeds;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    key += compute::ShapeToString(ordered[i]->shape);
-    if (host_read[i]) {
-      key += '=';
-      key.append(reinterpret_cast<const char*>(ordered[i]->data.data()), ordered[i]->data.size());
+    const HostInput& in = *ordered[i];
+    Value v;
+    v.name = inputs[i].name;
+    v.type = in.type;
+    ALKNET_ASSIGN_OR_RETURN(v.dtype, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
+    v.shape = in.shape;
+    if (in.device.valid()) {
+      v.device = in.device;
+    } else {
+      v.host = &in;
     }
-    key += ';';
+    if (host_read[i]) {
+      Tensor t{in.name, in.type, in.shape, std::vector<std::byte>(in.data.begin(), in.data.end())};
+      ALKNET_ASSIGN_OR_RETURN(RefTensor r, ToRef(t, f16));
+      v.known = std::make_shared<const RefTensor>(std::move(r));
+    }
+    seeds.push_back(std::move(v));
   }
   RunResult result;
-  std::shared_ptr<Plan> plan;
-  for (auto it = cache.begin(); it != cache.end(); ++it) {
-    if (it->first == key) {
-      cache.splice(cache.begin(), cache, it);
-      plan = it->second;
-      break;
-    }
-  }
-  if (plan) {
-    ++stats.plan_cache_hits;
-    result.plan_cached = true;
-  } else {
-    const auto tp = std::chrono::steady_clock::now();
-    ALKNET_ASSIGN_OR_RETURN(plan, BuildPlan(ordered));
-    result.plan_ms = MsSince(tp);
-    ++stats.plans_built;
-    // The executor's passes (the fusions) run once per plan, here, not on every run: a plan's
-    // graph and shapes never change. The graph is then marked so the executor skips them.
-    if (options.fuse && plan->graph.nodes.size() > 1) {
-      std::vector<compute::TensorDesc> descs;
-      for (int i : plan->user_inputs) {
-        const HostInput& in = *ordered[i];
-        if (in.device.valid()) {
-          descs.push_back(in.device.desc());
-          continue;
-        }
-        ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
-        descs.push_back(compute::TensorDesc{.dtype = d, .shape = in.shape});
-      }
-      for (const auto& c : plan->constants) descs.push_back(c.desc());
-      plan->fusions = compute::RunPasses(plan->graph, descs).rewrites;
-    }
-    plan->graph.passes_applied = true;
-    stats.nodes_folded = plan->folded;
-    stats.nodes_on_device = plan->on_device - plan->fusions;
-    stats.fusions = plan->fusions;
-    cache.emplace_front(key, plan);
-    while (cache.size() > std::max<size_t>(1, options.plan_cache_size)) cache.pop_back();
-  }
   const auto tr = std::chrono::steady_clock::now();
-
-  std::vector<compute::Tensor> device_in;
-  for (int i : plan->user_inputs) {
-    const HostInput& in = *ordered[i];
-    if (in.device.valid()) {
-      device_in.push_back(in.device);
+  if (ro.profile) exec->set_profile(&result.profile);
+  auto ran = RunProgram(main, cache, std::move(seeds), &result, ro);
+  exec->set_profile(nullptr);
+  if (!ran.ok()) return std::move(ran).error();
+  std::vector<Value> outs = std::move(ran).value();
+  if (ro.time_device) {
+    const auto td = std::chrono::steady_clock::now();
+    if (auto idle = ctx->WaitIdle(); !idle.ok()) return compute::FromWebGpu(idle.error());
+    result.wait_ms = MsSince(td);
+  }
+  result.run_ms = MsSince(tr);
+  const auto tdl = std::chrono::steady_clock::now();
+  for (size_t o = 0; o < outs.size(); ++o) {
+    const Value& v = outs[o];
+    const ElemType type =
+        o < outputs.size() && outputs[o].type != ElemType::kUndefined ? outputs[o].type : v.type;
+    if (!v.device.valid() && v.known) {
+      if (ro.download) {
+        ALKNET_ASSIGN_OR_RETURN(Tensor t, FromRef(v.name, *v.known, type));
+        result.outputs.push_back(std::move(t));
+      }
+      if (ro.keep_device_outputs) result.device_outputs.emplace_back();
       continue;
     }
-    ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
+    ALKNET_ASSIGN_OR_RETURN(compute::Tensor dt, ToDevice(v));
+    if (ro.download) {
+      ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(dt));
+      ALKNET_ASSIGN_OR_RETURN(Tensor t, FromDevice(v.name, h.dtype, h.shape, h.data, type));
+      result.outputs.push_back(std::move(t));
+    }
+    if (ro.keep_device_outputs) result.device_outputs.push_back(dt);
+  }
+  result.download_ms = MsSince(tdl);
+  result.device_ms = result.run_ms - result.upload_ms;
+  result.run_ms += result.download_ms;
+  (void)t0;
+  return result;
+}
+
+Result<std::shared_ptr<Plan>> Session::Impl::PlanFor(PlanCache& plans, const Program& p,
+                                                     size_t start, const std::vector<Value>& seeds,
+                                                     RunResult* result) {
+  const std::string key = SeedKey(seeds);
+  for (auto it = plans.begin(); it != plans.end(); ++it) {
+    if (it->first == key) {
+      plans.splice(plans.begin(), plans, it);
+      ++stats.plan_cache_hits;
+      if (result != nullptr) result->plan_cached = true;
+      return plans.front().second;
+    }
+  }
+  const auto tp = std::chrono::steady_clock::now();
+  ALKNET_ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, BuildPlan(p, start, seeds));
+  ++stats.plans_built;
+  // The executor's passes (the fusions) run once per plan, here, not on every run: a plan's
+  // graph and shapes never change. The graph is then marked so the executor skips them.
+  if (options.fuse && plan->graph.nodes.size() > 1) {
+    std::vector<compute::TensorDesc> descs;
+    for (int i : plan->user_inputs) {
+      const Value& v = seeds[i];
+      descs.push_back(v.device.valid() ? v.device.desc()
+                                       : compute::TensorDesc{.dtype = v.dtype, .shape = v.shape});
+    }
+    for (const auto& c : plan->constants) descs.push_back(c.desc());
+    plan->fusions = compute::RunPasses(plan->graph, descs).rewrites;
+  }
+  plan->graph.passes_applied = true;
+  stats.nodes_folded = plan->folded;
+  stats.nodes_on_device = plan->on_device - plan->fusions;
+  stats.fusions = plan->fusions;
+  stats.ifs_inlined = plan->ifs_inlined;
+  if (result != nullptr) result->plan_ms += MsSince(tp);
+  plans.emplace_front(key, plan);
+  while (plans.size() > std::max<size_t>(1, options.plan_cache_size)) plans.pop_back();
+  return plan;
+}
+
+Result<std::vector<Value>> Session::Impl::RunProgram(const Program& p, PlanCache& plans,
+                                                     std::vector<Value> seeds, RunResult* result,
+                                                     const RunOptions& ro) {
+  ALKNET_ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, PlanFor(plans, p, 0, seeds, result));
+  while (true) {
+    ALKNET_ASSIGN_OR_RETURN(std::vector<Value> outs, RunSegment(*plan, seeds, result, ro));
+    if (plan->stop < 0) return outs;
+    const NodeInfo& n = p.nodes[static_cast<size_t>(plan->stop)];
+    ++stats.control_nodes_run;
+    ALKNET_ASSIGN_OR_RETURN(std::vector<Value> made, RunControl(p, n, outs, ro));
+    seeds = std::move(outs);
+    for (size_t o = 0; o < made.size() && o < n.outputs.size(); ++o) {
+      if (n.outputs[o].empty()) continue;
+      made[o].name = n.outputs[o];
+      seeds.push_back(std::move(made[o]));
+    }
+    // The plan after the node, cached per path (its time counts in plan_ms; whether the run's
+    // plan came from the cache is the first segment's).
+    std::shared_ptr<Plan> at = plan;
+    const bool cached = result != nullptr && result->plan_cached;
+    ALKNET_ASSIGN_OR_RETURN(plan,
+                            PlanFor(at->next, p, static_cast<size_t>(at->stop) + 1, seeds, result));
+    if (result != nullptr) result->plan_cached = cached;
+  }
+}
+
+Result<compute::Tensor> Session::Impl::ToDevice(const Value& v) {
+  if (v.device.valid()) return v.device;
+  if (v.host != nullptr) {
+    const HostInput& in = *v.host;
     // Same bytes on the host and the device (float as f32, int32, uint32, float16): uploaded
     // straight from the caller's memory; everything else is converted (and range-checked).
+    const DType d = v.dtype;
     const bool same = (in.type == ElemType::kFloat && d == DType::kF32) ||
                       (in.type == ElemType::kInt32 && d == DType::kI32) ||
                       (in.type == ElemType::kUint32 && d == DType::kU32) ||
@@ -163,53 +235,58 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     uint64_t elements = 1;
     for (uint64_t dim : in.shape) elements *= dim;
     if (same && in.data.size() == elements * ElemSize(in.type)) {
-      ALKNET_ASSIGN_OR_RETURN(compute::Tensor dt, exec->Upload(d, in.shape, in.data));
-      device_in.push_back(std::move(dt));
-      continue;
+      return exec->Upload(d, in.shape, in.data);
     }
     Tensor t{in.name, in.type, in.shape, std::vector<std::byte>(in.data.begin(), in.data.end())};
     ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ToDeviceBytes(t, f16));
-    ALKNET_ASSIGN_OR_RETURN(compute::Tensor dt, exec->Upload(d, in.shape, bytes));
-    device_in.push_back(std::move(dt));
+    return exec->Upload(d, in.shape, bytes);
   }
-  result.upload_ms = MsSince(tr);
-  for (const auto& c : plan->constants) device_in.push_back(c);
+  if (v.known) {
+    ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes,
+                            RefToDeviceBytes(*v.known, model + ": value '" + v.name + "'"));
+    return exec->Upload(v.known->dtype, v.known->shape, bytes);
+  }
+  return Error{ErrorCode::kInvalidArgument,
+               model + ": internal: value '" + v.name + "' has no contents"};
+}
+
+Result<std::vector<Value>> Session::Impl::RunSegment(const Plan& plan,
+                                                     const std::vector<Value>& seeds,
+                                                     RunResult* result, const RunOptions& ro) {
+  (void)ro;
+  const auto tu = std::chrono::steady_clock::now();
+  std::vector<compute::Tensor> device_in;
+  for (int i : plan.user_inputs) {
+    ALKNET_ASSIGN_OR_RETURN(compute::Tensor t, ToDevice(seeds[static_cast<size_t>(i)]));
+    device_in.push_back(std::move(t));
+  }
+  if (result != nullptr) result->upload_ms += MsSince(tu);
+  for (const auto& c : plan.constants) device_in.push_back(c);
   std::vector<compute::Tensor> device_out;
-  if (!plan->graph.outputs.empty()) {
-    if (ro.profile) exec->set_profile(&result.profile);
-    auto ran = exec->Run(plan->graph, device_in);
-    exec->set_profile(nullptr);
+  if (!plan.graph.outputs.empty() && plan.graph.nodes.empty()) {
+    for (int id : plan.graph.outputs) device_out.push_back(device_in[static_cast<size_t>(id)]);
+  } else if (!plan.graph.outputs.empty()) {
+    auto ran = exec->Run(plan.graph, device_in);
     if (!ran.ok()) return Error{ran.error().code, model + ": " + ran.error().message};
     device_out = std::move(ran).value();
-    if (ro.time_device) {
-      const auto td = std::chrono::steady_clock::now();
-      if (auto idle = ctx->WaitIdle(); !idle.ok()) return compute::FromWebGpu(idle.error());
-      result.wait_ms = MsSince(td);
-    }
   }
-  result.device_ms = MsSince(tr) - result.upload_ms;
-  const auto tdl = std::chrono::steady_clock::now();
-  for (const auto& o : plan->outputs) {
+  std::vector<Value> outs;
+  for (const auto& o : plan.outputs) {
+    Value v;
+    v.name = o.name;
+    v.type = o.type;
     if (o.graph_output < 0) {
-      if (ro.download) {
-        ALKNET_ASSIGN_OR_RETURN(Tensor t, FromRef(o.name, *o.known, o.type));
-        result.outputs.push_back(std::move(t));
-      }
-      if (ro.keep_device_outputs) result.device_outputs.emplace_back();
-      continue;
+      v.known = o.known;
+      v.dtype = o.known->dtype;
+      v.shape = o.known->shape;
+    } else {
+      v.device = device_out[static_cast<size_t>(o.graph_output)];
+      v.dtype = v.device.dtype();
+      v.shape = v.device.shape();
     }
-    const compute::Tensor& dt = device_out[o.graph_output];
-    if (ro.download) {
-      ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(dt));
-      ALKNET_ASSIGN_OR_RETURN(Tensor t, FromDevice(o.name, h.dtype, h.shape, h.data, o.type));
-      result.outputs.push_back(std::move(t));
-    }
-    if (ro.keep_device_outputs) result.device_outputs.push_back(dt);
+    outs.push_back(std::move(v));
   }
-  result.download_ms = MsSince(tdl);
-  result.run_ms = MsSince(tr);
-  (void)t0;
-  return result;
+  return outs;
 }
 
 }  // namespace alknet::onnx

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +18,11 @@
 #include "alknet/compute/op_table.h"
 #include "alknet/onnx/session.h"
 #include "alknet/webgpu/context.h"
+
+namespace onnx {
+class GraphProto;
+class NodeProto;
+}  // namespace onnx
 
 namespace alknet::onnx {
 namespace detail {
@@ -35,6 +41,12 @@ using compute::TensorDesc;
 inline bool IsImporterOp(const std::string& op) {
   return op == "Constant" || op == "Shape" || op == "Size";
 }
+// Control flow (control_flow.cpp): nodes with subgraphs, planned and run by the importer.
+inline bool IsControlOp(const std::string& op) {
+  return op == "If" || op == "Loop" || op == "Scan";
+}
+
+struct Program;
 
 // One ONNX node as loaded: attributes converted, its record found.
 struct NodeInfo {
@@ -44,9 +56,12 @@ struct NodeInfo {
   compute::Attributes attrs;
   std::vector<std::string> inputs, outputs;
   const OpRecord* record = nullptr;
+  // GRAPH attributes (If's then_branch/else_branch, Loop's and Scan's body).
+  std::map<std::string, std::shared_ptr<Program>> graphs;
+  std::string scope;  // "" in the main graph; "node 3 'If_1' (If) then_branch: " in a subgraph
 
   std::string Where(const std::string& model) const {
-    std::string s = model + ": node " + std::to_string(index);
+    std::string s = model + ": " + scope + "node " + std::to_string(index);
     if (!name.empty()) s += " '" + name + "'";
     s += " (" + op + ", opset " + std::to_string(opset) +
          (domain.empty() ? "" : ", domain " + domain) + ")";
@@ -56,25 +71,74 @@ struct NodeInfo {
 
 struct Initializer {
   Tensor host;
-  ConstValue known;        // when small enough to fold with
-  compute::Tensor device;  // uploaded on first use by a device node
+  ConstValue known;                // when small enough to fold with
+  mutable compute::Tensor device;  // uploaded on first use by a device node
 };
 
-// A plan: the graph for one set of input shapes (and host-read input values).
+// A value between plan segments and at a program's inputs: on the device, known on the host,
+// or (a session input) host bytes not uploaded yet.
+struct Value {
+  std::string name;
+  ElemType type = ElemType::kUndefined;
+  compute::DType dtype = compute::DType::kF32;  // device dtype
+  std::vector<uint64_t> shape;
+  compute::Tensor device;
+  ConstValue known;
+  const HostInput* host = nullptr;
+};
+
+struct Plan;
+using PlanCache = std::list<std::pair<std::string, std::shared_ptr<Plan>>>;
+
+// A graph as loaded: the model's main graph or a subgraph (an If branch, a Loop or Scan
+// body). A subgraph reads names of the enclosing graphs (`free`) besides its inputs.
+struct Program {
+  const Program* parent = nullptr;
+  std::string scope;  // prefix for messages, "" for the main graph
+  std::vector<std::string> input_names;
+  std::vector<ElemType> input_types;
+  std::vector<std::string> output_names;
+  std::vector<NodeInfo> nodes;
+  std::unordered_map<std::string, Initializer> inits;
+  std::set<std::string> free;   // names read from enclosing scopes
+  std::vector<bool> host_read;  // per input: its values are read at plan time
+  mutable PlanCache cache;      // plans of subgraphs (the main graph's: Impl::cache)
+};
+
+// A plan: the graph for one set of input shapes (and host-read input values). A program
+// with control flow that cannot be decided at plan time is planned in segments: a segment
+// stops before such a node (`stop`), its outputs are the values live after it, and the
+// segment after the node is planned for the shapes the node produced (`next`).
 struct Plan {
   Graph graph;
-  std::vector<int> user_inputs;  // graph input j (j < size) is session input user_inputs[j]
+  std::vector<int> user_inputs;            // graph input j (j < size) is seed user_inputs[j]
   std::vector<compute::Tensor> constants;  // graph inputs after the user inputs
   struct Output {
     int graph_output = -1;  // index into graph.outputs, or -1 when known
     ConstValue known;
     ElemType type = ElemType::kUndefined;
     std::string name;
+    TensorDesc desc;
   };
   std::vector<Output> outputs;
+  int stop = -1;  // index of the control node this segment stops before; -1: the end
+  PlanCache next;
   uint64_t folded = 0, on_device = 0;  // device nodes as planned, before the executor's passes
   uint64_t fusions = 0;
+  uint64_t ifs_inlined = 0;
 };
+
+// Checks a control node's attributes and input/output counts against its subgraphs.
+Status CheckControlNode(const NodeInfo& n, const std::string& model);
+// The plan-cache key of a set of seeds: shapes, and the values of known ones.
+std::string SeedKey(const std::vector<Value>& seeds);
+// Free names of `p` (read, not defined inside, recursively through its subgraphs).
+void ComputeFree(Program& p);
+// Which inputs of `p` a plan reads on the host: those reaching a record's host input (inside
+// subgraphs too); with `declared` (the main graph's inputs), also integer and bool inputs of
+// at most 64 elements (declared shape) that reach an If condition (a sample rate deciding a
+// branch): plans are then keyed by their values and the If is inlined.
+void ComputeHostRead(Program& p, const std::vector<ValueInfo>* declared);
 
 // Host folding (fold.cpp). The value of a Constant node.
 Result<ConstValue> ConstantValue(const NodeInfo& n);
@@ -100,15 +164,43 @@ struct Session::Impl {
   std::filesystem::path base_dir;
   std::map<std::string, int> opsets;
   std::vector<ValueInfo> inputs, outputs;
-  std::vector<detail::NodeInfo> nodes;
-  std::unordered_map<std::string, detail::Initializer> inits;
+  detail::Program main;
+  std::vector<detail::NodeInfo>& nodes = main.nodes;
+  std::unordered_map<std::string, detail::Initializer>& inits = main.inits;
   std::unordered_map<std::string, ElemType> value_types;
-  std::vector<bool> host_read;  // per input: its values are read at plan time
-  std::list<std::pair<std::string, std::shared_ptr<detail::Plan>>> cache;
+  std::vector<bool>& host_read = main.host_read;  // per input: its values are read at plan time
+  detail::PlanCache cache;
   SessionStats stats;
 
   Status Load(std::span<const std::byte> bytes);
-  Result<std::shared_ptr<detail::Plan>> BuildPlan(std::span<const HostInput* const> ordered);
+  // One node of `g` (graph attributes loaded as subgraphs of `parent`).
+  Result<detail::NodeInfo> LoadNode(const ::onnx::NodeProto& np, int index,
+                                    const detail::Program& parent);
+  Result<std::shared_ptr<detail::Program>> LoadSubgraph(const ::onnx::GraphProto& g,
+                                                        const detail::Program& parent,
+                                                        const std::string& scope);
+  // Plans `p` from node `start` on, given the values defined there (`seeds`).
+  Result<std::shared_ptr<detail::Plan>> BuildPlan(const detail::Program& p, size_t start,
+                                                  const std::vector<detail::Value>& seeds);
+  // The plan for `seeds` from `cache` (or built, passes run, cached).
+  Result<std::shared_ptr<detail::Plan>> PlanFor(detail::PlanCache& cache, const detail::Program& p,
+                                                size_t start,
+                                                const std::vector<detail::Value>& seeds,
+                                                RunResult* result);
+  // Runs `p` on `seeds`: its outputs, in order.
+  Result<std::vector<detail::Value>> RunProgram(const detail::Program& p, detail::PlanCache& cache,
+                                                std::vector<detail::Value> seeds, RunResult* result,
+                                                const RunOptions& ro);
+  // One plan segment's graph: its outputs as values.
+  Result<std::vector<detail::Value>> RunSegment(const detail::Plan& plan,
+                                                const std::vector<detail::Value>& seeds,
+                                                RunResult* result, const RunOptions& ro);
+  // A control node the plan could not inline (control_flow.cpp): its outputs.
+  Result<std::vector<detail::Value>> RunControl(const detail::Program& p, const detail::NodeInfo& n,
+                                                const std::vector<detail::Value>& env,
+                                                const RunOptions& ro);
+  Result<compute::Tensor> ToDevice(const detail::Value& v);
+  Result<detail::Value> ToHostKnown(const detail::Value& v);
   Result<RunResult> Run(std::span<const HostInput> inputs, const RunOptions& options);
 };
 

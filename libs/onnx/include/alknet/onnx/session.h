@@ -57,6 +57,9 @@ struct SessionOptions {
   // canonical path, already confined to the model's folder). An error refuses the load with
   // its message (the JS runtime passes its --allow-read check). Empty: everything allowed.
   std::function<Status(const std::filesystem::path&)> check_read;
+  // A Loop running more iterations than this is an error (a trip count or condition from a
+  // hostile model must not hang the process).
+  uint64_t max_loop_iterations = 1'000'000;
 };
 
 struct ValueInfo {
@@ -118,6 +121,12 @@ struct SessionStats {
   uint64_t nodes_on_device = 0;  // after fusion
   uint64_t fusions = 0;          // counted when the plan first runs
   uint64_t initializers_uploaded = 0;
+  // Control flow (docs/onnx.md): If nodes inlined in the last plan built (their condition
+  // was known at plan time), and control nodes run on their own (a data-dependent If, Loop,
+  // Scan: each a sub-plan), counted over all runs, with their body or branch runs.
+  uint64_t ifs_inlined = 0;
+  uint64_t control_nodes_run = 0;
+  uint64_t subgraph_runs = 0;
 };
 
 // The op types of a model's nodes, in order, without checking anything else (reports group

@@ -1,0 +1,203 @@
+// If, Loop and Scan against the models of control_flow/generate.py, whose expected outputs
+// numpy computed (backend-test layout: model.onnx, test_data_set_N/{input,output}_K.pb).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "alknet/onnx/session.h"
+#include "alknet/webgpu/context.h"
+
+namespace alknet::onnx {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kDir = ALKNET_CONTROL_FLOW_DIR;
+
+webgpu::Context& Ctx() {
+  static std::unique_ptr<webgpu::Context> ctx = [] {
+    auto c = webgpu::Context::Create();
+    if (!c.ok()) {
+      std::fprintf(stderr, "no WebGPU context: %s\n", c.error().ToString().c_str());
+      std::abort();
+    }
+    return std::move(c).value();
+  }();
+  return *ctx;
+}
+
+Session Load(const std::string& name) {
+  SessionOptions o;
+  o.context = &Ctx();
+  auto s = Session::Load(kDir / name / "model.onnx", o);
+  if (!s.ok()) {
+    ADD_FAILURE() << s.error().ToString();
+    std::abort();
+  }
+  return std::move(s).value();
+}
+
+std::vector<Tensor> ReadAll(const fs::path& dir, const std::string& prefix) {
+  std::vector<Tensor> out;
+  for (int k = 0; fs::exists(dir / (prefix + std::to_string(k) + ".pb")); ++k) {
+    auto t = ReadTensorFile(dir / (prefix + std::to_string(k) + ".pb"));
+    EXPECT_TRUE(t.ok()) << t.error().ToString();
+    if (t.ok()) out.push_back(std::move(t).value());
+  }
+  return out;
+}
+
+// Runs data set `set` of model `name` (poisoning nothing: outputs are fresh host tensors) and
+// compares every output with numpy's.
+void RunSet(Session& s, const std::string& name, int set) {
+  const fs::path dir = kDir / name / ("test_data_set_" + std::to_string(set));
+  ASSERT_TRUE(fs::exists(dir)) << dir;
+  std::vector<Tensor> ins = ReadAll(dir, "input_");
+  std::vector<Tensor> want = ReadAll(dir, "output_");
+  std::vector<HostInput> inputs;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    inputs.push_back(HostInput{s.inputs()[i].name, ins[i].type, ins[i].shape, ins[i].data, {}});
+  }
+  auto r = s.Run(inputs);
+  ASSERT_TRUE(r.ok()) << name << " set " << set << ": " << r.error().ToString();
+  ASSERT_EQ(r->outputs.size(), want.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    const Tensor& got = r->outputs[o];
+    ASSERT_EQ(got.shape, want[o].shape) << name << " set " << set << " output " << o;
+    ASSERT_EQ(got.type, want[o].type);
+    for (uint64_t i = 0; i < want[o].elements(); ++i) {
+      EXPECT_NEAR(got.At(i), want[o].At(i), 1e-5 + 1e-4 * std::fabs(want[o].At(i)))
+          << name << " set " << set << " output " << o << " element " << i;
+    }
+  }
+}
+
+TEST(ControlFlow, IfOnSampleRateIsInlinedAtPlanTime) {
+  Session s = Load("if_sample_rate");
+  // 16000: both Ifs decided by the sample rate and inlined, nothing runs on its own.
+  RunSet(s, "if_sample_rate", 0);
+  EXPECT_EQ(s.stats().ifs_inlined, 2u);
+  EXPECT_EQ(s.stats().control_nodes_run, 0u);
+  EXPECT_EQ(s.stats().plans_built, 1u);
+  // As fast as the graph without the Ifs: Mul(x, 2) and Add(y0, x) on the device, nothing else.
+  EXPECT_EQ(s.stats().nodes_on_device, 2u);
+  // 8000: the else branch, one If inlined; a new plan for the new value.
+  RunSet(s, "if_sample_rate", 1);
+  EXPECT_EQ(s.stats().ifs_inlined, 1u);
+  EXPECT_EQ(s.stats().plans_built, 2u);
+  RunSet(s, "if_sample_rate", 2);
+  EXPECT_EQ(s.stats().ifs_inlined, 2u);
+  // The same rate again: the cached plan, no If left in it.
+  RunSet(s, "if_sample_rate", 0);
+  EXPECT_EQ(s.stats().plans_built, 3u);
+  EXPECT_EQ(s.stats().control_nodes_run, 0u);
+}
+
+TEST(ControlFlow, IfOnComputedScoreRunsTheTakenBranch) {
+  Session s = Load("if_score");
+  for (int set : {0, 1, 2}) RunSet(s, "if_score", set);
+  EXPECT_EQ(s.stats().control_nodes_run, 3u);
+  EXPECT_EQ(s.stats().subgraph_runs, 3u);
+  // Both paths planned once: running them again builds nothing new.
+  const uint64_t built = s.stats().plans_built;
+  for (int set : {0, 1}) RunSet(s, "if_score", set);
+  EXPECT_EQ(s.stats().plans_built, built);
+}
+
+TEST(ControlFlow, KnownIfAroundADataDependentIfRunsInSegments) {
+  Session s = Load("if_nested_dynamic");
+  RunSet(s, "if_nested_dynamic", 0);
+  // The outer If (decided by the rate) and the inner one (by the data) both ran on their own.
+  EXPECT_EQ(s.stats().control_nodes_run, 2u);
+  RunSet(s, "if_nested_dynamic", 1);
+  EXPECT_EQ(s.stats().control_nodes_run, 4u);
+  // 8 kHz: the else branch has no control flow left, the outer If is inlined.
+  RunSet(s, "if_nested_dynamic", 2);
+  EXPECT_EQ(s.stats().control_nodes_run, 4u);
+  EXPECT_EQ(s.stats().ifs_inlined, 1u);
+}
+
+TEST(ControlFlow, LoopWithNestedIfAndOuterScopeValue) {
+  Session s = Load("loop_nested_if");
+  RunSet(s, "loop_nested_if", 0);
+  RunSet(s, "loop_nested_if", 1);
+  // The body is planned per shapes, not per iteration: another five iterations plan nothing.
+  const uint64_t built = s.stats().plans_built;
+  RunSet(s, "loop_nested_if", 0);
+  EXPECT_EQ(s.stats().plans_built, built);
+  EXPECT_GE(s.stats().subgraph_runs, 11u);
+}
+
+TEST(ControlFlow, WhileLoopIncludingZeroIterations) {
+  Session s = Load("loop_counter");
+  for (int set : {0, 1, 2}) RunSet(s, "loop_counter", set);
+  // Seven iterations and more did not plan the body more than once per shapes.
+  const uint64_t built = s.stats().plans_built;
+  RunSet(s, "loop_counter", 0);
+  EXPECT_EQ(s.stats().plans_built, built);
+}
+
+TEST(ControlFlow, ScanWithAxesAndDirections) {
+  Session s = Load("scan_directions");
+  RunSet(s, "scan_directions", 0);
+}
+
+TEST(ControlFlow, VoiceActivityStyleIfsAreDecidedAtPlanTime) {
+  Session s = Load("vad_like");
+  // 16 kHz, long input: the LSTM of the then branch, the "long" branch of the length If.
+  RunSet(s, "vad_like", 0);
+  EXPECT_EQ(s.stats().ifs_inlined, 2u);
+  RunSet(s, "vad_like", 1);  // 8 kHz: the other LSTM
+  EXPECT_EQ(s.stats().ifs_inlined, 2u);
+  RunSet(s, "vad_like", 2);  // a short input: the length If's other branch
+  EXPECT_EQ(s.stats().ifs_inlined, 2u);
+  EXPECT_EQ(s.stats().control_nodes_run, 0u);
+  EXPECT_EQ(s.stats().plans_built, 3u);
+}
+
+TEST(ControlFlow, RecurrentLoopIsPlannedOnce) {
+  Session s = Load("loop_rnn");
+  RunSet(s, "loop_rnn", 0);
+  // Twelve iterations: the main graph's two segments and the body, each planned once.
+  EXPECT_EQ(s.stats().subgraph_runs, 12u);
+  EXPECT_LE(s.stats().plans_built, 3u);
+  const uint64_t built = s.stats().plans_built;
+  RunSet(s, "loop_rnn", 0);
+  EXPECT_EQ(s.stats().plans_built, built);
+}
+
+TEST(ControlFlow, UnsupportedOpInABranchNamesItsPath) {
+  SessionOptions o;
+  o.context = &Ctx();
+  auto s = Session::Load(kDir / "if_refused" / "model.onnx", o);
+  ASSERT_FALSE(s.ok());
+  const std::string& m = s.error().message;
+  EXPECT_NE(m.find("node 0 'pick' (If) then_branch: node 0 (Bernoulli, opset 16)"),
+            std::string::npos)
+      << m;
+}
+
+TEST(ControlFlow, RunawayLoopIsAnError) {
+  SessionOptions o;
+  o.context = &Ctx();
+  o.max_loop_iterations = 3;
+  auto s = Session::Load(kDir / "loop_nested_if" / "model.onnx", o);
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  std::vector<Tensor> ins = ReadAll(kDir / "loop_nested_if" / "test_data_set_0", "input_");
+  std::vector<HostInput> inputs;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    inputs.push_back(HostInput{s->inputs()[i].name, ins[i].type, ins[i].shape, ins[i].data, {}});
+  }
+  auto r = s->Run(inputs);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("max_loop_iterations"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("Loop"), std::string::npos) << r.error().message;
+}
+
+}  // namespace
+}  // namespace alknet::onnx
