@@ -48,6 +48,7 @@ Result<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
       std::set<std::string>(names.begin(), names.end()), std::move(import_map));
   HostServices host;
   host.loop = &rt->loop_;
+  rt->loop_.SetGpuWatchdog(rt->options_.gpu_timeout, rt->options_.on_gpu_hang);
   host.resolver = rt->resolver_.get();
   host.permissions = &rt->options_.permissions;
   Runtime* self = rt.get();

@@ -11,6 +11,7 @@
 // and the --import-map file itself, load without --allow-read. Anything else needs a read grant.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -39,6 +40,11 @@ struct RuntimeOptions {
   // What alknet:call's connect() opens remote targets with (the CLI passes alknet-call-grpc's
   // RemoteRegistry::Connector()). Empty: connect() throws.
   call::RemoteConnector connect_remote;
+  // The GPU watchdog (EventLoop::SetGpuWatchdog): pending GPU work that makes no progress for
+  // this long is a hang (--gpu-timeout; 0 = wait forever). `on_gpu_hang` runs first; the CLI's
+  // prints and exits, since a device stuck in a shader cannot be torn down.
+  std::chrono::milliseconds gpu_timeout{std::chrono::minutes(5)};
+  std::function<void(std::chrono::milliseconds)> on_gpu_hang;
 };
 
 class Runtime {
