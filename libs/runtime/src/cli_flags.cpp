@@ -19,7 +19,10 @@ const char kRuntimeFlagsHelp[] =
     "GPU:\n"
     "  --gpu-timeout=MS           pending GPU work that finishes nothing for MS milliseconds\n"
     "                             is a hang: report it and exit with code 4 (default 300000;\n"
-    "                             0 waits forever)\n";
+    "                             0 waits forever)\n\n"
+    "JavaScript:\n"
+    "  --max-heap=MIB             the JS heap's limit in MiB (default 4095, the most\n"
+    "                             SpiderMonkey 102 takes: it counts in 32 bits)\n";
 
 Result<size_t> ParseRuntimeFlag(std::span<const std::string_view> args, size_t i,
                                 RuntimeOptions& options) {
@@ -42,6 +45,16 @@ Result<size_t> ParseRuntimeFlag(std::span<const std::string_view> args, size_t i
                        std::string(text) + "'");
     }
     options.gpu_timeout = std::chrono::milliseconds(ms);
+    return size_t{1};
+  }
+  if (arg.substr(0, 11) == "--max-heap=") {
+    std::string_view text = arg.substr(11);
+    uint64_t mib = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mib);
+    if (ec != std::errc{} || end != text.data() + text.size() || mib < 16 || mib > 4095) {
+      return MakeError("--max-heap expects MiB from 16 to 4095, got '" + std::string(text) + "'");
+    }
+    options.max_heap_bytes = mib << 20;
     return size_t{1};
   }
   auto permission = options.permissions.ParseFlag(arg);

@@ -55,6 +55,7 @@ Result<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   host.check_module_read = [self](const ModuleLocation& m) { return self->CheckModuleRead(m); };
   host.write = rt->options_.write;
   host.args = rt->options_.args;
+  host.max_heap_bytes = rt->options_.max_heap_bytes;
   host.calls = rt->options_.calls.get();
   host.connect_remote = rt->options_.connect_remote;
   auto engine = CreateSpiderMonkeyEngine(std::move(host));

@@ -44,6 +44,8 @@ struct RuntimeOptions {
   // this long is a hang (--gpu-timeout; 0 = wait forever). `on_gpu_hang` runs first; the CLI's
   // prints and exits, since a device stuck in a shader cannot be torn down.
   std::chrono::milliseconds gpu_timeout{std::chrono::minutes(5)};
+  // The JS heap's limit (--max-heap=MIB).
+  uint64_t max_heap_bytes = uint64_t{4095} << 20;
   std::function<void(std::chrono::milliseconds)> on_gpu_hang;
 };
 
