@@ -13,6 +13,7 @@ enum ExitCode : int {
   kExitFailure = 1,      // the operation ran and failed (a check did not pass, a file is invalid)
   kExitUsage = 2,        // bad command line
   kExitEnvironment = 3,  // the machine lacks something: no WebGPU library, no adapter
+  kExitGpuHang = 4,      // GPU work made no progress within --gpu-timeout (cannot be cancelled)
 };
 
 struct Command {

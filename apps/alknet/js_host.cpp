@@ -1,6 +1,8 @@
 #include "js_host.h"
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -26,6 +28,17 @@ int CreateJsRuntime(std::string_view command, runtime::RuntimeOptions options,
     options.calls = std::shared_ptr<call::CallTarget>(std::move(*calls));
   }
   options.connect_remote = call::RemoteRegistry::Connector();
+  options.on_gpu_hang = [name](std::chrono::milliseconds timeout) {
+    // The stuck work cannot be cancelled and the device cannot be released behind it, so
+    // unwinding would hang in teardown: report and leave now.
+    std::fprintf(stderr,
+                 "alknet %s: GPU work made no progress for %lld ms (a shader that never ends?); "
+                 "exiting. Raise --gpu-timeout=MS if the work is just slow.\n",
+                 name.c_str(), static_cast<long long>(timeout.count()));
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(kExitGpuHang);
+  };
   static std::once_flag installed;
   std::call_once(installed, [] {
     ext::InstallCallModule();

@@ -1,5 +1,6 @@
 #include "alknet/runtime/cli_flags.h"
 
+#include <charconv>
 #include <string>
 
 namespace alknet::runtime {
@@ -14,7 +15,14 @@ const char kRuntimeFlagsHelp[] =
     "  Modules under the main script's directory, and in node_modules there or above it,\n"
     "  load without --allow-read; other module files need it.\n\n"
     "Modules:\n"
-    "  --import-map FILE          resolve bare specifiers through this import map (JSON)\n";
+    "  --import-map FILE          resolve bare specifiers through this import map (JSON)\n\n"
+    "GPU:\n"
+    "  --gpu-timeout=MS           pending GPU work that finishes nothing for MS milliseconds\n"
+    "                             is a hang: report it and exit with code 4 (default 300000;\n"
+    "                             0 waits forever)\n\n"
+    "JavaScript:\n"
+    "  --max-heap=MIB             the JS heap's limit in MiB (default 4095, the most\n"
+    "                             SpiderMonkey 102 takes: it counts in 32 bits)\n";
 
 Result<size_t> ParseRuntimeFlag(std::span<const std::string_view> args, size_t i,
                                 RuntimeOptions& options) {
@@ -26,6 +34,27 @@ Result<size_t> ParseRuntimeFlag(std::span<const std::string_view> args, size_t i
   }
   if (arg.substr(0, 13) == "--import-map=") {
     options.import_map = std::string(arg.substr(13));
+    return size_t{1};
+  }
+  if (arg.substr(0, 14) == "--gpu-timeout=") {
+    std::string_view text = arg.substr(14);
+    uint64_t ms = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
+    if (ec != std::errc{} || end != text.data() + text.size() || ms > 86'400'000) {
+      return MakeError("--gpu-timeout expects milliseconds (0 to 86400000), got '" +
+                       std::string(text) + "'");
+    }
+    options.gpu_timeout = std::chrono::milliseconds(ms);
+    return size_t{1};
+  }
+  if (arg.substr(0, 11) == "--max-heap=") {
+    std::string_view text = arg.substr(11);
+    uint64_t mib = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mib);
+    if (ec != std::errc{} || end != text.data() + text.size() || mib < 16 || mib > 4095) {
+      return MakeError("--max-heap expects MiB from 16 to 4095, got '" + std::string(text) + "'");
+    }
+    options.max_heap_bytes = mib << 20;
     return size_t{1};
   }
   auto permission = options.permissions.ParseFlag(arg);

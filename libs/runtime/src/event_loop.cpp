@@ -1,20 +1,37 @@
 #include "alknet/runtime/event_loop.h"
 
 #include <algorithm>
+#include <string>
 #include <thread>
 
 namespace alknet::runtime {
 
 EventLoop::GpuWorkToken& EventLoop::GpuWorkToken::operator=(GpuWorkToken&& other) noexcept {
   if (this != &other) {
-    if (loop_ != nullptr) --loop_->pending_gpu_work_;
+    if (loop_ != nullptr) loop_->EndGpuWork();
     loop_ = std::exchange(other.loop_, nullptr);
   }
   return *this;
 }
 
 EventLoop::GpuWorkToken::~GpuWorkToken() {
-  if (loop_ != nullptr) --loop_->pending_gpu_work_;
+  if (loop_ != nullptr) loop_->EndGpuWork();
+}
+
+EventLoop::GpuWorkToken EventLoop::BeginGpuWork() {
+  if (pending_gpu_work_++ == 0) last_gpu_progress_ = Clock::now();
+  return GpuWorkToken(this);
+}
+
+void EventLoop::EndGpuWork() {
+  --pending_gpu_work_;
+  last_gpu_progress_ = Clock::now();
+}
+
+void EventLoop::SetGpuWatchdog(std::chrono::milliseconds timeout,
+                               std::function<void(std::chrono::milliseconds)> on_hang) {
+  gpu_timeout_ = timeout;
+  on_gpu_hang_ = std::move(on_hang);
 }
 
 uint64_t EventLoop::AddTimer(std::chrono::milliseconds delay, bool repeat) {
@@ -76,6 +93,14 @@ Status EventLoop::RunUntil(LoopClient& client, const std::function<bool()>& done
     if (pending_gpu_work_ > 0) {
       // Callbacks of finished GPU work resolve promises; their reactions run next turn.
       if (gpu_poller_) gpu_poller_();
+      if (pending_gpu_work_ > 0 && gpu_timeout_.count() > 0 &&
+          Clock::now() - last_gpu_progress_ > gpu_timeout_) {
+        // lavapipe cannot preempt a shader that never ends: the work stays queued, and the
+        // device cannot even be torn down behind it. Say so; the host decides (the CLI exits).
+        if (on_gpu_hang_) on_gpu_hang_(gpu_timeout_);
+        return MakeError("GPU work made no progress for " + std::to_string(gpu_timeout_.count()) +
+                         " ms (a shader that never ends?); raise --gpu-timeout if it is just slow");
+      }
       auto next = NextDue();
       if (pending_gpu_work_ > 0 && (!next || *next > Clock::now())) {
         std::this_thread::sleep_for(std::chrono::microseconds(50));

@@ -48,12 +48,14 @@ Result<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
       std::set<std::string>(names.begin(), names.end()), std::move(import_map));
   HostServices host;
   host.loop = &rt->loop_;
+  rt->loop_.SetGpuWatchdog(rt->options_.gpu_timeout, rt->options_.on_gpu_hang);
   host.resolver = rt->resolver_.get();
   host.permissions = &rt->options_.permissions;
   Runtime* self = rt.get();
   host.read_module = [self](const ModuleLocation& m) { return self->ReadModule(m); };
   host.write = rt->options_.write;
   host.args = rt->options_.args;
+  host.max_heap_bytes = rt->options_.max_heap_bytes;
   host.calls = rt->options_.calls.get();
   host.connect_remote = rt->options_.connect_remote;
   auto engine = CreateSpiderMonkeyEngine(std::move(host));

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "alknet/webgpu/context.h"
 #include "log.h"
@@ -189,6 +190,34 @@ int TypeRank(WGPUAdapterType t) {
 
 }  // namespace
 
+Result<std::optional<AdapterEntry>> RequestAdapter(const Instance& instance,
+                                                   WGPUBackendType backend,
+                                                   WGPUPowerPreference power, bool fallback) {
+  WGPURequestAdapterOptions options{};
+  options.featureLevel = WGPUFeatureLevel_Core;
+  options.powerPreference = power;
+  options.forceFallbackAdapter = fallback;
+  options.backendType = backend;
+  AdapterRequest req;
+  WGPURequestAdapterCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = &OnAdapter;
+  cb.userdata1 = &req;
+  WGPUFutureWaitInfo wait{P().InstanceRequestAdapter(instance.get(), &options, cb), 0};
+  WGPUWaitStatus ws = P().InstanceWaitAny(instance.get(), 1, &wait, UINT64_MAX);
+  if (ws != WGPUWaitStatus_Success || !req.done) {
+    return Error{ErrorCode::kInternal, "waiting for requestAdapter failed"};
+  }
+  if (req.status != WGPURequestAdapterStatus_Success || req.adapter == nullptr) {
+    LogDebug(std::string("no adapter for backend=") + BackendName(backend) +
+             " fallback=" + (fallback ? "yes" : "no") + ": " + req.message);
+    return std::optional<AdapterEntry>{};
+  }
+  Adapter adapter = Adapter::Adopt(req.adapter);
+  ALKNET_ASSIGN_OR_RETURN(AdapterDescription desc, Describe(adapter.get()));
+  return std::optional<AdapterEntry>(AdapterEntry{std::move(adapter), std::move(desc)});
+}
+
 Result<std::vector<AdapterEntry>> EnumerateAdapters(const Instance& instance) {
   std::vector<AdapterEntry> found;
   const WGPUBackendType backends[] = {WGPUBackendType_Undefined, WGPUBackendType_Vulkan,
@@ -197,36 +226,18 @@ Result<std::vector<AdapterEntry>> EnumerateAdapters(const Instance& instance) {
                                         WGPUPowerPreference_LowPower};
   for (WGPUBackendType backend : backends) {
     for (WGPUPowerPreference power : powers) {
-      for (WGPUBool fallback : {0u, 1u}) {
-        WGPURequestAdapterOptions options{};
-        options.featureLevel = WGPUFeatureLevel_Core;
-        options.powerPreference = power;
-        options.forceFallbackAdapter = fallback;
-        options.backendType = backend;
-        AdapterRequest req;
-        WGPURequestAdapterCallbackInfo cb{};
-        cb.mode = WGPUCallbackMode_WaitAnyOnly;
-        cb.callback = &OnAdapter;
-        cb.userdata1 = &req;
-        WGPUFutureWaitInfo wait{P().InstanceRequestAdapter(instance.get(), &options, cb), 0};
-        WGPUWaitStatus ws = P().InstanceWaitAny(instance.get(), 1, &wait, UINT64_MAX);
-        if (ws != WGPUWaitStatus_Success || !req.done) {
-          return Error{ErrorCode::kInternal, "waiting for requestAdapter failed"};
-        }
-        if (req.status != WGPURequestAdapterStatus_Success || req.adapter == nullptr) {
-          LogDebug(std::string("no adapter for backend=") + BackendName(backend) +
-                   " fallback=" + (fallback ? "yes" : "no") + ": " + req.message);
-          continue;
-        }
-        Adapter adapter = Adapter::Adopt(req.adapter);
-        ALKNET_ASSIGN_OR_RETURN(AdapterDescription desc, Describe(adapter.get()));
+      for (bool fallback : {false, true}) {
+        ALKNET_ASSIGN_OR_RETURN(std::optional<AdapterEntry> entry,
+                                RequestAdapter(instance, backend, power, fallback));
+        if (!entry) continue;
+        const AdapterDescription& desc = entry->description;
         const bool seen = std::any_of(found.begin(), found.end(), [&](const AdapterEntry& e) {
           const auto& o = e.description;
           return o.backend == desc.backend && o.vendor_id == desc.vendor_id &&
                  o.device_id == desc.device_id && o.device == desc.device &&
                  o.description == desc.description;
         });
-        if (!seen) found.push_back({std::move(adapter), std::move(desc)});
+        if (!seen) found.push_back(std::move(*entry));
       }
     }
   }

@@ -96,7 +96,6 @@ ErrorCode CodeFor(WGPUErrorType type) {
 
 Result<std::unique_ptr<Context>> Context::Create(const ContextOptions& options) {
   ALKNET_ASSIGN_OR_RETURN(Instance instance, CreateInstance());
-  ALKNET_ASSIGN_OR_RETURN(std::vector<AdapterEntry> adapters, EnumerateAdapters(instance));
   std::string selector = options.adapter;
   if (selector.empty()) {
     if (const char* env = std::getenv("ALKNET_ADAPTER"); env != nullptr) selector = env;
@@ -106,13 +105,35 @@ Result<std::unique_ptr<Context>> Context::Create(const ContextOptions& options) 
     const char* env = std::getenv("ALKNET_POWER_PREFERENCE");
     if (env != nullptr && std::strcmp(env, "low-power") == 0) power = WGPUPowerPreference_LowPower;
   }
-  ALKNET_ASSIGN_OR_RETURN(size_t chosen, ChooseAdapter(adapters, selector, power));
-
   std::unique_ptr<Context> ctx(new Context());
+  if (selector.empty()) {
+    // The default path asks once (a GPU if the implementation has one, else its CPU fallback)
+    // instead of enumerating every backend x power x fallback combination: on lavapipe the
+    // enumeration cost 150-190 ms, most of a small model's start-up. A selector (an index or
+    // a name) still enumerates, so indices mean what `alknet info` lists.
+    const WGPUPowerPreference asked =
+        power == WGPUPowerPreference_Undefined ? WGPUPowerPreference_HighPerformance : power;
+    std::optional<AdapterEntry> entry;
+    for (bool fallback : {false, true}) {
+      ALKNET_ASSIGN_OR_RETURN(entry,
+                              RequestAdapter(instance, WGPUBackendType_Undefined, asked, fallback));
+      if (entry) break;
+    }
+    if (!entry) {
+      ALKNET_ASSIGN_OR_RETURN(std::vector<AdapterEntry> adapters, EnumerateAdapters(instance));
+      ALKNET_ASSIGN_OR_RETURN(size_t chosen, ChooseAdapter(adapters, selector, power));
+      entry = std::move(adapters[chosen]);
+    }
+    ctx->adapter_ = std::move(entry->adapter);
+    ctx->adapter_description_ = std::move(entry->description);
+  } else {
+    ALKNET_ASSIGN_OR_RETURN(std::vector<AdapterEntry> adapters, EnumerateAdapters(instance));
+    ALKNET_ASSIGN_OR_RETURN(size_t chosen, ChooseAdapter(adapters, selector, power));
+    ctx->adapter_ = adapters[chosen].adapter;
+    ctx->adapter_description_ = adapters[chosen].description;
+  }
   ctx->instance_ = std::move(instance);
-  ctx->adapter_ = adapters[chosen].adapter;
-  ctx->adapter_description_ = adapters[chosen].description;
-  LogDebug("chose adapter " + std::to_string(chosen) + ": " + ctx->adapter_description_.Summary());
+  LogDebug("chose adapter: " + ctx->adapter_description_.Summary());
 
   std::vector<WGPUFeatureName> features;
   for (WGPUFeatureName f : options.optional_features) {

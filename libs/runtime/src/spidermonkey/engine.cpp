@@ -171,7 +171,9 @@ std::string SmEngine::name() const {
 
 Status SmEngine::Init() {
   if (!InitOnce()) return MakeError("SpiderMonkey's JS_Init failed");
-  cx_ = JS_NewContext(JS::DefaultHeapMaxBytes);
+  // SpiderMonkey's default (JS::DefaultHeapMaxBytes, 32 MiB) ends a script at about 400,000
+  // small objects; other runtimes allow GiBs (--max-heap).
+  cx_ = JS_NewContext(static_cast<uint32_t>(std::min<uint64_t>(host_.max_heap_bytes, UINT32_MAX)));
   if (cx_ == nullptr) return MakeError("SpiderMonkey could not create a context (out of memory?)");
   JS_SetContextPrivate(cx_, this);
   JS::ContextOptionsRef(cx_).setImportAssertions(true);

@@ -36,6 +36,8 @@ struct HostServices {
   // Opens remote call targets for alknet:call's connect(); empty: connect() throws, naming
   // what is missing (a host without the gRPC transport).
   call::RemoteConnector connect_remote;
+  // The JS heap's limit (GC things; ArrayBuffer contents are malloc'd beside it).
+  uint64_t max_heap_bytes = uint64_t{4095} << 20;
 };
 
 class Engine : public LoopClient {

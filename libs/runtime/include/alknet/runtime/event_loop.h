@@ -62,13 +62,14 @@ class EventLoop {
   std::optional<uint64_t> PopDueTimer(Clock::time_point now);
   std::optional<Clock::time_point> NextDue() const;
 
-  GpuWorkToken BeginGpuWork() {
-    ++pending_gpu_work_;
-    return GpuWorkToken(this);
-  }
+  GpuWorkToken BeginGpuWork();
   size_t pending_gpu_work() const { return pending_gpu_work_; }
   // Called repeatedly while GPU work is pending (e.g. wgpuInstanceProcessEvents).
   void SetGpuPoller(std::function<void()> poll) { gpu_poller_ = std::move(poll); }
+  // The watchdog: when GPU work is pending and none of it finishes for `timeout` (0 = never),
+  // `on_hang` is called (it may end the process) and the loop returns an error.
+  void SetGpuWatchdog(std::chrono::milliseconds timeout,
+                      std::function<void(std::chrono::milliseconds)> on_hang);
 
   // Runs until nothing is left to do, the client asks to stop, or an error escapes.
   Status Run(LoopClient& client);
@@ -84,6 +85,7 @@ class EventLoop {
   // (due, sequence) -> id: ordered by due time, then by arming order.
   using Schedule = std::map<std::pair<Clock::time_point, uint64_t>, uint64_t>;
   void Arm(uint64_t id, Clock::time_point due);
+  void EndGpuWork();
 
   std::unordered_map<uint64_t, Timer> timers_;
   std::unordered_map<uint64_t, Schedule::iterator> scheduled_;
@@ -92,6 +94,9 @@ class EventLoop {
   uint64_t next_sequence_ = 0;
   size_t pending_gpu_work_ = 0;
   std::function<void()> gpu_poller_;
+  Clock::time_point last_gpu_progress_{};
+  std::chrono::milliseconds gpu_timeout_{0};
+  std::function<void(std::chrono::milliseconds)> on_gpu_hang_;
 };
 
 }  // namespace alknet::runtime

@@ -15,6 +15,7 @@
 // non-regular file).
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -43,6 +44,13 @@ struct RuntimeOptions {
   // What alknet:call's connect() opens remote targets with (the CLI passes alknet-call-grpc's
   // RemoteRegistry::Connector()). Empty: connect() throws.
   call::RemoteConnector connect_remote;
+  // The GPU watchdog (EventLoop::SetGpuWatchdog): pending GPU work that makes no progress for
+  // this long is a hang (--gpu-timeout; 0 = wait forever). `on_gpu_hang` runs first; the CLI's
+  // prints and exits, since a device stuck in a shader cannot be torn down.
+  std::chrono::milliseconds gpu_timeout{std::chrono::minutes(5)};
+  // The JS heap's limit (--max-heap=MIB).
+  uint64_t max_heap_bytes = uint64_t{4095} << 20;
+  std::function<void(std::chrono::milliseconds)> on_gpu_hang;
 };
 
 class Runtime {

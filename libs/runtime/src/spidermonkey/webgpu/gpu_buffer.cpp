@@ -5,6 +5,23 @@ namespace alknet::runtime::sm::gpu {
 
 ALKNET_GPU_CLASS(GPUBuffer, 0);
 
+GPUBuffer::~GPUBuffer() {
+  if (device) UntrackMappedBuffer(*device, this);
+}
+
+bool DetachRanges(JSContext* cx, GPUBuffer* self) {
+  for (auto& range : self->ranges) {
+    JS::RootedObject ab(cx, range->get());
+    if (!JS::DetachArrayBuffer(cx, ab)) return false;
+  }
+  self->ranges.clear();
+  if (self->device) UntrackMappedBuffer(*self->device, self);
+  self->map_size = 0;
+  self->map_offset = 0;
+  self->mapped_at_creation = false;
+  return true;
+}
+
 namespace {
 
 struct MapRequest : PendingPromise {
@@ -29,18 +46,6 @@ void OnMapped(WGPUMapAsyncStatus status, WGPUStringView message, void* ud, void*
   } else {
     req->RejectWith("OperationError", "mapAsync failed: " + std::string(wg::FromSv(message)));
   }
-}
-
-bool DetachRanges(JSContext* cx, GPUBuffer* self) {
-  for (auto& range : self->ranges) {
-    JS::RootedObject ab(cx, range->get());
-    if (!JS::DetachArrayBuffer(cx, ab)) return false;
-  }
-  self->ranges.clear();
-  self->map_size = 0;
-  self->map_offset = 0;
-  self->mapped_at_creation = false;
-  return true;
 }
 
 // mapAsync(mode, offset = 0, size = rest)
@@ -113,6 +118,7 @@ bool GetMappedRange(JSContext* cx, unsigned argc, JS::Value* vp) {
   }
   if (!ab) return false;
   self->ranges.push_back(std::make_unique<JS::PersistentRootedObject>(cx, ab));
+  if (self->device) TrackMappedBuffer(*self->device, self);
   args.rval().setObject(*ab);
   return true;
 }
@@ -129,6 +135,7 @@ bool Destroy(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.destroy");
   if (!DetachRanges(cx, self)) return false;
   wg::P().BufferDestroy(self->buffer.get());
+  DisassociateMemory(&args.thisv().toObject(), self);
   args.rval().setUndefined();
   return true;
 }

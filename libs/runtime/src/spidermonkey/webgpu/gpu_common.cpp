@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <js/MemoryFunctions.h>
+
 namespace alknet::runtime::sm {
 
 gpu::GpuState& SmEngine::gpu_state() {
@@ -16,7 +18,9 @@ namespace alknet::runtime::sm::gpu {
 namespace {
 
 void Finalize(JS::GCContext*, JSObject* obj) {
-  delete JS::GetMaybePtrFromReservedSlot<GpuObject>(obj, kOwnerSlot);
+  auto* owner = JS::GetMaybePtrFromReservedSlot<GpuObject>(obj, kOwnerSlot);
+  if (owner != nullptr) DisassociateMemory(obj, owner);
+  delete owner;
 }
 
 bool IllegalConstructor(JSContext* cx, unsigned, JS::Value*) {
@@ -24,6 +28,20 @@ bool IllegalConstructor(JSContext* cx, unsigned, JS::Value*) {
 }
 
 }  // namespace
+
+void AssociateMemory(JSObject* obj, GpuObject* owner, uint64_t bytes) {
+  // A buffer Dawn refused (an error object) holds nothing; a size beyond the address space
+  // cannot have been allocated either.
+  if (bytes == 0 || bytes > (uint64_t{1} << 40)) return;
+  owner->associated_bytes = static_cast<size_t>(bytes);
+  JS::AddAssociatedMemory(obj, owner->associated_bytes, JS::MemoryUse::Embedding1);
+}
+
+void DisassociateMemory(JSObject* obj, GpuObject* owner) {
+  if (owner->associated_bytes == 0) return;
+  JS::RemoveAssociatedMemory(obj, owner->associated_bytes, JS::MemoryUse::Embedding1);
+  owner->associated_bytes = 0;
+}
 
 const JSClassOps kClassOps = {
     nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, Finalize, nullptr, nullptr, nullptr,

@@ -22,7 +22,14 @@ namespace wg = alknet::webgpu;
 
 struct GpuObject {
   virtual ~GpuObject() = default;
+  // Memory outside the JS heap that this object keeps alive (a GPU buffer's bytes: host memory
+  // on lavapipe), told to the GC with JS::AddAssociatedMemory so that unreachable buffers are
+  // collected under memory pressure; removed again by the finalizer or an explicit destroy().
+  size_t associated_bytes = 0;
 };
+// Adds/removes `bytes` of associated memory for `obj`'s owner.
+void AssociateMemory(JSObject* obj, GpuObject* owner, uint64_t bytes);
+void DisassociateMemory(JSObject* obj, GpuObject* owner);
 
 inline constexpr uint32_t kOwnerSlot = 0;
 extern const JSClassOps kClassOps;
@@ -200,7 +207,15 @@ struct GPUBuffer : GpuObject {
   bool map_pending = false;
   bool writable_mapping = false;
   std::vector<std::unique_ptr<JS::PersistentRootedObject>> ranges;
+  // The device, which detaches this buffer's ranges when it is destroyed or lost.
+  std::shared_ptr<DeviceShared> device;
+  ~GPUBuffer() override;
 };
+// Detaches every ArrayBuffer handed out by getMappedRange (unmap, destroy, device loss).
+bool DetachRanges(JSContext* cx, GPUBuffer* buffer);
+// The buffers of a device that have ranges handed out (gpu_device.cpp keeps the set).
+void TrackMappedBuffer(DeviceShared& device, GPUBuffer* buffer);
+void UntrackMappedBuffer(DeviceShared& device, GPUBuffer* buffer);
 struct GPUShaderModule : GpuObject {
   static const JSClass kClass;
   wg::ShaderModule module;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <unordered_set>
 
 #include "spidermonkey/webgpu/gpu_common.h"
 #include "spidermonkey/webgpu/gpu_enums.h"
@@ -26,11 +27,31 @@ struct DeviceShared {
   // While errors wait for the next microtask checkpoint, the loop must not decide that
   // nothing is left to run (a script awaiting its onuncapturederror handler).
   std::optional<EventLoop::GpuWorkToken> awaiting_delivery;
+  // Buffers with getMappedRange ArrayBuffers alive: destroy() and loss detach them, since the
+  // mapping's memory goes away with the device (JS thread only).
+  std::unordered_set<GPUBuffer*> mapped_buffers;
 };
+
+void TrackMappedBuffer(DeviceShared& device, GPUBuffer* buffer) {
+  device.mapped_buffers.insert(buffer);
+}
+void UntrackMappedBuffer(DeviceShared& device, GPUBuffer* buffer) {
+  device.mapped_buffers.erase(buffer);
+}
 
 GPUDevice::~GPUDevice() = default;
 
 namespace {
+
+// Spec: destroying a device unmaps its buffers; here the mapped memory is freed with it, so
+// every ArrayBuffer over it must be detached before script can touch it again.
+bool DetachDeviceMappings(JSContext* cx, DeviceShared& shared) {
+  std::vector<GPUBuffer*> buffers(shared.mapped_buffers.begin(), shared.mapped_buffers.end());
+  for (GPUBuffer* buffer : buffers) {
+    if (!DetachRanges(cx, buffer)) return false;
+  }
+  return true;
+}
 
 const char* ErrorClass(WGPUErrorType type) {
   switch (type) {
@@ -59,6 +80,7 @@ void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView
   if (shared->cx == nullptr || State(shared->cx).closing || !shared->lost_promise) return;
   shared->awaiting_loss.reset();
   JSContext* cx = shared->cx;
+  if (!DetachDeviceMappings(cx, *shared)) JS_ClearPendingException(cx);
   JS::RootedObject info(cx, JS_NewPlainObject(cx));
   JS::RootedString why(
       cx, NewString(cx, reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unknown"));
@@ -151,13 +173,18 @@ bool CreateBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
   owner->buffer = wg::BufferHandle::Adopt(wg::P().DeviceCreateBuffer(self->device.get(), &desc));
   owner->size = size;
   owner->usage = usage;
+  owner->device = self->shared;
   if (mapped) {
     owner->mapped_at_creation = true;
     owner->writable_mapping = true;
     owner->map_size = size;
   }
   bool ok = static_cast<bool>(owner->buffer);
-  return Return(args, WrapNew(cx, &GPUBuffer::kClass, std::move(owner), ok, "createBuffer", label));
+  GPUBuffer* buffer = owner.get();
+  JS::RootedObject obj(cx,
+                       WrapNew(cx, &GPUBuffer::kClass, std::move(owner), ok, "createBuffer", label));
+  if (obj) AssociateMemory(obj, buffer, size);
+  return Return(args, obj);
 }
 
 // GPUPipelineError is a DOMException named "GPUPipelineError" with a `reason` (spec 22.3).
@@ -1012,6 +1039,7 @@ bool PopErrorScope(JSContext* cx, unsigned argc, JS::Value* vp) {
 
 bool Destroy(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUDevice, "GPUDevice.destroy");
+  if (!DetachDeviceMappings(cx, *self->shared)) return false;
   if (!self->shared->awaiting_loss) {
     self->shared->awaiting_loss = SmEngine::From(cx)->host().loop->BeginGpuWork();
   }

@@ -68,6 +68,10 @@ Result<Instance> CreateInstance();
 // requestAdapter under each backend / power preference / fallback combination and keeps
 // the distinct answers, ordered discrete GPU, integrated GPU, CPU, other.
 Result<std::vector<AdapterEntry>> EnumerateAdapters(const Instance& instance);
+// One requestAdapter: the adapter the implementation picks for these options, or none.
+Result<std::optional<AdapterEntry>> RequestAdapter(const Instance& instance,
+                                                   WGPUBackendType backend,
+                                                   WGPUPowerPreference power, bool fallback);
 
 // ---- Context -------------------------------------------------------------------------------
 
