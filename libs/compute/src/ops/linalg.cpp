@@ -96,7 +96,7 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
   const std::string& v = caps.matmul_variant;
   const uint32_t rows = RowsFor(p.M);
   if (v == "rows") return MatMulChoice{MatMulKernel::kRows, rows};
-  if (v == "dot") return MatMulChoice{MatMulKernel::kDot, std::min<uint32_t>(rows, 4)};
+  if (v == "dot") return MatMulChoice{MatMulKernel::kDot, rows};
   if (v == "tiled") return MatMulChoice{MatMulKernel::kTiled, 0};
   if (v == "big") return MatMulChoice{MatMulKernel::kBig, 0};
   if (v != "auto" && !v.empty()) {
@@ -106,9 +106,12 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
   }
   // Small M (GEMV and a few rows): one pass over B with A broadcast. With B transposed the
   // dot kernel keeps both operands' reads contiguous.
+  // On CPU adapters its per-workgroup reduction (barriers) costs more than the rows kernel's
+  // strided reads once N gives the rows kernel a few workgroups (measured: M = 4, K = N = 1024
+  // took 19-32 ms as dot, 3-8 ms as rows; M = 1, K = 2400, N = 32 0.5 ms as dot, 1.2 as rows).
+  const uint64_t dot_max_n = caps.shared_memory_tiles ? caps.max_workgroups_per_dimension : 256;
   if (p.M <= 16) {
-    if (p.trans_b && p.N <= caps.max_workgroups_per_dimension)
-      return MatMulChoice{MatMulKernel::kDot, rows};
+    if (p.trans_b && p.N <= dot_max_n) return MatMulChoice{MatMulKernel::kDot, rows};
     return MatMulChoice{MatMulKernel::kRows, rows};
   }
   // CPU adapters: no workgroup memory (llvmpipe's barriers are expensive, its caches do the
@@ -205,7 +208,7 @@ DispatchPlan MatMulDispatch(const OpNode& node, const MatMulProblem& p, const De
   plan.kind = DispatchPlan::Kind::kGrid;
   switch (c.kernel) {
     case MatMulKernel::kRows:
-      plan.groups = {(p.N + 255) / 256, (p.M + c.rows - 1) / c.rows, p.batch};  // 4 per lane
+      plan.groups = {(p.M + c.rows - 1) / c.rows, (p.N + 255) / 256, p.batch};  // 4 per lane
       plan.workgroup_size = {64, 1, 1};
       break;
     case MatMulKernel::kDot:

@@ -61,8 +61,9 @@ fn load_b4(base: u32, k: u32, n: u32) -> vec4<f32> {
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let off = batch_offsets(wg.z);
-  let n = (wg.x * 64u + lid.x) * 4u;
-  let m0 = wg.y * R;
+  // Row blocks run along x, so workgroups that run one after another share B's columns.
+  let n = (wg.y * 64u + lid.x) * 4u;
+  let m0 = wg.x * R;
   // Rows past M repeat the last one (loads stay in bounds); their sums are never stored.
   let row0 = min(m0 + 0u, P.M - 1u);
   var acc0 = vec4<f32>(0.0);
