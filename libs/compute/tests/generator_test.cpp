@@ -329,6 +329,10 @@ TEST(Templates, MatMulKernelFollowsTheCaps) {
   EXPECT_NE(source({4, 64}, {32, 64}, gpu, {{"transB", int64_t{1}}}).find("// kernel: dot"),
             std::string::npos);
   EXPECT_NE(source({512, 64}, {64, 64}, CpuCaps()).find("// kernel: rows"), std::string::npos);
+  // More row blocks than one grid dimension holds: the 64x64 tiles, whose blocks run along y.
+  DeviceCaps small_grid = CpuCaps();
+  small_grid.max_workgroups_per_dimension = 100;
+  EXPECT_NE(source({512, 64}, {64, 64}, small_grid).find("const BM = 64u;"), std::string::npos);
 }
 
 TEST(Templates, WorkgroupSizeIsAParameter) {

@@ -115,8 +115,10 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
     return MatMulChoice{MatMulKernel::kRows, rows};
   }
   // CPU adapters: no workgroup memory (llvmpipe's barriers are expensive, its caches do the
-  // staging), B read across lanes, A broadcast.
-  if (!caps.shared_memory_tiles) return MatMulChoice{MatMulKernel::kRows, rows};
+  // staging), B read across lanes, A broadcast. The rows kernel's row blocks run along x;
+  // past maxComputeWorkgroupsPerDimension of them the 64x64 tiles (y) take over.
+  const bool rows_fit = (p.M + rows - 1) / rows <= caps.max_workgroups_per_dimension;
+  if (!caps.shared_memory_tiles && rows_fit) return MatMulChoice{MatMulKernel::kRows, rows};
   // Big tiles only when they still give the device enough workgroups to fill it.
   const uint64_t big_groups = ((p.M + 127) / 128) * ((p.N + 127) / 128) * p.batch;
   if (BigTilesFit(caps) && big_groups >= 128) return MatMulChoice{MatMulKernel::kBig, 0};
