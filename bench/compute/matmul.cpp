@@ -1,8 +1,10 @@
-// MatMul f32 GFLOP/s: alknet's tiled WGSL kernel against OpenBLAS sgemm on the host's cores,
-// in the same run, on the same random matrices; the results are compared too.
+// MatMul f32 GFLOP/s: alknet's WGSL kernels against OpenBLAS sgemm on the host's cores, in the
+// same run, on the same random matrices; the results are compared too. Then small-M Gemms
+// (a GEMV with bias, as in a batch-1 MLP) against sgemm/sgemv, per call.
 //
-//   bench_matmul [--sizes 256,1024,2048] [--min-seconds 1] [--json]
+//   bench_matmul [--sizes 256,1024,2048] [--gemm 1x2400x32,...] [--min-seconds 1] [--json]
 //
+// ALKNET_MATMUL_VARIANT=rows|dot|tiled|big forces a kernel (docs/adr/0005-matmul-kernels.md).
 // On the H200 (docs/gpu.md): --sizes 256,1024,2048,4096. cuBLAS is measured separately there
 // (torch, TF32 off); this program prints alknet's figure and OpenBLAS on that host's CPU.
 #include <cblas.h>
@@ -10,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 
 #include "alknet/compute/executor.h"
 #include "alknet/compute/wgsl_generator.h"
@@ -18,10 +21,35 @@
 namespace ac = alknet::compute;
 namespace wg = alknet::webgpu;
 
+namespace {
+
+// "a,b,c" -> {"a", "b", "c"}; empty input -> {}.
+std::vector<std::string_view> Split(std::string_view s, char sep = ',') {
+  std::vector<std::string_view> out;
+  while (!s.empty()) {
+    const size_t at = s.find(sep);
+    out.push_back(s.substr(0, at));
+    if (at == std::string_view::npos) break;
+    s.remove_prefix(at + 1);
+  }
+  return out;
+}
+
+// "1x2400x32" -> {1, 2400, 32}.
+std::vector<uint64_t> ParseDims(std::string_view s) {
+  std::vector<uint64_t> out;
+  for (std::string_view d : Split(s, 'x'))
+    out.push_back(std::strtoull(std::string(d).c_str(), nullptr, 10));
+  return out;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   std::vector<uint64_t> sizes = {256, 1024, 2048};
   double min_seconds = 1.0;
   bool json = false;
+  std::string gemms = "1x2400x32,4x1024x1024";
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if (a == "--sizes" && i + 1 < argc)
@@ -30,9 +58,13 @@ int main(int argc, char** argv) {
       min_seconds = std::atof(argv[++i]);
     else if (a == "--json")
       json = true;
+    else if (a == "--gemm" && i + 1 < argc)
+      gemms = argv[++i];
     else {
-      std::fprintf(stderr,
-                   "usage: bench_matmul [--sizes 256,1024,2048] [--min-seconds S] [--json]\n");
+      std::fprintf(
+          stderr,
+          "usage: bench_matmul [--sizes 256,1024,2048] [--gemm MxKxN,...] [--min-seconds S] "
+          "[--json]\n");
       return 2;
     }
   }
@@ -41,6 +73,7 @@ int main(int argc, char** argv) {
   if (!json) {
     std::printf("adapter: %s; OpenBLAS %s, %d threads\n", ctx->adapter().Summary().c_str(),
                 openblas_get_config(), openblas_get_num_threads());
+    std::printf("matmul variant: %s\n", ex.caps().matmul_variant.c_str());
     std::printf("%6s %14s %14s %8s %12s\n", "n", "alknet GFLOP/s", "sgemm GFLOP/s", "ratio",
                 "max rel err");
   } else {
@@ -110,6 +143,84 @@ int main(int argc, char** argv) {
     }
     first = false;
     if (max_rel > 1e-4) bench::Die("alknet and OpenBLAS disagree at n = " + std::to_string(n));
+  }
+  if (json) std::printf("], \"gemm\": [");
+  if (!json && !gemms.empty()) {
+    std::printf(
+        "\nGemm with bias, Y = A B^T + c (transB=1) and A B + c (transB=0), time per call:\n");
+    std::printf("%18s %7s %12s %12s %8s %12s\n", "M x K x N", "transB", "alknet ms", "sgemm ms",
+                "ratio", "max rel err");
+  }
+  first = true;
+  for (std::string_view spec : Split(gemms)) {
+    const auto dims = ParseDims(spec);
+    if (dims.size() != 3) bench::Die("--gemm takes MxKxN, got " + std::string(spec));
+    const uint64_t M = dims[0], K = dims[1], N = dims[2];
+    for (int64_t trans_b : {int64_t{1}, int64_t{0}}) {
+      std::vector<float> a(M * K), b(K * N), bias(N), c_gpu(M * N), c_cpu(M * N);
+      for (float& v : a) v = u(rng);
+      for (float& v : b) v = u(rng);
+      for (float& v : bias) v = u(rng);
+      const ac::Shape b_shape = trans_b ? ac::Shape{N, K} : ac::Shape{K, N};
+      auto ta = bench::Must(ex.Upload(ac::DType::kF32, {M, K}, std::as_bytes(std::span(a))), "A");
+      auto tb = bench::Must(ex.Upload(ac::DType::kF32, b_shape, std::as_bytes(std::span(b))), "B");
+      auto tcb = bench::Must(ex.Upload(ac::DType::kF32, {N}, std::as_bytes(std::span(bias))), "C");
+      auto ty = bench::Must(ex.Empty(ac::DType::kF32, {M, N}), "output");
+      ac::OpNode node{
+          "Gemm", "bench", 13, {{"transB", trans_b}}, {ta.desc(), tb.desc(), tcb.desc()}, {}};
+      auto program = bench::Must(ex.generator().Generate(node, ex.caps()), "generate Gemm");
+      auto record = [&](int count) {
+        wg::Recorder rec = ctx->BeginCommands("bench gemm");
+        for (int k = 0; k < count; ++k) {
+          auto st =
+              ex.Dispatch(rec, program, {&ta.buffer(), &tb.buffer(), &tcb.buffer(), &ty.buffer()});
+          if (!st.ok()) bench::Die(st.error().ToString());
+        }
+        auto st = ex.SubmitChecked(std::move(rec));
+        if (!st.ok()) bench::Die(st.error().ToString());
+        if (auto w = ctx->WaitIdle(); !w.ok()) bench::Die(w.error().ToString());
+      };
+      record(1);
+      auto t0 = bench::Clock::now();
+      record(1);
+      const double one = bench::Seconds(t0, bench::Clock::now());
+      const int reps = std::max(1, static_cast<int>(min_seconds / std::max(one, 1e-6)));
+      t0 = bench::Clock::now();
+      record(reps);
+      const double gpu_s = bench::Seconds(t0, bench::Clock::now()) / reps;
+      auto out = bench::Must(ex.Download(ty), "download");
+      std::memcpy(c_gpu.data(), out.data.data(), M * N * 4);
+
+      auto cpu = [&] {
+        for (uint64_t m = 0; m < M; ++m) std::memcpy(&c_cpu[m * N], bias.data(), N * 4);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, M, N, K, 1.0f,
+                    a.data(), K, b.data(), trans_b ? K : N, 1.0f, c_cpu.data(), N);
+      };
+      cpu();
+      t0 = bench::Clock::now();
+      int cpu_reps = 0;
+      do {
+        cpu();
+        ++cpu_reps;
+      } while (bench::Seconds(t0, bench::Clock::now()) < min_seconds);
+      const double cpu_s = bench::Seconds(t0, bench::Clock::now()) / cpu_reps;
+      double max_rel = 0, scale = 0;
+      for (float v : c_cpu) scale = std::max(scale, double(std::fabs(v)));
+      for (size_t i = 0; i < c_cpu.size(); ++i)
+        max_rel = std::max(max_rel, std::fabs(double(c_gpu[i]) - c_cpu[i]) / scale);
+      if (json) {
+        std::printf(
+            "%s{\"m\": %llu, \"k\": %llu, \"n\": %llu, \"trans_b\": %d, \"alknet_ms\": %.4f, "
+            "\"sgemm_ms\": %.4f, \"max_rel_err\": %.2e}",
+            first ? "" : ", ", (unsigned long long)M, (unsigned long long)K, (unsigned long long)N,
+            int(trans_b), gpu_s * 1e3, cpu_s * 1e3, max_rel);
+      } else {
+        std::printf("%18s %7d %12.4f %12.4f %8.3f %12.2e\n", std::string(spec).c_str(),
+                    int(trans_b), gpu_s * 1e3, cpu_s * 1e3, cpu_s / gpu_s, max_rel);
+      }
+      first = false;
+      if (max_rel > 1e-4) bench::Die("alknet and OpenBLAS disagree on Gemm " + std::string(spec));
+    }
   }
   if (json) std::printf("]}\n");
   return 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <type_traits>
@@ -39,6 +40,9 @@ DeviceCaps CapsOf(const wg::Context& ctx) {
   const bool cpu = ctx.adapter().type == WGPUAdapterType_CPU;
   c.items_per_invocation = cpu ? 8 : 1;
   c.shared_memory_tiles = !cpu;
+  if (const char* v = std::getenv("ALKNET_MATMUL_VARIANT"); v != nullptr && *v != '\0') {
+    c.matmul_variant = v;
+  }
   return c;
 }
 
@@ -272,20 +276,52 @@ Result<HostTensor> Executor::Download(const Tensor& in) {
   return h;
 }
 
+// Uniform blocks by contents: a buffer is written once and never changed, so dispatches
+// recorded earlier in the same command buffer keep seeing their own values, and a plan run
+// again binds the same buffers.
+Result<const wg::Buffer*> Executor::ParamsBuffer(const std::vector<uint32_t>& words) {
+  std::string key(reinterpret_cast<const char*>(words.data()), words.size() * 4);
+  if (auto it = params_buffers_.find(key); it != params_buffers_.end()) return &it->second;
+  // Bounded; a bind group keeps its buffers alive, so dropping ours is safe mid-recording.
+  if (params_buffers_.size() >= 4096) params_buffers_.clear();
+  std::vector<uint32_t> padded = words;
+  padded.resize(std::max<size_t>(4, (words.size() + 3) & ~size_t{3}), 0);
+  auto created =
+      ctx_.CreateBuffer(padded.size() * 4, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst,
+                        "alknet-compute params");
+  if (!created.ok()) return FromWebGpu(created.error());
+  wg::Status st = ctx_.Write(*created, 0, std::as_bytes(std::span<const uint32_t>(padded)));
+  if (!st.ok()) return FromWebGpu(st.error());
+  auto [it, inserted] = params_buffers_.emplace(std::move(key), std::move(created).value());
+  return &it->second;
+}
+
 Status Executor::Dispatch(wg::Recorder& rec, const ShaderProgram& program,
                           const std::vector<const wg::Buffer*>& bindings) {
   wg::KernelSpec spec;
   spec.wgsl = program.source;
   spec.entry_point = program.entry_point;
   spec.label = program.label;
+  std::vector<wg::BufferBinding> bb;
+  size_t next = 0;
   for (const ProgramBinding& b : program.bindings) {
+    if (b.role == ProgramBinding::Role::kParams) {
+      spec.bindings.push_back(wg::BindingType::kUniform);
+      ALKNET_ASSIGN_OR_RETURN(const wg::Buffer* params, ParamsBuffer(program.params));
+      bb.push_back(wg::BufferBinding{params, 0, WGPU_WHOLE_SIZE});
+      continue;
+    }
     spec.bindings.push_back(b.access == Access::kRead ? wg::BindingType::kReadOnlyStorage
                                                       : wg::BindingType::kStorage);
+    if (next >= bindings.size()) {
+      return Error{ErrorCode::kInvalidArgument,
+                   program.label + ": " + std::to_string(bindings.size()) +
+                       " buffers bound, the program has more tensor bindings"};
+    }
+    bb.push_back(wg::BufferBinding{bindings[next++], 0, WGPU_WHOLE_SIZE});
   }
   auto kernel = ctx_.GetKernel(spec);
   if (!kernel.ok()) return FromWebGpu(kernel.error());
-  std::vector<wg::BufferBinding> bb;
-  for (const wg::Buffer* b : bindings) bb.push_back(wg::BufferBinding{b, 0, WGPU_WHOLE_SIZE});
   wg::Status st =
       rec.Dispatch(**kernel, bb, wg::Grid{program.grid[0], program.grid[1], program.grid[2]});
   if (!st.ok()) return FromWebGpu(st.error());
@@ -587,6 +623,8 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph,
             bindings.push_back(&ins[b.index].buffer());
           } else if (b.role == ProgramBinding::Role::kOutput) {
             bindings.push_back(&outs.at(b.index).buffer());
+          } else if (b.role == ProgramBinding::Role::kParams) {
+            continue;  // Dispatch binds the program's uniform block
           } else {
             return Error{ErrorCode::kInvalidArgument,
                          node.Describe() + ": scratch bindings are not supported"};

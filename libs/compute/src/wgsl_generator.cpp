@@ -198,7 +198,11 @@ Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const Devic
   ALKNET_ASSIGN_OR_RETURN(p.grid, Grid(node, plan, caps, &p.workgroup_size));
 
   ALKNET_ASSIGN_OR_RETURN(hbs::Value op, record->context(node, attrs, caps));
+  if (record->params) {
+    ALKNET_ASSIGN_OR_RETURN(p.params, record->params(node, attrs, caps));
+  }
   hbs::Value ctx = hbs::Value::object({{"template", record->shader},
+                                       {"params_binding", slot},
                                        {"f16", f16},
                                        {"workgroup_size", p.workgroup_size[0]},
                                        {"inputs", hbs::Value(std::move(ins))},
@@ -211,6 +215,7 @@ Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const Devic
     p.bindings.push_back(
         {ProgramBinding::Role::kOutput, static_cast<uint32_t>(i), Access::kReadWrite});
   }
+  if (record->params) p.bindings.push_back({ProgramBinding::Role::kParams, 0, Access::kRead});
   return p;
 }
 

@@ -29,6 +29,12 @@ DeviceCaps CpuCaps() {
   return c;
 }
 
+DeviceCaps VariantCaps(const std::string& variant) {
+  DeviceCaps c = GoldenCaps();
+  c.matmul_variant = variant;
+  return c;
+}
+
 struct Golden {
   std::string name;
   OpNode node;
@@ -82,9 +88,19 @@ std::vector<Golden> GoldenNodes() {
       {"identity_transposed_view", {"Identity", "", 13, {}, {view}, {}}},
       {"matmul_vec4", {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}}},
       {"matmul_batched_odd", {"MatMul", "", 13, {}, {T(f32, {3, 65, 33}), T(f32, {33, 67})}, {}}},
-      {"matmul_cpu_direct",
+      {"matmul_cpu_rows",
        {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}},
        CpuCaps()},
+      {"matmul_big_tiles",
+       {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}},
+       VariantCaps("big")},
+      {"gemm_dot_gemv_transb_bias",
+       {"Gemm",
+        "",
+        13,
+        {{"transB", int64_t{1}}},
+        {T(f32, {1, 37}), T(f32, {5, 37}), T(f32, {5})},
+        {}}},
       {"gemm_transb_bias",
        {"Gemm",
         "",
@@ -269,6 +285,56 @@ TEST(Templates, EveryEmbeddedShaderIsRegistered) {
   EXPECT_TRUE(set.count("crypto/sha256_compress"));
 }
 
+// MatMul's sizes travel in the uniform block: shapes of one kind render the same source (one
+// compiled pipeline), and only the parameter words differ.
+TEST(Templates, MatMulSourceExcludesTheSizes) {
+  WgslGenerator gen;
+  const DType f32 = DType::kF32;
+  for (const char* variant : {"auto", "rows", "dot", "tiled", "big"}) {
+    std::set<std::string> sources;
+    std::set<std::vector<uint32_t>> params;
+    for (Shape s : {Shape{7, 13, 5}, Shape{9, 21, 3}, Shape{129, 17, 33}, Shape{300, 3, 1}}) {
+      OpNode n{"MatMul", "", 13, {}, {T(f32, {s[0], s[1]}), T(f32, {s[1], s[2]})}, {}};
+      DeviceCaps caps = VariantCaps(variant);
+      caps.shared_memory_tiles = false;  // auto: the rows kernel for every M
+      auto p = gen.Generate(n, caps);
+      ASSERT_TRUE(p.ok()) << variant << ": " << p.error().ToString();
+      sources.insert(p->source.substr(p->source.find('\n')));
+      params.insert(p->params);
+      EXPECT_EQ(p->bindings.back().role, ProgramBinding::Role::kParams);
+    }
+    // All four shapes are M >= 7 with unaligned rows: one program per variant.
+    EXPECT_EQ(sources.size(), 1u) << variant;
+    EXPECT_EQ(params.size(), 4u) << variant;
+  }
+}
+
+TEST(Templates, MatMulKernelFollowsTheCaps) {
+  WgslGenerator gen;
+  const DType f32 = DType::kF32;
+  auto source = [&](Shape a, Shape b, DeviceCaps caps, Attributes at = {}) {
+    OpNode n{at.empty() ? "MatMul" : "Gemm", "", 13, at, {T(f32, a), T(f32, b)}, {}};
+    auto p = gen.Generate(n, caps);
+    EXPECT_TRUE(p.ok()) << p.error().ToString();
+    return p.ok() ? p->source : std::string();
+  };
+  DeviceCaps gpu = GoldenCaps();  // 16 KiB of workgroup memory: 64x64 tiles
+  EXPECT_NE(source({2048, 2048}, {2048, 2048}, gpu).find("const BM = 64u;"), std::string::npos);
+  gpu.max_workgroup_storage_bytes = 49152;  // room for two 128x128 stages
+  EXPECT_NE(source({2048, 2048}, {2048, 2048}, gpu).find("const BM = 128u;"), std::string::npos);
+  // ... but not when 128x128 tiles would leave the device with a handful of workgroups.
+  EXPECT_NE(source({256, 256}, {256, 256}, gpu).find("const BM = 64u;"), std::string::npos);
+  // Small M: a GEMV, never tiles; transposed B: lanes walk K.
+  EXPECT_NE(source({1, 64}, {64, 64}, gpu).find("// kernel: rows"), std::string::npos);
+  EXPECT_NE(source({4, 64}, {32, 64}, gpu, {{"transB", int64_t{1}}}).find("// kernel: dot"),
+            std::string::npos);
+  EXPECT_NE(source({512, 64}, {64, 64}, CpuCaps()).find("// kernel: rows"), std::string::npos);
+  // More row blocks than one grid dimension holds: the 64x64 tiles, whose blocks run along y.
+  DeviceCaps small_grid = CpuCaps();
+  small_grid.max_workgroups_per_dimension = 100;
+  EXPECT_NE(source({512, 64}, {64, 64}, small_grid).find("const BM = 64u;"), std::string::npos);
+}
+
 TEST(Templates, WorkgroupSizeIsAParameter) {
   WgslGenerator gen;
   DeviceCaps caps;
@@ -448,6 +514,17 @@ TEST(Errors, UnsupportedDtypesSayWhatIsSupported) {
   e = GenerateError(
       {"Where", "", 16, {}, {T(DType::kF32, {4}), T(DType::kF32, {4}), T(DType::kF32, {4})}, {}});
   EXPECT_NE(e.message.find("condition must be bool"), std::string::npos) << e.message;
+}
+
+TEST(Errors, UnknownMatMulVariantIsNamed) {
+  DeviceCaps caps;
+  caps.matmul_variant = "fastest";
+  Error e = GenerateError(
+      {"MatMul", "m", 13, {}, {T(DType::kF32, {4, 4}), T(DType::kF32, {4, 4})}, {}}, caps);
+  EXPECT_EQ(e.code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(e.message.find("unknown MatMul variant 'fastest' (ALKNET_MATMUL_VARIANT)"),
+            std::string::npos)
+      << e.message;
 }
 
 // OpRecord::contract is checked by OpTable::Infer for every record that declares one: the

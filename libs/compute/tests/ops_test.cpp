@@ -46,25 +46,30 @@ std::vector<Param> AllParams() {
 // Each case is a distinct shader (shapes are compiled in), and lavapipe spends most of the
 // suite's time compiling: f32 gets every layout, other dtypes the broadcasting case only.
 // The vec4 path and rank 0 are covered for every op family by ElementwiseItemsPerInvocation.
-std::vector<Case> CasesFor(const OpRecord& r, DType dtype, bool tiled) {
+std::vector<Case> CasesFor(const OpRecord& r, DType dtype) {
   const std::string& n = r.name;
+  // MatMul and Gemm run every case on each kernel (OpTest below forces them in turn): odd
+  // sizes (1, 17, 129: no multiple of any tile), small M (GEMV), batches with broadcasting.
   if (n == "MatMul") {
-    if (!tiled) return {{{{64, 64}, {64, 64}}}, {{{3, 65, 33}, {33, 67}}}, {{{4, 13}, {13}}}};
-    return {{{{7, 13}, {13, 5}}},           {{{64, 64}, {64, 64}}}, {{{3, 65, 33}, {33, 67}}},
-            {{{2, 1, 8, 16}, {3, 16, 12}}}, {{{13}, {13, 6}}},      {{{4, 13}, {13}}},
-            {{{130, 96}, {96, 132}}}};
+    return {{{{7, 13}, {13, 5}}},           {{{64, 64}, {64, 64}}},      {{{3, 65, 33}, {33, 67}}},
+            {{{2, 1, 8, 16}, {3, 16, 12}}}, {{{13}, {13, 6}}},           {{{4, 13}, {13}}},
+            {{{130, 96}, {96, 132}}},       {{{1, 129}, {129, 17}}},     {{{17, 1}, {1, 129}}},
+            {{{129, 17}, {17, 129}}},       {{{2, 3, 17, 9}, {3, 9, 1}}}};
   }
   if (n == "Gemm") {
-    if (!tiled)
-      return {{{{13, 7}, {13, 5}, {7, 1}}, {{"transA", int64_t{1}}}},
-              {{{70, 33}, {68, 33}, {}}, {{"transB", int64_t{1}}, {"alpha", -1.5}}}};
     return {{{{7, 13}, {13, 5}}},
             {{{7, 13}, {13, 5}, {5}}},
             {{{13, 7}, {13, 5}, {7, 1}}, {{"transA", int64_t{1}}}},
             {{{7, 13}, {5, 13}, {7, 5}}, {{"transB", int64_t{1}}, {"alpha", 0.5}, {"beta", 2.0}}},
             {{{70, 33}, {68, 33}, {}},
              {{"transA", int64_t{0}}, {"transB", int64_t{1}}, {"alpha", -1.5}}},
-            {{{64, 32}, {32, 68}, {1, 68}}}};
+            {{{64, 32}, {32, 68}, {1, 68}}},
+            {{{129, 17}, {33, 129}, {17, 33}},
+             {{"transA", int64_t{1}}, {"transB", int64_t{1}}, {"alpha", 0.5}, {"beta", -2.0}}},
+            {{{1, 129}, {31, 129}, {31}}, {{"transB", int64_t{1}}}},
+            {{{3, 17}, {17, 129}, {3, 1}}, {{"beta", 0.25}}},
+            {{{129, 1}, {129, 5}, {1, 5}}, {{"transA", int64_t{1}}, {"alpha", 2.0}}},
+            {{{1, 2400}, {2400, 32}, {32}}}};
   }
   if (n == "Softmax" || n == "LogSoftmax") {
     if (r.opset_min < 13)
@@ -240,15 +245,23 @@ TEST_P(OpTest, MatchesFloat64Reference) {
     GTEST_SKIP() << "the adapter lacks shader-f16";
   }
   // Both MatMul, Conv and reduction kernels run everywhere: staged through workgroup memory
-  // (what GPUs get) and straight from storage (what CPU adapters get).
+  // (what GPUs get) and straight from storage (what CPU adapters get). MatMul and Gemm run
+  // each of their kernels (ALKNET_MATMUL_VARIANT's values) on every case.
   std::vector<DeviceCaps> variants{CapsOf(ctx)};
-  if (p.record->shader == "linalg/matmul" || p.record->shader == "conv/conv" ||
-      p.record->shader == "reduce/reduce" || p.record->shader == "reduce/argmax") {
+  if (p.record->shader == "linalg/matmul") {
+    variants.clear();
+    for (const char* v : {"auto", "rows", "dot", "tiled", "big"}) {
+      variants.push_back(CapsOf(ctx));
+      variants.back().matmul_variant = v;
+    }
+  } else if (p.record->shader == "conv/conv" || p.record->shader == "reduce/reduce" ||
+             p.record->shader == "reduce/argmax") {
     variants = {CapsOf(ctx), CapsOf(ctx)};
     variants[0].shared_memory_tiles = true;
     variants[1].shared_memory_tiles = false;
   }
   for (const DeviceCaps& caps : variants) {
+    SCOPED_TRACE("matmul_variant=" + caps.matmul_variant);
     Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
     std::mt19937_64 rng(testing::Seed() ^
                         std::hash<std::string>{}(p.record->name + DTypeName(p.dtype)));
@@ -257,7 +270,7 @@ TEST_P(OpTest, MatchesFloat64Reference) {
         RunRecordCase(*p.record, p.dtype, c, rng, ex);
       continue;
     }
-    for (const Case& c : CasesFor(*p.record, p.dtype, caps.shared_memory_tiles)) {
+    for (const Case& c : CasesFor(*p.record, p.dtype)) {
       if (p.record->name == "Cast") {
         for (int64_t to : {1, 6, 9, 12}) {
           Case cc = c;
@@ -297,6 +310,24 @@ TEST(OpSemantics, ElementwiseItemsPerInvocation) {
     RunCase(*t.Find("Tanh", 13), DType::kF32, Case{{{9, 7}}, {}, true}, rng, ex);
     if (ctx.HasFeature(WGPUFeatureName_ShaderF16))
       RunCase(*t.Find("Gelu", 20), DType::kF16, Case{{{4096}}}, rng, ex);
+  }
+}
+
+// MatMul's sizes are run-time parameters: MatMuls of one kind and layout (here M >= 8, rows
+// not multiples of 4) compile one pipeline between them, and each still matches float64.
+TEST(OpSemantics, MatMulShapesShareOnePipeline) {
+  webgpu::Context& ctx = SharedContext();
+  for (const char* variant : {"rows", "tiled", "big"}) {
+    DeviceCaps caps = CapsOf(ctx);
+    caps.matmul_variant = variant;
+    Executor ex(ctx, ExecutorOptions{.caps = caps});
+    std::mt19937_64 rng(testing::Seed() + 3);
+    const OpRecord& r = *OpTable::Default().Find("MatMul", 13);
+    const size_t before = ctx.cached_kernel_count();
+    for (Shape s : {Shape{11, 23, 7}, Shape{131, 19, 37}, Shape{301, 3, 1}, Shape{9, 5, 2}}) {
+      RunCase(r, DType::kF32, Case{{{s[0], s[1]}, {s[1], s[2]}}}, rng, ex);
+    }
+    EXPECT_LE(ctx.cached_kernel_count() - before, 1u) << variant;
   }
 }
 

@@ -3,7 +3,9 @@
 // [M, N]), both rendering shaders/linalg/matmul.wgsl.hbs; Trilu, EyeLike (a host-built
 // constant) and Det.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 
 #include "ops/elementwise.h"
 #include "ops/families.h"
@@ -48,33 +50,228 @@ Result<MatMulDims> MatMulShapes(const OpNode& node, Shape* out_shape) {
   return d;
 }
 
-// Index terms mapping a flat batch index to an operand's matrix offset (elements).
-hbs::Value BatchOperand(int index, const Shape& out_batch, const Shape& operand_batch,
-                        uint64_t matrix) {
-  hbs::Array terms;
-  const size_t lead = out_batch.size() - operand_batch.size();
-  uint64_t stride = matrix;
-  std::vector<std::pair<uint64_t, uint64_t>> dims;  // (extent, stride), outermost first
-  std::vector<uint64_t> strides(out_batch.size(), 0);
-  for (size_t k = operand_batch.size(); k-- > 0;) {
-    strides[lead + k] = operand_batch[k] == 1 ? 0 : stride;
-    stride *= operand_batch[k];
+// ---- MatMul/Gemm kernels (docs/adr/0005-matmul-kernels.md) ----------------------------------
+//
+// One problem description for both ops; its sizes and strides travel in the uniform block
+// (shaders/linalg/matmul_params), so the rendered source depends only on the kernel chosen
+// and the operands' layout (transposes, vec4 alignment, whether C is bound).
+
+constexpr int kMaxBatchDims = 4;  // coalesced batch dimensions the uniform block carries
+
+struct MatMulProblem {
+  uint64_t M = 0, N = 0, K = 0, batch = 1;
+  bool trans_a = false, trans_b = false, has_c = false;
+  uint64_t lda = 0, ldb = 0;
+  int64_t c_rs = 0, c_cs = 0;
+  double alpha = 1.0, beta = 0.0;
+  // Output batch dimensions, innermost first, with each operand's matrix stride (0: broadcast).
+  std::array<uint64_t, kMaxBatchDims> extent{1, 1, 1, 1}, a_stride{}, b_stride{};
+};
+
+enum class MatMulKernel { kRows, kDot, kTiled, kBig };
+
+struct MatMulChoice {
+  MatMulKernel kernel = MatMulKernel::kRows;
+  uint32_t rows = 1;  // rows per workgroup of the rows and dot kernels
+};
+
+// Rows of A per workgroup for the rows and dot kernels: M itself up to 4 (a GEMV wastes no
+// work), rounded to a power of two so there are at most three programs per layout. On
+// lavapipe 4 rows (4 vec4 accumulators per lane) measured at least as fast as 8 or 16 at
+// n = 1024: more accumulators spill (docs/adr/0005-matmul-kernels.md).
+constexpr uint32_t kMaxRows = 4;
+uint32_t RowsFor(uint64_t M) {
+  uint32_t r = 1;
+  while (r < kMaxRows && r < M) r *= 2;
+  return r;
+}
+
+// The big tiles need two 16 KiB stages of workgroup memory and 256 invocations.
+bool BigTilesFit(const DeviceCaps& caps) {
+  return caps.max_workgroup_storage_bytes >= 32768 && caps.max_invocations_per_workgroup >= 256;
+}
+
+Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem& p,
+                                        const DeviceCaps& caps) {
+  const std::string& v = caps.matmul_variant;
+  const uint32_t rows = RowsFor(p.M);
+  if (v == "rows") return MatMulChoice{MatMulKernel::kRows, rows};
+  if (v == "dot") return MatMulChoice{MatMulKernel::kDot, rows};
+  if (v == "tiled") return MatMulChoice{MatMulKernel::kTiled, 0};
+  if (v == "big") return MatMulChoice{MatMulKernel::kBig, 0};
+  if (v != "auto" && !v.empty()) {
+    return Error{ErrorCode::kInvalidArgument,
+                 node.Describe() + ": unknown MatMul variant '" + v +
+                     "' (ALKNET_MATMUL_VARIANT): use auto, rows, dot, tiled or big"};
   }
-  std::vector<size_t> kept;
-  for (size_t k = 0; k < out_batch.size(); ++k) {
-    if (out_batch[k] != 1) kept.push_back(k);
+  // Small M (GEMV and a few rows): one pass over B with A broadcast. With B transposed the
+  // dot kernel keeps both operands' reads contiguous.
+  // On CPU adapters its per-workgroup reduction (barriers) costs more than the rows kernel's
+  // strided reads once N gives the rows kernel a few workgroups (measured: M = 4, K = N = 1024
+  // took 19-32 ms as dot, 3-8 ms as rows; M = 1, K = 2400, N = 32 0.5 ms as dot, 1.2 as rows).
+  const uint64_t dot_max_n = caps.shared_memory_tiles ? caps.max_workgroups_per_dimension : 256;
+  if (p.M <= 16) {
+    if (p.trans_b && p.N <= dot_max_n) return MatMulChoice{MatMulKernel::kDot, rows};
+    return MatMulChoice{MatMulKernel::kRows, rows};
   }
-  for (size_t t = kept.size(); t-- > 0;) {
-    const size_t k = kept[t];
-    terms.push_back(hbs::Value::object({{"extent", out_batch[k]},
-                                        {"stride", strides[k]},
-                                        {"zero", strides[k] == 0},
-                                        {"last", t == 0}}));
+  // CPU adapters: no workgroup memory (llvmpipe's barriers are expensive, its caches do the
+  // staging), B read across lanes, A broadcast. The rows kernel's row blocks run along x;
+  // past maxComputeWorkgroupsPerDimension of them the 64x64 tiles (y) take over.
+  const bool rows_fit = (p.M + rows - 1) / rows <= caps.max_workgroups_per_dimension;
+  if (!caps.shared_memory_tiles && rows_fit) return MatMulChoice{MatMulKernel::kRows, rows};
+  // Big tiles only when they still give the device enough workgroups to fill it.
+  const uint64_t big_groups = ((p.M + 127) / 128) * ((p.N + 127) / 128) * p.batch;
+  if (BigTilesFit(caps) && big_groups >= 128) return MatMulChoice{MatMulKernel::kBig, 0};
+  return MatMulChoice{MatMulKernel::kTiled, 0};
+}
+
+// Row-major (transposed when `trans`) operands are read as vec4 when their rows hold a
+// multiple of four elements; the output too. Transposed operands are read as scalars.
+bool AlignedForVec4(const MatMulProblem& p) { return p.K % 4 == 0 && p.N % 4 == 0; }
+
+Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p,
+                                 const DeviceCaps& caps) {
+  ALKNET_ASSIGN_OR_RETURN(MatMulChoice c, ChooseMatMulKernel(node, p, caps));
+  const bool tiled = c.kernel == MatMulKernel::kTiled || c.kernel == MatMulKernel::kBig;
+  const bool rows = c.kernel == MatMulKernel::kRows;
+  const bool vec4 = (tiled || rows) && AlignedForVec4(p);
+  hbs::Array rows_list;
+  for (uint32_t r = 0; r < c.rows; ++r) rows_list.push_back(static_cast<long long>(r));
+  const uint64_t bm = c.kernel == MatMulKernel::kBig ? 128 : 64, bk = 16, g = bm / 64;
+  return hbs::Value::object({{"rows", rows},
+                             {"dot", c.kernel == MatMulKernel::kDot},
+                             {"tiled", tiled},
+                             {"trans_a", p.trans_a},
+                             {"trans_b", p.trans_b},
+                             {"has_c", p.has_c},
+                             {"a_vec4", vec4 && !p.trans_a},
+                             {"b_vec4", vec4 && !p.trans_b},
+                             {"out_vec4", vec4},
+                             {"rows_count", c.rows},
+                             {"rows_list", hbs::Value(std::move(rows_list))},
+                             {"partial_len", 64 * c.rows},
+                             {"bm", bm},
+                             {"bn", bm},
+                             {"bk", bk},
+                             {"g", g},
+                             {"a_stage", bk * bm / 4},
+                             {"b_stage", bk * bm / 4},
+                             {"a_tile_len", 2 * bk * bm / 4},
+                             {"b_tile_len", 2 * bk * bm / 4},
+                             {"loads_a", bm * bk / 1024},
+                             {"loads_b", bm * bk / 1024},
+                             {"acc_len", 4 * g * g}});
+}
+
+uint32_t FloatBits(double v) {
+  const float f = static_cast<float>(v);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// The uniform block, in the order of struct MatMulParams.
+Result<std::vector<uint32_t>> MatMulParamWords(const OpNode& node, const MatMulProblem& p) {
+  std::vector<uint64_t> sizes = {p.M,
+                                 p.N,
+                                 p.K,
+                                 p.batch,
+                                 p.lda,
+                                 p.ldb,
+                                 static_cast<uint64_t>(p.c_rs),
+                                 static_cast<uint64_t>(p.c_cs)};
+  for (int d = 0; d < kMaxBatchDims; ++d) {
+    sizes.push_back(p.extent[d]);
+    sizes.push_back(p.a_stride[d]);
+    sizes.push_back(p.b_stride[d]);
   }
-  return hbs::Value::object({{"index", index},
-                             {"direct", false},
-                             {"offset", 0},
-                             {"terms", hbs::Value(std::move(terms))}});
+  for (uint64_t v : sizes) {
+    if (v > UINT32_MAX) {
+      return Error{ErrorCode::kLimit, node.Describe() + ": a size or stride of " +
+                                          std::to_string(v) +
+                                          " does not fit the kernel's 32-bit indices"};
+    }
+  }
+  auto u = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  std::vector<uint32_t> w = {u(p.M),   u(p.N),    u(p.K),    u(p.batch),         u(p.lda),
+                             u(p.ldb), u(p.c_rs), u(p.c_cs), FloatBits(p.alpha), FloatBits(p.beta),
+                             0,        0};
+  for (int d = 0; d < kMaxBatchDims; ++d) w.push_back(u(p.extent[d]));
+  for (int d = 0; d < kMaxBatchDims; ++d) w.push_back(u(p.a_stride[d]));
+  for (int d = 0; d < kMaxBatchDims; ++d) w.push_back(u(p.b_stride[d]));
+  return w;
+}
+
+DispatchPlan MatMulDispatch(const OpNode& node, const MatMulProblem& p, const DeviceCaps& caps) {
+  // An unknown variant fails in MatMulContext with its message; any plan does until then.
+  auto chosen = ChooseMatMulKernel(node, p, caps);
+  const MatMulChoice c = chosen.ok() ? *chosen : MatMulChoice{};
+  DispatchPlan plan;
+  plan.kind = DispatchPlan::Kind::kGrid;
+  switch (c.kernel) {
+    case MatMulKernel::kRows:
+      plan.groups = {(p.M + c.rows - 1) / c.rows, (p.N + 255) / 256, p.batch};  // 4 per lane
+      plan.workgroup_size = {64, 1, 1};
+      break;
+    case MatMulKernel::kDot:
+      plan.groups = {p.N, (p.M + c.rows - 1) / c.rows, p.batch};
+      plan.workgroup_size = {64, 1, 1};
+      break;
+    case MatMulKernel::kTiled:
+    case MatMulKernel::kBig: {
+      const uint64_t b = c.kernel == MatMulKernel::kBig ? 128 : 64;
+      plan.groups = {(p.N + b - 1) / b, (p.M + b - 1) / b, p.batch};
+      plan.workgroup_size = {16, 16, 1};
+      break;
+    }
+  }
+  return plan;
+}
+
+// MatMul's problem: numpy batch broadcasting, batch dimensions coalesced (innermost first)
+// where both operands step through them contiguously.
+Result<MatMulProblem> MatMulProblemOf(const OpNode& node) {
+  ALKNET_ASSIGN_OR_RETURN(MatMulDims d, MatMulShapes(node, nullptr));
+  MatMulProblem p;
+  p.M = d.M;
+  p.N = d.N;
+  p.K = d.K;
+  p.batch = d.batch;
+  p.lda = d.K;
+  p.ldb = d.N;
+  auto strides_of = [&](const Shape& operand, uint64_t matrix) {
+    std::vector<uint64_t> st(d.batch_shape.size(), 0);
+    const size_t lead = d.batch_shape.size() - operand.size();
+    uint64_t stride = matrix;
+    for (size_t k = operand.size(); k-- > 0;) {
+      st[lead + k] = operand[k] == 1 ? 0 : stride;
+      stride *= operand[k];
+    }
+    return st;
+  };
+  const std::vector<uint64_t> as = strides_of(d.a_batch, d.M * d.K),
+                              bs = strides_of(d.b_batch, d.K * d.N);
+  int dims = 0;
+  for (size_t k = d.batch_shape.size(); k-- > 0;) {
+    const uint64_t e = d.batch_shape[k];
+    if (e == 1) continue;
+    if (dims > 0 && as[k] == p.a_stride[dims - 1] * p.extent[dims - 1] &&
+        bs[k] == p.b_stride[dims - 1] * p.extent[dims - 1]) {
+      p.extent[dims - 1] *= e;  // contiguous with the dimension inside it: one dimension
+      continue;
+    }
+    if (dims == kMaxBatchDims) {
+      return Error{ErrorCode::kUnsupported,
+                   node.Describe() + ": batch dimensions " + ShapeToString(d.batch_shape) +
+                       " broadcast in more than " + std::to_string(kMaxBatchDims) +
+                       " separate runs; reshape the operands to merge them"};
+    }
+    p.extent[dims] = e;
+    p.a_stride[dims] = as[k];
+    p.b_stride[dims] = bs[k];
+    ++dims;
+  }
+  return p;
 }
 
 std::vector<double> MatMulRef(const std::vector<double>& a, const std::vector<double>& b,
@@ -93,14 +290,6 @@ std::vector<double> MatMulRef(const std::vector<double>& a, const std::vector<do
     }
   }
   return out;
-}
-
-DispatchPlan GridPlan(uint64_t M, uint64_t N, uint64_t batch) {
-  DispatchPlan p;
-  p.kind = DispatchPlan::Kind::kGrid;
-  p.groups = {(N + 63) / 64, (M + 63) / 64, batch};
-  p.workgroup_size = {16, 16, 1};
-  return p;
 }
 
 // ---- Trilu, EyeLike, Det ------------------------------------------------------------------
@@ -314,25 +503,17 @@ void AddLinalgOps(OpTable& table) {
   };
   mm.context = [](const OpNode& node, const Attributes&,
                   const DeviceCaps& caps) -> Result<hbs::Value> {
-    ALKNET_ASSIGN_OR_RETURN(MatMulDims d, MatMulShapes(node, nullptr));
-    hbs::Array batch_ops{BatchOperand(0, d.batch_shape, d.a_batch, d.M * d.K),
-                         BatchOperand(1, d.batch_shape, d.b_batch, d.K * d.N)};
-    return hbs::Value::object({{"M", d.M},
-                               {"N", d.N},
-                               {"K", d.K},
-                               {"a_vec4", d.K % 4 == 0},
-                               {"b_vec4", d.N % 4 == 0},
-                               {"out_vec4", d.N % 4 == 0},
-                               {"trans_a", false},
-                               {"trans_b", false},
-                               {"scaled", false},
-                               {"has_c", false},
-                               {"shared_tiles", caps.shared_memory_tiles},
-                               {"batch_operands", hbs::Value(std::move(batch_ops))}});
+    ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, MatMulProblemOf(node));
+    return MatMulContext(node, p, caps);
   };
-  mm.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
-    auto d = MatMulShapes(node, nullptr);
-    return GridPlan(d->M, d->N, d->batch);
+  mm.params = [](const OpNode& node, const Attributes&,
+                 const DeviceCaps&) -> Result<std::vector<uint32_t>> {
+    ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, MatMulProblemOf(node));
+    return MatMulParamWords(node, p);
+  };
+  mm.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) {
+    auto p = MatMulProblemOf(node);  // infer has accepted the shapes before any dispatch
+    return MatMulDispatch(node, p.ok() ? *p : MatMulProblem{}, caps);
   };
   mm.reference = [](const OpNode& node, const Attributes&, const std::vector<RefTensor>& in) {
     MatMulDims d = *MatMulShapes(node, nullptr);
@@ -422,34 +603,37 @@ void AddLinalgOps(OpTable& table) {
     ALKNET_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, {d.M, d.N}}};
   };
-  gemm.context = [gemm_dims](const OpNode& node, const Attributes& at,
-                             const DeviceCaps& caps) -> Result<hbs::Value> {
+  auto gemm_problem = [gemm_dims](const OpNode& node,
+                                  const Attributes& at) -> Result<MatMulProblem> {
     ALKNET_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
-    const bool ta = std::get<int64_t>(at.at("transA")) == 1,
-               tb = std::get<int64_t>(at.at("transB")) == 1;
-    const double alpha = std::get<double>(at.at("alpha")), beta = std::get<double>(at.at("beta"));
-    hbs::Array batch_ops{BatchOperand(0, {}, {}, 0), BatchOperand(1, {}, {}, 0)};
-    return hbs::Value::object({{"M", d.M},
-                               {"N", d.N},
-                               {"K", d.K},
-                               {"a_vec4", !ta && d.K % 4 == 0},
-                               {"b_vec4", !tb && d.N % 4 == 0},
-                               {"out_vec4", d.N % 4 == 0},
-                               {"trans_a", ta},
-                               {"trans_b", tb},
-                               {"scaled", alpha != 1.0},
-                               {"alpha", FloatLiteral(alpha)},
-                               {"has_c", node.inputs.size() == 3},
-                               {"beta", FloatLiteral(beta)},
-                               {"c_offset", 0},
-                               {"c_row_stride", d.c_rs},
-                               {"c_col_stride", d.c_cs},
-                               {"shared_tiles", caps.shared_memory_tiles},
-                               {"batch_operands", hbs::Value(std::move(batch_ops))}});
+    MatMulProblem p;
+    p.M = d.M;
+    p.N = d.N;
+    p.K = d.K;
+    p.trans_a = std::get<int64_t>(at.at("transA")) == 1;
+    p.trans_b = std::get<int64_t>(at.at("transB")) == 1;
+    p.lda = node.inputs[0].shape[1];
+    p.ldb = node.inputs[1].shape[1];
+    p.has_c = node.inputs.size() == 3 && !node.inputs[2].absent;
+    p.c_rs = d.c_rs;
+    p.c_cs = d.c_cs;
+    p.alpha = std::get<double>(at.at("alpha"));
+    p.beta = p.has_c ? std::get<double>(at.at("beta")) : 0.0;
+    return p;
   };
-  gemm.dispatch = [gemm_dims](const OpNode& node, const Attributes& at, const DeviceCaps&) {
-    GemmDims d = *gemm_dims(node, at);
-    return GridPlan(d.M, d.N, 1);
+  gemm.context = [gemm_problem](const OpNode& node, const Attributes& at,
+                                const DeviceCaps& caps) -> Result<hbs::Value> {
+    ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, gemm_problem(node, at));
+    return MatMulContext(node, p, caps);
+  };
+  gemm.params = [gemm_problem](const OpNode& node, const Attributes& at,
+                               const DeviceCaps&) -> Result<std::vector<uint32_t>> {
+    ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, gemm_problem(node, at));
+    return MatMulParamWords(node, p);
+  };
+  gemm.dispatch = [gemm_problem](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
+    auto p = gemm_problem(node, at);
+    return MatMulDispatch(node, p.ok() ? *p : MatMulProblem{}, caps);
   };
   gemm.reference = [gemm_dims](const OpNode& node, const Attributes& at,
                                const std::vector<RefTensor>& in) {

@@ -1,91 +1,160 @@
 // alknet-compute: linalg/matmul.wgsl.hbs
-const M = 65u;
-const N = 67u;
-const K = 33u;
-const TILE_K = 16u;
-
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> b: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out0: array<f32>;
 
-var<workgroup> tile_a: array<vec4<f32>, 256>;  // [k][m / 4], component m % 4
-var<workgroup> tile_b: array<vec4<f32>, 256>;  // [k][n / 4]
+struct MatMulParams {
+  M: u32,
+  N: u32,
+  K: u32,
+  batch: u32,
+  lda: u32,  // elements between rows of the stored A (A^T's rows when transposed)
+  ldb: u32,
+  c_row_stride: u32,  // C broadcast to [M, N]: 0 along a broadcast dimension
+  c_col_stride: u32,
+  alpha: f32,
+  beta: f32,
+  pad0: u32,
+  pad1: u32,
+  batch_extent: vec4<u32>,  // the output's batch dimensions, innermost first, 1 past the last
+  a_batch_stride: vec4<u32>,  // 0 where A broadcasts
+  b_batch_stride: vec4<u32>,
+}
 
-fn in0_index(i: u32) -> u32 {
-  var r = i;
-  var o = 0u;
-  o += r * 2145u;
+@group(0) @binding(3) var<uniform> P: MatMulParams;
+
+// Offsets of A's and B's matrices for output batch `batch` (numpy broadcasting).
+fn batch_offsets(batch: u32) -> vec2<u32> {
+  var r = batch;
+  var o = vec2<u32>(0u, 0u);
+  for (var d = 0u; d < 4u; d++) {
+    let c = r % P.batch_extent[d];
+    r = r / P.batch_extent[d];
+    o += c * vec2<u32>(P.a_batch_stride[d], P.b_batch_stride[d]);
+  }
   return o;
 }
 
-fn in1_index(i: u32) -> u32 {
-  var r = i;
-  var o = 0u;
-  return o;
+// Gemm's epilogue for output (m, n): alpha * acc + beta * C[m, n] (MatMul: alpha 1, no C).
+fn epilogue(acc: f32, m: u32, n: u32) -> f32 {
+  return P.alpha * acc;
 }
 
-fn load_a(base: u32, m: u32, k: u32) -> f32 {
-  if (m >= M || k >= K) { return 0.0; }
-  return a[base + m * K + k];
+// kernel: tiled 64x64, two workgroup-memory stages
+const BM = 64u;
+const BN = 64u;
+const BK = 16u;
+const G = 1u;  // 4x4 patches per invocation along each side
+const A_STAGE = 256u;  // vec4 per stage: BK * BM / 4
+const B_STAGE = 256u;
+const LA = 1u;  // vec4 loads per invocation per tile: BM * BK / 1024
+const LB = 1u;
+
+var<workgroup> tile_a: array<vec4<f32>, 512>;  // 2 stages of [k][m / 4]
+var<workgroup> tile_b: array<vec4<f32>, 512>;  // 2 stages of [k][n / 4]
+var<private> next_a: array<vec4<f32>, 1>;
+var<private> next_b: array<vec4<f32>, 1>;
+
+// A[m, k..k+3] and B[k, n..n+3] of the batch's matrices, zero outside them.
+fn load_a4(base: u32, m: u32, k: u32) -> vec4<f32> {
+  var v = vec4<f32>(0.0);
+  for (var j = 0u; j < 4u; j++) {
+    if (m < P.M && k + j < P.K) {
+      v[j] = a[base + m * P.lda + k + j];
+    }
+  }
+  return v;
 }
 
-fn load_b(base: u32, k: u32, n: u32) -> f32 {
-  if (k >= K || n >= N) { return 0.0; }
-  return b[base + k * N + n];
+fn load_b4(base: u32, k: u32, n: u32) -> vec4<f32> {
+  var v = vec4<f32>(0.0);
+  for (var j = 0u; j < 4u; j++) {
+    if (k < P.K && n + j < P.N) {
+      v[j] = b[base + k * P.ldb + n + j];
+    }
+  }
+  return v;
+}
+
+// The tile at k0 into registers (global loads in flight while the block computes).
+fn load_tile(off: vec2<u32>, row0: u32, col0: u32, k0: u32, tid: u32) {
+  for (var j = 0u; j < LA; j++) {
+    let i = tid + 256u * j;
+    next_a[j] = load_a4(off.x, row0 + i / (BK / 4u), k0 + (i % (BK / 4u)) * 4u);
+  }
+  for (var j = 0u; j < LB; j++) {
+    let i = tid + 256u * j;
+    next_b[j] = load_b4(off.y, k0 + i / (BN / 4u), col0 + (i % (BN / 4u)) * 4u);
+  }
+}
+
+// The registers into a stage of workgroup memory (A transposed).
+fn store_tile(stage: u32, tid: u32) {
+  for (var j = 0u; j < LA; j++) {
+    let i = tid + 256u * j;
+    let mi = i / (BK / 4u);
+    let kk = (i % (BK / 4u)) * 4u;
+    let base = stage * A_STAGE + mi / 4u;
+    tile_a[base + (kk + 0u) * (BM / 4u)][mi % 4u] = next_a[j].x;
+    tile_a[base + (kk + 1u) * (BM / 4u)][mi % 4u] = next_a[j].y;
+    tile_a[base + (kk + 2u) * (BM / 4u)][mi % 4u] = next_a[j].z;
+    tile_a[base + (kk + 3u) * (BM / 4u)][mi % 4u] = next_a[j].w;
+  }
+  for (var j = 0u; j < LB; j++) {
+    let i = tid + 256u * j;
+    tile_b[stage * B_STAGE + (i / (BN / 4u)) * (BN / 4u) + i % (BN / 4u)] = next_b[j];
+  }
 }
 
 @compute @workgroup_size(16, 16, 1)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-  let batch = wg.z;
-  let a_base = in0_index(batch);
-  let b_base = in1_index(batch);
-  let out_base = batch * M * N;
-  let row0 = wg.y * 64u;
-  let col0 = wg.x * 64u;
+  let off = batch_offsets(wg.z);
+  let row0 = wg.y * BM;
+  let col0 = wg.x * BN;
   let tid = lid.y * 16u + lid.x;
-  var acc: array<vec4<f32>, 4>;
+  var acc: array<vec4<f32>, 4>;  // [4 G rows][G column groups]
 
-  for (var k0 = 0u; k0 < K; k0 += TILE_K) {
-    {
-      let mi = tid / 4u;
-      let kk = (tid % 4u) * 4u;
-      let m = row0 + mi;
-      let k = k0 + kk;
-      let v = vec4<f32>(load_a(a_base, m, k), load_a(a_base, m, k + 1u),
-                        load_a(a_base, m, k + 2u), load_a(a_base, m, k + 3u));
-      tile_a[(kk + 0u) * 16u + mi / 4u][mi % 4u] = v.x;
-      tile_a[(kk + 1u) * 16u + mi / 4u][mi % 4u] = v.y;
-      tile_a[(kk + 2u) * 16u + mi / 4u][mi % 4u] = v.z;
-      tile_a[(kk + 3u) * 16u + mi / 4u][mi % 4u] = v.w;
+  let tiles = (P.K + BK - 1u) / BK;
+  load_tile(off, row0, col0, 0u, tid);
+  store_tile(0u, tid);
+  workgroupBarrier();
+  for (var t = 0u; t < tiles; t++) {
+    let cur = t % 2u;
+    let more = t + 1u < tiles;
+    if (more) { load_tile(off, row0, col0, (t + 1u) * BK, tid); }
+    for (var kk = 0u; kk < BK; kk++) {
+      var av: array<vec4<f32>, G>;
+      var bv: array<vec4<f32>, G>;
+      for (var g = 0u; g < G; g++) {
+        av[g] = tile_a[cur * A_STAGE + kk * (BM / 4u) + g * (BM / (4u * G)) + lid.y];
+        bv[g] = tile_b[cur * B_STAGE + kk * (BN / 4u) + g * (BN / (4u * G)) + lid.x];
+      }
+      for (var g = 0u; g < G; g++) {
+        for (var h = 0u; h < G; h++) {
+          acc[(g * 4u + 0u) * G + h] = fma(vec4<f32>(av[g].x), bv[h], acc[(g * 4u + 0u) * G + h]);
+          acc[(g * 4u + 1u) * G + h] = fma(vec4<f32>(av[g].y), bv[h], acc[(g * 4u + 1u) * G + h]);
+          acc[(g * 4u + 2u) * G + h] = fma(vec4<f32>(av[g].z), bv[h], acc[(g * 4u + 2u) * G + h]);
+          acc[(g * 4u + 3u) * G + h] = fma(vec4<f32>(av[g].w), bv[h], acc[(g * 4u + 3u) * G + h]);
+        }
+      }
     }
-    {
-      let kk = tid / 16u;
-      let n4 = tid % 16u;
-      let k = k0 + kk;
-      let n = col0 + n4 * 4u;
-      let v = vec4<f32>(load_b(b_base, k, n), load_b(b_base, k, n + 1u),
-                        load_b(b_base, k, n + 2u), load_b(b_base, k, n + 3u));
-      tile_b[kk * 16u + n4] = v;
-    }
-    workgroupBarrier();
-    for (var kk = 0u; kk < TILE_K; kk++) {
-      let av = tile_a[kk * 16u + lid.y];
-      let bv = tile_b[kk * 16u + lid.x];
-      acc[0] = fma(vec4<f32>(av.x), bv, acc[0]);
-      acc[1] = fma(vec4<f32>(av.y), bv, acc[1]);
-      acc[2] = fma(vec4<f32>(av.z), bv, acc[2]);
-      acc[3] = fma(vec4<f32>(av.w), bv, acc[3]);
-    }
+    if (more) { store_tile(1u - cur, tid); }
     workgroupBarrier();
   }
 
-  let n = col0 + lid.x * 4u;
-  for (var i = 0u; i < 4u; i++) {
-    let m = row0 + lid.y * 4u + i;
-    if (m >= M || n >= N) { continue; }
-    var r = acc[i];
-    for (var j = 0u; j < 4u; j++) {
-      if (n + j < N) { out0[out_base + m * N + n + j] = r[j]; }
+  let out_base = wg.z * P.M * P.N;
+  for (var g = 0u; g < G; g++) {
+    for (var r = 0u; r < 4u; r++) {
+      let m = row0 + g * (BM / G) + lid.y * 4u + r;
+      if (m >= P.M) { continue; }
+      for (var h = 0u; h < G; h++) {
+        let n = col0 + h * (BN / G) + lid.x * 4u;
+        if (n >= P.N) { continue; }
+        let v = acc[(g * 4u + r) * G + h];
+        for (var j = 0u; j < 4u; j++) {
+          if (n + j < P.N) { out0[out_base + m * P.N + n + j] = epilogue(v[j], m, n + j); }
+        }
+      }
     }
   }
 }

@@ -105,7 +105,8 @@ class Executor {
                      Attributes attributes = {}, int opset = 17);
 
   // Compile (or fetch from the pipeline cache) and record one program; for callers that build
-  // their own programs (SHA-256). `bindings` follow program.bindings.
+  // their own programs (SHA-256). `bindings` follow program.bindings, leaving out the kParams
+  // one: the executor binds the program's uniform block (ShaderProgram::params) itself.
   Status Dispatch(webgpu::Recorder& rec, const ShaderProgram& program,
                   const std::vector<const webgpu::Buffer*>& bindings);
   // Submits with error scopes and checks uncaptured errors and device loss.
@@ -124,6 +125,7 @@ class Executor {
                                      const std::vector<ConstValue>& known, int depth);
   Result<Tensor> Contiguous(Pass& pass, const Tensor& t, const std::string& label);
   Result<std::shared_ptr<webgpu::Buffer>> Acquire(uint64_t bytes);
+  Result<const webgpu::Buffer*> ParamsBuffer(const std::vector<uint32_t>& words);
   void Release(std::shared_ptr<webgpu::Buffer> buffer);
 
   webgpu::Context& ctx_;
@@ -139,6 +141,7 @@ class Executor {
   };
   std::unordered_map<std::string, CachedProgram> programs_;
   std::vector<std::shared_ptr<webgpu::Buffer>> pool_;
+  std::unordered_map<std::string, webgpu::Buffer> params_buffers_;  // by contents
   ExecutorStats stats_;
   RunProfile* profile_ = nullptr;
 };

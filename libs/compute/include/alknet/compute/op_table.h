@@ -108,6 +108,12 @@ struct OpRecord {
       context;
   std::function<DispatchPlan(const OpNode& node, const Attributes& attrs, const DeviceCaps& caps)>
       dispatch;
+  // Run-time parameters (ShaderProgram::params): 32-bit words of a uniform block the template
+  // declares at binding `params_binding` (after the outputs). Sizes passed here instead of
+  // rendered into the source let one pipeline serve every shape of a kind (MatMul).
+  std::function<Result<std::vector<uint32_t>>(const OpNode& node, const Attributes& attrs,
+                                              const DeviceCaps& caps)>
+      params;
   std::function<std::vector<RefTensor>(const OpNode& node, const Attributes& attrs,
                                        const std::vector<RefTensor>& inputs)>
       reference;

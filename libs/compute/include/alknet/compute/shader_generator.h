@@ -36,12 +36,17 @@ struct DeviceCaps {
   // MatMul stages tiles in workgroup memory (GPUs) or reads operands straight from storage
   // (CPU adapters, where workgroup barriers are expensive and caches do the staging).
   bool shared_memory_tiles = true;
+  // Which MatMul/Gemm kernel runs (docs/adr/0005-matmul-kernels.md): "auto" chooses from the
+  // shape and the caps above; "rows", "dot", "tiled" or "big" force one kernel for every shape
+  // (tests run each on any adapter). CapsOf reads ALKNET_MATMUL_VARIANT.
+  std::string matmul_variant = "auto";
 };
 
 enum class Access { kRead, kReadWrite };
 
 struct ProgramBinding {
-  enum class Role { kInput, kOutput, kScratch };
+  // kParams: the program's uniform block (ShaderProgram::params), bound by the executor.
+  enum class Role { kInput, kOutput, kScratch, kParams };
   Role role = Role::kInput;
   uint32_t index = 0;  // which input / output
   Access access = Access::kRead;
@@ -57,6 +62,9 @@ struct ShaderProgram {
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   std::array<uint32_t, 3> grid{1, 1, 1};  // workgroups to dispatch
   std::vector<TensorDesc> outputs;        // inferred output shapes and dtypes
+  // Run-time parameters as 32-bit words (sizes, strides, scalars), bound as a uniform buffer
+  // at the kParams binding. Programs that differ only here share one compiled pipeline.
+  std::vector<uint32_t> params;
 };
 
 class ShaderGenerator {
