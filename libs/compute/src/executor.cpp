@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <type_traits>
 #include <variant>
 
@@ -278,14 +279,52 @@ Status Executor::Dispatch(wg::Recorder& rec, const ShaderProgram& program,
   spec.wgsl = program.source;
   spec.entry_point = program.entry_point;
   spec.label = program.label;
+  std::vector<wg::BufferBinding> bb;
+  size_t next = 0;
   for (const ProgramBinding& b : program.bindings) {
+    if (b.role == ProgramBinding::Role::kParams) {
+      spec.bindings.push_back(wg::BindingType::kUniform);
+      if (program.params.empty()) {
+        return Error{ErrorCode::kInvalidArgument,
+                     program.label + ": binds a parameter block but has none"};
+      }
+      if (params_.size() >= 4096 && !params_.count(program.params)) params_.clear();
+      auto& buffer = params_[program.params];
+      if (!buffer) {
+        const auto bytes = std::as_bytes(std::span<const uint32_t>(program.params));
+        auto created = ctx_.CreateBuffer(Rounded(bytes.size()),
+                                         WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst,
+                                         "alknet-compute params");
+        if (!created.ok()) {
+          params_.erase(program.params);
+          return FromWebGpu(created.error());
+        }
+        buffer = std::make_shared<wg::Buffer>(std::move(created).value());
+        if (wg::Status st = ctx_.Write(*buffer, 0, bytes); !st.ok()) {
+          params_.erase(program.params);
+          return FromWebGpu(st.error());
+        }
+        ++stats_.param_blocks;
+      }
+      bb.push_back(wg::BufferBinding{buffer.get(), 0, WGPU_WHOLE_SIZE});
+      continue;
+    }
     spec.bindings.push_back(b.access == Access::kRead ? wg::BindingType::kReadOnlyStorage
                                                       : wg::BindingType::kStorage);
+    if (next >= bindings.size()) {
+      return Error{
+          ErrorCode::kInvalidArgument,
+          program.label + ": " + std::to_string(bindings.size()) + " buffers for more bindings"};
+    }
+    bb.push_back(wg::BufferBinding{bindings[next++], 0, WGPU_WHOLE_SIZE});
+  }
+  if (next != bindings.size()) {
+    return Error{ErrorCode::kInvalidArgument,
+                 program.label + ": " + std::to_string(bindings.size()) + " buffers for " +
+                     std::to_string(next) + " storage bindings"};
   }
   auto kernel = ctx_.GetKernel(spec);
   if (!kernel.ok()) return FromWebGpu(kernel.error());
-  std::vector<wg::BufferBinding> bb;
-  for (const wg::Buffer* b : bindings) bb.push_back(wg::BufferBinding{b, 0, WGPU_WHOLE_SIZE});
   wg::Status st =
       rec.Dispatch(**kernel, bb, wg::Grid{program.grid[0], program.grid[1], program.grid[2]});
   if (!st.ok()) return FromWebGpu(st.error());
@@ -587,6 +626,8 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph,
             bindings.push_back(&ins[b.index].buffer());
           } else if (b.role == ProgramBinding::Role::kOutput) {
             bindings.push_back(&outs.at(b.index).buffer());
+          } else if (b.role == ProgramBinding::Role::kParams) {
+            continue;  // Dispatch binds the parameter block
           } else {
             return Error{ErrorCode::kInvalidArgument,
                          node.Describe() + ": scratch bindings are not supported"};

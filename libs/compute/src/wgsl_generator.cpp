@@ -198,9 +198,11 @@ Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const Devic
   ALKNET_ASSIGN_OR_RETURN(p.grid, Grid(node, plan, caps, &p.workgroup_size));
 
   ALKNET_ASSIGN_OR_RETURN(hbs::Value op, record->context(node, attrs, caps));
+  if (record->params) p.params = record->params(node, attrs, caps);
   hbs::Value ctx = hbs::Value::object({{"template", record->shader},
                                        {"f16", f16},
                                        {"workgroup_size", p.workgroup_size[0]},
+                                       {"params_binding", slot},
                                        {"inputs", hbs::Value(std::move(ins))},
                                        {"outputs", hbs::Value(std::move(outs))},
                                        {"op", std::move(op)}});
@@ -211,6 +213,7 @@ Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const Devic
     p.bindings.push_back(
         {ProgramBinding::Role::kOutput, static_cast<uint32_t>(i), Access::kReadWrite});
   }
+  if (!p.params.empty()) p.bindings.push_back({ProgramBinding::Role::kParams, 0, Access::kRead});
   return p;
 }
 

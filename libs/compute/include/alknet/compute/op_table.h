@@ -111,6 +111,13 @@ struct OpRecord {
   std::function<std::vector<RefTensor>(const OpNode& node, const Attributes& attrs,
                                        const std::vector<RefTensor>& inputs)>
       reference;
+  // Optional parameter block: 32-bit words the shader reads from a uniform buffer (bound
+  // after the outputs; the template gets its slot as `params_binding`). Shapes passed this
+  // way instead of as WGSL constants let one compiled pipeline serve every layer (Conv on CPU
+  // adapters, docs/adr/0005). Empty vector: no block for this node.
+  std::function<std::vector<uint32_t>(const OpNode& node, const Attributes& attrs,
+                                      const DeviceCaps& caps)>
+      params;
   TestHints hints;
   // dtypes the tests exercise (infer decides what is accepted).
   std::vector<DType> test_dtypes{DType::kF32};

@@ -41,7 +41,9 @@ struct DeviceCaps {
 enum class Access { kRead, kReadWrite };
 
 struct ProgramBinding {
-  enum class Role { kInput, kOutput, kScratch };
+  // kParams: the program's parameter block (ShaderProgram::params), a uniform buffer the
+  // executor creates and binds itself.
+  enum class Role { kInput, kOutput, kScratch, kParams };
   Role role = Role::kInput;
   uint32_t index = 0;  // which input / output
   Access access = Access::kRead;
@@ -57,6 +59,9 @@ struct ShaderProgram {
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   std::array<uint32_t, 3> grid{1, 1, 1};  // workgroups to dispatch
   std::vector<TensorDesc> outputs;        // inferred output shapes and dtypes
+  // Shape-dependent numbers the shader reads from a uniform block instead of constants, so
+  // one pipeline serves every shape (OpRecord::params); empty: the program has no block.
+  std::vector<uint32_t> params;
 };
 
 class ShaderGenerator {
