@@ -43,9 +43,9 @@ RefTensor Random(std::mt19937_64& rng, const Shape& shape, double scale = 1.0) {
     }
   }
   if (worst <= abs + rel * scale) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "max error " << worst << " at " << at << " (got "
-                                       << got[at] << ", want " << want[at] << "; |ref| <= "
-                                       << scale << ")";
+  return ::testing::AssertionFailure()
+         << "max error " << worst << " at " << at << " (got " << got[at] << ", want " << want[at]
+         << "; |ref| <= " << scale << ")";
 }
 
 struct OneCase {
@@ -58,10 +58,11 @@ struct OneCase {
 // Runs `c` on `ex` and checks it against ReferenceRun.
 void Check(Executor& ex, const OneCase& c, std::mt19937_64& rng) {
   std::vector<RefTensor> in{Random(rng, c.x), Random(rng, c.w)};
-  const uint64_t m = c.op == "Conv" ? c.w[0]
-                                    : c.w[1] * static_cast<uint64_t>(std::get<int64_t>(
-                                                   c.attrs.count("group") ? c.attrs.at("group")
-                                                                          : AttrValue(int64_t{1})));
+  const uint64_t m =
+      c.op == "Conv"
+          ? c.w[0]
+          : c.w[1] * static_cast<uint64_t>(std::get<int64_t>(
+                         c.attrs.count("group") ? c.attrs.at("group") : AttrValue(int64_t{1})));
   if (c.bias) in.push_back(Random(rng, {m}));
   OpNode node{c.op, "t", 17, c.attrs, {}, {}};
   std::vector<Tensor> dev;
@@ -91,25 +92,47 @@ std::vector<OneCase> ConvCases() {
       {"Conv", {1, 24, 10, 14}, {24, 24, 3, 3}, true, {{"pads", Ints{1, 1, 1, 1}}}},
       {"Conv", {2, 8, 7, 5}, {20, 8, 3, 3}, false, {{"strides", Ints{2, 2}}}},
       // The pathological layer's kind: 3x3 96 -> 24 (smaller spatial extent).
-      {"Conv", {1, 96, 12, 17}, {24, 96, 3, 3}, true,
+      {"Conv",
+       {1, 96, 12, 17},
+       {24, 96, 3, 3},
+       true,
        {{"pads", Ints{1, 1, 1, 1}}, {"alknet.activation", act("Relu")}}},
       // Odd sizes, asymmetric pads, dilations, strides.
-      {"Conv", {1, 5, 11, 7}, {3, 5, 3, 2}, true,
+      {"Conv",
+       {1, 5, 11, 7},
+       {3, 5, 3, 2},
+       true,
        {{"pads", Ints{2, 0, 1, 3}}, {"dilations", Ints{2, 3}}, {"strides", Ints{1, 2}}}},
-      {"Conv", {1, 3, 31, 29}, {13, 3, 5, 5}, true,
-       {{"pads", Ints{2, 2, 2, 2}}, {"strides", Ints{3, 2}}, {"alknet.activation", act("Clip:0:6")}}},
+      {"Conv",
+       {1, 3, 31, 29},
+       {13, 3, 5, 5},
+       true,
+       {{"pads", Ints{2, 2, 2, 2}},
+        {"strides", Ints{3, 2}},
+        {"alknet.activation", act("Clip:0:6")}}},
       // Groups (not depthwise) and channel blocks that end mid-block (MG = 12: 8 + 4).
-      {"Conv", {1, 12, 9, 9}, {36, 4, 3, 3}, true,
-       {{"group", int64_t{3}}, {"pads", Ints{1, 1, 1, 1}}, {"alknet.activation", act("HardSwish")}}},
+      {"Conv",
+       {1, 12, 9, 9},
+       {36, 4, 3, 3},
+       true,
+       {{"group", int64_t{3}},
+        {"pads", Ints{1, 1, 1, 1}},
+        {"alknet.activation", act("HardSwish")}}},
       // 1x1 (pointwise), positions not a multiple of anything.
       {"Conv", {2, 40, 7, 9}, {17, 40, 1, 1}, true, {{"alknet.activation", act("LeakyRelu:0.2")}}},
       {"Conv", {1, 64, 3, 3}, {130, 64, 1, 1}, false, {{"alknet.activation", act("Sigmoid")}}},
       // 1x1 with a stride: the general kernel.
       {"Conv", {1, 8, 9, 9}, {8, 8, 1, 1}, false, {{"strides", Ints{2, 2}}}},
       // Depthwise, with a multiplier, strides, dilation.
-      {"Conv", {1, 7, 13, 11}, {7, 1, 3, 3}, true,
+      {"Conv",
+       {1, 7, 13, 11},
+       {7, 1, 3, 3},
+       true,
        {{"group", int64_t{7}}, {"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}}},
-      {"Conv", {2, 4, 9, 10}, {8, 1, 5, 3}, false,
+      {"Conv",
+       {2, 4, 9, 10},
+       {8, 1, 5, 3},
+       false,
        {{"group", int64_t{4}}, {"pads", Ints{2, 1, 2, 1}}, {"dilations", Ints{1, 2}}}},
       // 1-D and 3-D.
       {"Conv", {1, 6, 33}, {10, 3, 4}, true, {{"group", int64_t{2}}, {"strides", Ints{3}}}},
@@ -123,17 +146,38 @@ std::vector<OneCase> ConvTransposeCases() {
       // The pathological layer's kind: 2x2, stride 2, 24 -> 24.
       {"ConvTranspose", {1, 24, 10, 14}, {24, 24, 2, 2}, true, {{"strides", Ints{2, 2}}}},
       // Overlapping taps (kernel 4 > stride 2), pads, output_padding, odd sizes.
-      {"ConvTranspose", {1, 5, 7, 9}, {5, 11, 4, 4}, true,
+      {"ConvTranspose",
+       {1, 5, 7, 9},
+       {5, 11, 4, 4},
+       true,
        {{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"output_padding", Ints{1, 0}}}},
-      {"ConvTranspose", {2, 3, 5, 4}, {3, 2, 3, 3}, false,
-       {{"strides", Ints{3, 2}}, {"pads", Ints{1, 2, 0, 1}}, {"output_padding", Ints{2, 1}},
-        {"dilations", Ints{2, 1}}, {"alknet.activation", act("Relu")}}},
+      {"ConvTranspose",
+       {2, 3, 5, 4},
+       {3, 2, 3, 3},
+       false,
+       {{"strides", Ints{3, 2}},
+        {"pads", Ints{1, 2, 0, 1}},
+        {"output_padding", Ints{2, 1}},
+        {"dilations", Ints{2, 1}},
+        {"alknet.activation", act("Relu")}}},
       // Groups, stride 1 (one phase), dilation.
-      {"ConvTranspose", {1, 6, 8, 7}, {6, 5, 3, 3}, true,
-       {{"group", int64_t{2}}, {"dilations", Ints{2, 2}}, {"alknet.activation", act("Clip:-0.5:0.5")}}},
+      {"ConvTranspose",
+       {1, 6, 8, 7},
+       {6, 5, 3, 3},
+       true,
+       {{"group", int64_t{2}},
+        {"dilations", Ints{2, 2}},
+        {"alknet.activation", act("Clip:-0.5:0.5")}}},
       // output_shape, SAME_UPPER, 1-D and 3-D.
-      {"ConvTranspose", {1, 4, 9}, {4, 3, 5}, true, {{"strides", Ints{4}}, {"output_shape", Ints{37}}}},
-      {"ConvTranspose", {1, 2, 3, 4, 5}, {2, 3, 2, 3, 2}, false,
+      {"ConvTranspose",
+       {1, 4, 9},
+       {4, 3, 5},
+       true,
+       {{"strides", Ints{4}}, {"output_shape", Ints{37}}}},
+      {"ConvTranspose",
+       {1, 2, 3, 4, 5},
+       {2, 3, 2, 3, 2},
+       false,
        {{"strides", Ints{2, 1, 3}}, {"auto_pad", act("SAME_UPPER")}}},
   };
 }
@@ -156,8 +200,7 @@ TEST(ConvParamBlock, PositionBlocksPastTheGridLimit) {
   Check(ex, {"Conv", {1, 2, 23, 29}, {2, 1, 3, 3}, false, {{"group", int64_t{2}}}}, rng);
   Check(ex, {"Conv", {1, 3, 20, 20}, {2, 3, 1, 1}, false, {}}, rng);
   // Two stride phases (z holds batch x phases, which the grid must fit).
-  Check(ex, {"ConvTranspose", {1, 2, 13, 17}, {2, 2, 2, 2}, true, {{"strides", Ints{1, 2}}}},
-        rng);
+  Check(ex, {"ConvTranspose", {1, 2, 13, 17}, {2, 2, 2, 2}, true, {{"strides", Ints{1, 2}}}}, rng);
 }
 
 // Layers of one kind with different shapes share one compiled pipeline (and one program per
