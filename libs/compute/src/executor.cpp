@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <type_traits>
 #include <variant>
 
@@ -293,6 +294,7 @@ Result<const wg::Buffer*> Executor::ParamsBuffer(const std::vector<uint32_t>& wo
   wg::Status st = ctx_.Write(*created, 0, std::as_bytes(std::span<const uint32_t>(padded)));
   if (!st.ok()) return FromWebGpu(st.error());
   auto [it, inserted] = params_buffers_.emplace(std::move(key), std::move(created).value());
+  ++stats_.param_blocks;
   return &it->second;
 }
 
@@ -307,6 +309,10 @@ Status Executor::Dispatch(wg::Recorder& rec, const ShaderProgram& program,
   for (const ProgramBinding& b : program.bindings) {
     if (b.role == ProgramBinding::Role::kParams) {
       spec.bindings.push_back(wg::BindingType::kUniform);
+      if (program.params.empty()) {
+        return Error{ErrorCode::kInvalidArgument,
+                     program.label + ": binds a parameter block but has none"};
+      }
       ALKNET_ASSIGN_OR_RETURN(const wg::Buffer* params, ParamsBuffer(program.params));
       bb.push_back(wg::BufferBinding{params, 0, WGPU_WHOLE_SIZE});
       continue;
@@ -314,11 +320,16 @@ Status Executor::Dispatch(wg::Recorder& rec, const ShaderProgram& program,
     spec.bindings.push_back(b.access == Access::kRead ? wg::BindingType::kReadOnlyStorage
                                                       : wg::BindingType::kStorage);
     if (next >= bindings.size()) {
-      return Error{ErrorCode::kInvalidArgument,
-                   program.label + ": " + std::to_string(bindings.size()) +
-                       " buffers bound, the program has more tensor bindings"};
+      return Error{
+          ErrorCode::kInvalidArgument,
+          program.label + ": " + std::to_string(bindings.size()) + " buffers for more bindings"};
     }
     bb.push_back(wg::BufferBinding{bindings[next++], 0, WGPU_WHOLE_SIZE});
+  }
+  if (next != bindings.size()) {
+    return Error{ErrorCode::kInvalidArgument,
+                 program.label + ": " + std::to_string(bindings.size()) + " buffers for " +
+                     std::to_string(next) + " storage bindings"};
   }
   auto kernel = ctx_.GetKernel(spec);
   if (!kernel.ok()) return FromWebGpu(kernel.error());

@@ -215,7 +215,7 @@ Result<ShaderProgram> WgslGenerator::Generate(const OpNode& in_node, const Devic
     p.bindings.push_back(
         {ProgramBinding::Role::kOutput, static_cast<uint32_t>(i), Access::kReadWrite});
   }
-  if (record->params) p.bindings.push_back({ProgramBinding::Role::kParams, 0, Access::kRead});
+  if (!p.params.empty()) p.bindings.push_back({ProgramBinding::Role::kParams, 0, Access::kRead});
   return p;
 }
 

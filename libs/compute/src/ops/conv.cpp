@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <array>
 #include <cfloat>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
 #include "ops/families.h"
@@ -92,7 +94,9 @@ double ApplyActivation(const Activation& a, double v) {
   return v;
 }
 
-void AddActivationContext(const Activation& a, hbs::Object& o) {
+// `from_params`: the shader reads alpha / min / max from the parameter block (conv/params)
+// rather than as literals, so they do not tell pipelines apart.
+void AddActivationContext(const Activation& a, hbs::Object& o, bool from_params = false) {
   using K = Activation::Kind;
   o.set("act_none", a.kind == K::kNone);
   o.set("act_relu", a.kind == K::kRelu);
@@ -100,9 +104,116 @@ void AddActivationContext(const Activation& a, hbs::Object& o) {
   o.set("act_clip", a.kind == K::kClip);
   o.set("act_sigmoid", a.kind == K::kSigmoid);
   o.set("act_hardswish", a.kind == K::kHardSwish);
-  o.set("act_alpha", FloatLiteral(a.a));
-  o.set("act_lo", FloatLiteral(a.a));
-  o.set("act_hi", FloatLiteral(a.b));
+  o.set("act_alpha", from_params ? std::string("prm.act_a") : FloatLiteral(a.a));
+  o.set("act_lo", from_params ? std::string("prm.act_a") : FloatLiteral(a.a));
+  o.set("act_hi", from_params ? std::string("prm.act_b") : FloatLiteral(a.b));
+}
+
+// ---------------------------------------------------------------------------------------
+// The parameter block of the shape-generic kernels (shaders/conv/params.wgsl.hbs, ConvParams;
+// docs/adr/0006-conv-parameter-block.md): 36 words in this order.
+enum ConvParamWord : size_t {
+  kN,
+  kC,
+  kM,
+  kCG,
+  kMG,
+  kGroups,
+  kK,
+  kP,
+  kID,
+  kIH,
+  kIW,
+  kISP,
+  kOD,
+  kOH,
+  kOW,
+  kKSP,
+  kKD,
+  kKH,
+  kKW,
+  kMBlocks,
+  kSD,
+  kSH,
+  kSW,
+  kPhases,
+  kDLD,
+  kDLH,
+  kDLW,
+  kQ,
+  kPD,
+  kPH,
+  kPW,
+  kActA,
+  kActB,
+  kQH,
+  kQW,
+  kXBlocks,
+  kParamWords
+};
+
+// Output channels per workgroup row and positions per workgroup of the shape-generic
+// kernels (64 invocations; 2 positions each, 4 for depthwise).
+constexpr uint64_t kBlockM = 8, kGenericWg = 64;
+
+// The integer words of a block (kActA and kActB are floats, set by ParamWords).
+struct ConvParamBlock {
+  std::array<int64_t, kParamWords> v{};
+  Activation act;
+};
+
+ConvParamBlock WindowParams(uint64_t N, uint64_t C, uint64_t M, uint64_t CG, uint64_t MG,
+                            uint64_t group, const Window& w, const Activation& act) {
+  ConvParamBlock b;
+  auto& v = b.v;
+  v[kN] = int64_t(N);
+  v[kC] = int64_t(C);
+  v[kM] = int64_t(M);
+  v[kCG] = int64_t(CG);
+  v[kMG] = int64_t(MG);
+  v[kGroups] = int64_t(group);
+  v[kK] = int64_t(CG * w.kernel_size());
+  v[kP] = int64_t(w.out_size());
+  v[kISP] = int64_t(w.in_size());
+  v[kKSP] = int64_t(w.kernel_size());
+  v[kMBlocks] = int64_t((MG + kBlockM - 1) / kBlockM);
+  v[kPhases] = 1;
+  for (int a = 0; a < 3; ++a) {
+    v[kID + a] = int64_t(w.In3(a));
+    v[kOD + a] = int64_t(w.Out3(a));
+    v[kKD + a] = int64_t(w.Kernel3(a));
+    v[kSD + a] = w.Stride3(a);
+    v[kDLD + a] = w.Dilation3(a);
+    v[kPD + a] = w.Pad3(a);
+  }
+  b.act = act;
+  return b;
+}
+
+// Every word must fit a non-negative i32 (the shader does signed window arithmetic on them).
+Status CheckParams(const OpNode& node, const ConvParamBlock& b) {
+  for (size_t i = 0; i < kParamWords; ++i) {
+    if (i == kActA || i == kActB) continue;
+    if (b.v[i] < 0 || b.v[i] > INT32_MAX) {
+      return Error{ErrorCode::kUnsupported,
+                   node.Describe() + ": an extent, stride, pad or dilation (" +
+                       std::to_string(b.v[i]) + ") does not fit the kernel's 32-bit arithmetic"};
+    }
+  }
+  return Ok{};
+}
+
+std::vector<uint32_t> ParamWords(const ConvParamBlock& b) {
+  std::vector<uint32_t> out(kParamWords);
+  for (size_t i = 0; i < kParamWords; ++i) out[i] = static_cast<uint32_t>(b.v[i]);
+  // Clip bounds are clamped to +-FLT_MAX by ParseActivation.
+  auto f32 = [](double v) {
+    return static_cast<float>(std::clamp(v, -double(FLT_MAX), double(FLT_MAX)));
+  };
+  const float fa = f32(b.act.a), fb = f32(b.act.b);
+  std::memcpy(&out[kActA], &fa, 4);
+  std::memcpy(&out[kActB], &fb, 4);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -246,15 +357,42 @@ uint64_t SplitChunk(uint64_t K, uint64_t split) {
   return (((K + split - 1) / split) + 15) / 16 * 16;
 }
 
+// CPU adapters run Conv through the shape-generic kernel (conv/direct, parameter block);
+// GPUs keep the workgroup-memory tiles, specialised to the shape (docs/adr/0006).
+bool UsesParamBlock(const DeviceCaps& caps, uint64_t split) {
+  return !caps.shared_memory_tiles && split == 1;
+}
+
+ConvParamBlock ConvParams(const ConvDims& d, const Activation& act) {
+  ConvParamBlock b = WindowParams(d.N, d.C, d.M, d.CG, d.MG, d.group, d.win, act);
+  const uint64_t per_wg = kGenericWg * (IsDepthwise(d) ? 4 : 2);
+  b.v[kXBlocks] = int64_t((d.win.out_size() + per_wg - 1) / per_wg);
+  return b;
+}
+
 // The template data of Conv (split = 1) and of its split-K partial sums (split > 1: K in
 // chunks of KC, one per wg.z slice; no bias, no activation: alknet.SplitKSum adds those).
+// `generic`: the record binds a parameter block (Conv does, alknet.ConvPartial does not).
 Result<hbs::Value> ConvContext(const OpNode& node, const Attributes& at, const DeviceCaps& caps,
-                               uint64_t split) {
+                               uint64_t split, bool generic = false) {
   ALKNET_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
   const uint64_t P = d.win.out_size();
   const bool depthwise = IsDepthwise(d), pointwise = !depthwise && IsPointwise(d);
+  if (generic && UsesParamBlock(caps, split)) {
+    // Only what selects the kernel: the shapes are in the parameter block.
+    const Activation act = ActivationOf(at);
+    ALKNET_TRY(CheckParams(node, ConvParams(d, act)));
+    hbs::Object o;
+    o.set("param_block", true);
+    o.set("depthwise", depthwise);
+    o.set("pointwise", pointwise);
+    o.set("has_bias", d.has_bias);
+    AddActivationContext(act, o, /*from_params=*/true);
+    return hbs::Value(std::move(o));
+  }
   const auto tile = ConvTile(d, caps);
   hbs::Object o;
+  o.set("param_block", false);
   o.set("N", d.N);
   o.set("C", d.C);
   o.set("M", d.M);
@@ -285,8 +423,19 @@ Result<hbs::Value> ConvContext(const OpNode& node, const Attributes& at, const D
   return hbs::Value(std::move(o));
 }
 
-DispatchPlan ConvDispatch(const ConvDims& d, const DeviceCaps& caps, uint64_t split) {
+DispatchPlan ConvDispatch(const ConvDims& d, const DeviceCaps& caps, uint64_t split,
+                          bool generic = false) {
   DispatchPlan p;
+  if (generic && UsesParamBlock(caps, split)) {
+    // x: position blocks (the kernel loops past the limit), y: (group, 8-channel block) or the
+    // channel (depthwise), z: batch.
+    const ConvParamBlock b = ConvParams(d, Activation{});
+    p.kind = DispatchPlan::Kind::kGrid;
+    p.workgroup_size = {uint32_t(kGenericWg), 1, 1};
+    p.groups = {std::min<uint64_t>(uint64_t(b.v[kXBlocks]), caps.max_workgroups_per_dimension),
+                IsDepthwise(d) ? d.M : d.group * uint64_t(b.v[kMBlocks]), d.N};
+    return p;
+  }
   if (IsDepthwise(d)) {
     p.invocations = d.N * d.M * ((d.win.out_size() + 3) / 4);
     return p;
@@ -340,10 +489,14 @@ OpRecord ConvRecord() {
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, ConvOutShape(d)}};
   };
   r.context = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
-    return ConvContext(node, at, caps, 1);
+    return ConvContext(node, at, caps, 1, /*generic=*/true);
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
-    return ConvDispatch(*ConvShapes(node, at), caps, 1);
+    return ConvDispatch(*ConvShapes(node, at), caps, 1, /*generic=*/true);
+  };
+  r.params = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
+    if (!UsesParamBlock(caps, 1)) return std::vector<uint32_t>{};
+    return ParamWords(ConvParams(*ConvShapes(node, at), ActivationOf(at)));
   };
   r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     ConvDims d = *ConvShapes(node, at);
@@ -529,6 +682,26 @@ Result<ConvTDims> ConvTShapes(const OpNode& node, const Attributes& at) {
   return d;
 }
 
+// The output split by stride phase (conv/conv_transpose.wgsl.hbs): QD x QH x QW positions
+// per phase, SD SH SW phases.
+ConvParamBlock ConvTParams(const ConvTDims& d, const Activation& act) {
+  ConvParamBlock b = WindowParams(d.N, d.C, d.M, d.CG, d.MG, d.group, d.win, act);
+  uint64_t q[3], phases = 1;
+  for (int a = 0; a < 3; ++a) {
+    const uint64_t s = uint64_t(d.win.Stride3(a));
+    q[a] = (d.win.Out3(a) + s - 1) / s;
+    // Saturates past i32 (CheckParams refuses it) rather than wrapping.
+    phases = s > uint64_t(INT32_MAX) || phases > uint64_t(INT32_MAX) ? uint64_t(INT32_MAX) + 1
+                                                                     : phases * s;
+  }
+  b.v[kPhases] = int64_t(phases);
+  b.v[kQ] = int64_t(q[0] * q[1] * q[2]);
+  b.v[kQH] = int64_t(q[1]);
+  b.v[kQW] = int64_t(q[2]);
+  b.v[kXBlocks] = int64_t((q[0] * q[1] * q[2] + 2 * kGenericWg - 1) / (2 * kGenericWg));
+  return b;
+}
+
 Shape ConvTOutShape(const ConvTDims& d) {
   Shape s{d.N, d.M};
   s.insert(s.end(), d.win.out.begin(), d.win.out.end());
@@ -554,26 +727,30 @@ OpRecord ConvTransposeRecord() {
     ALKNET_ASSIGN_OR_RETURN(ConvTDims d, ConvTShapes(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, ConvTOutShape(d)}};
   };
+  // Shape-generic on every device (conv/conv_transpose.wgsl.hbs): only the bias and the fused
+  // activation select the pipeline.
   r.context = [](const OpNode& node, const Attributes& at,
                  const DeviceCaps&) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(ConvTDims d, ConvTShapes(node, at));
+    const Activation act = ActivationOf(at);
+    ALKNET_TRY(CheckParams(node, ConvTParams(d, act)));
     hbs::Object o;
-    o.set("C", d.C);
-    o.set("M", d.M);
-    o.set("CG", d.CG);
-    o.set("MG", d.MG);
-    o.set("P", d.win.out_size());
-    o.set("total", d.N * d.M * d.win.out_size());
-    AddWindowContext(d.win, o);
     o.set("has_bias", d.has_bias);
-    AddActivationContext(ActivationOf(at), o);
+    AddActivationContext(act, o, /*from_params=*/true);
     return hbs::Value(std::move(o));
   };
-  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
     ConvTDims d = *ConvTShapes(node, at);
+    const ConvParamBlock b = ConvTParams(d, Activation{});
     DispatchPlan p;
-    p.invocations = d.N * d.M * d.win.out_size();
+    p.kind = DispatchPlan::Kind::kGrid;
+    p.workgroup_size = {uint32_t(kGenericWg), 1, 1};
+    p.groups = {std::min<uint64_t>(uint64_t(b.v[kXBlocks]), caps.max_workgroups_per_dimension),
+                d.group * uint64_t(b.v[kMBlocks]), d.N * uint64_t(b.v[kPhases])};
     return p;
+  };
+  r.params = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
+    return ParamWords(ConvTParams(*ConvTShapes(node, at), ActivationOf(at)));
   };
   r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     ConvTDims d = *ConvTShapes(node, at);

@@ -15,6 +15,7 @@
 // and returns no tensors.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +53,7 @@ struct ExecutorStats {
   uint64_t programs_generated = 0;  // templates rendered
   uint64_t programs_reused = 0;     // from the program cache
   uint64_t graph_rewrites = 0;      // made by the graph passes, summed over runs
+  uint64_t param_blocks = 0;        // uniform parameter blocks created (ShaderProgram::params)
 };
 
 // One top-level node of a profiled run (Executor::set_profile): its time from recording to
@@ -105,8 +107,9 @@ class Executor {
                      Attributes attributes = {}, int opset = 17);
 
   // Compile (or fetch from the pipeline cache) and record one program; for callers that build
-  // their own programs (SHA-256). `bindings` follow program.bindings, leaving out the kParams
-  // one: the executor binds the program's uniform block (ShaderProgram::params) itself.
+  // their own programs (SHA-256). `bindings` follow program.bindings, leaving out the
+  // parameter block (Role::kParams), which the executor binds from its own cache. The
+  // context's pipeline cache (webgpu::Context::cached_kernel_count) counts compiled programs.
   Status Dispatch(webgpu::Recorder& rec, const ShaderProgram& program,
                   const std::vector<const webgpu::Buffer*>& bindings);
   // Submits with error scopes and checks uncaptured errors and device loss.

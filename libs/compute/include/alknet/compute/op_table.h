@@ -110,7 +110,8 @@ struct OpRecord {
       dispatch;
   // Run-time parameters (ShaderProgram::params): 32-bit words of a uniform block the template
   // declares at binding `params_binding` (after the outputs). Sizes passed here instead of
-  // rendered into the source let one pipeline serve every shape of a kind (MatMul).
+  // rendered into the source let one pipeline serve every shape of a kind (MatMul, Conv on CPU
+  // adapters: docs/adr/0005, 0006). An empty vector: this node has no block.
   std::function<Result<std::vector<uint32_t>>(const OpNode& node, const Attributes& attrs,
                                               const DeviceCaps& caps)>
       params;

@@ -1,0 +1,350 @@
+// The shape-generic Conv and ConvTranspose kernels (parameter block, docs/adr/0006): results
+// against the float64 references on shapes that used to get programs of their own, odd
+// sizes, pads, dilations, groups and output_padding; and the number of pipelines a 100-layer
+// CNN compiles stays bounded.
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "test_util.h"
+
+namespace alknet::compute {
+namespace {
+
+using testing::SharedContext;
+
+using Ints = std::vector<int64_t>;
+
+// CPU adapters' variant (what lavapipe gets): Conv runs the parameter-block kernel.
+DeviceCaps CpuCaps() {
+  DeviceCaps caps = CapsOf(SharedContext());
+  caps.shared_memory_tiles = false;
+  return caps;
+}
+
+RefTensor Random(std::mt19937_64& rng, const Shape& shape, double scale = 1.0) {
+  return testing::RandomTensor(rng, DType::kF32, shape, TestHints{-scale, scale, 0, 0});
+}
+
+// max |got - want| <= abs + rel * max |want|, reported with the worst index.
+::testing::AssertionResult Near(const std::vector<double>& got, const std::vector<double>& want,
+                                double abs, double rel) {
+  if (got.size() != want.size()) {
+    return ::testing::AssertionFailure() << got.size() << " values, expected " << want.size();
+  }
+  double scale = 0, worst = 0;
+  size_t at = 0;
+  for (double v : want) scale = std::max(scale, std::fabs(v));
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double e = std::fabs(got[i] - want[i]);
+    if (!(e <= worst)) {
+      worst = e;
+      at = i;
+    }
+  }
+  if (worst <= abs + rel * scale) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "max error " << worst << " at " << at << " (got " << got[at] << ", want " << want[at]
+         << "; |ref| <= " << scale << ")";
+}
+
+struct OneCase {
+  std::string op;
+  Shape x, w;
+  bool bias;
+  Attributes attrs;
+};
+
+// Runs `c` on `ex` and checks it against ReferenceRun.
+void Check(Executor& ex, const OneCase& c, std::mt19937_64& rng) {
+  std::vector<RefTensor> in{Random(rng, c.x), Random(rng, c.w)};
+  const uint64_t m =
+      c.op == "Conv"
+          ? c.w[0]
+          : c.w[1] * static_cast<uint64_t>(std::get<int64_t>(
+                         c.attrs.count("group") ? c.attrs.at("group") : AttrValue(int64_t{1})));
+  if (c.bias) in.push_back(Random(rng, {m}));
+  OpNode node{c.op, "t", 17, c.attrs, {}, {}};
+  std::vector<Tensor> dev;
+  for (const RefTensor& t : in) {
+    node.inputs.push_back(TensorDesc{t.dtype, t.shape});
+    auto up = ex.Upload(t.dtype, t.shape, testing::ToHost(t));
+    ASSERT_TRUE(up.ok()) << up.error().ToString();
+    dev.push_back(*up);
+  }
+  std::string what = c.op + " X" + ShapeToString(c.x) + " W" + ShapeToString(c.w);
+  for (const auto& [k, v] : c.attrs) what += " " + k + "=" + AttrToString(v);
+  auto ref = ReferenceRun(node, in);
+  ASSERT_TRUE(ref.ok()) << what << ": " << ref.error().ToString();
+  auto out = ex.Run(c.op, dev, c.attrs);
+  ASSERT_TRUE(out.ok()) << what << ": " << out.error().ToString();
+  auto host = ex.Download(*out);
+  ASSERT_TRUE(host.ok()) << host.error().ToString();
+  ASSERT_EQ(host->shape, (*ref)[0].shape) << what;
+  EXPECT_TRUE(Near(testing::FromHost(*host), (*ref)[0].data, 1e-5, 2e-6)) << what;
+}
+
+std::vector<OneCase> ConvCases() {
+  auto act = [](const char* a) { return AttrValue(std::string(a)); };
+  return {
+      // Shapes that used to be programs of their own, now one pipeline per kind.
+      {"Conv", {1, 16, 9, 13}, {24, 16, 3, 3}, true, {{"pads", Ints{1, 1, 1, 1}}}},
+      {"Conv", {1, 24, 10, 14}, {24, 24, 3, 3}, true, {{"pads", Ints{1, 1, 1, 1}}}},
+      {"Conv", {2, 8, 7, 5}, {20, 8, 3, 3}, false, {{"strides", Ints{2, 2}}}},
+      // The pathological layer's kind: 3x3 96 -> 24 (smaller spatial extent).
+      {"Conv",
+       {1, 96, 12, 17},
+       {24, 96, 3, 3},
+       true,
+       {{"pads", Ints{1, 1, 1, 1}}, {"alknet.activation", act("Relu")}}},
+      // Odd sizes, asymmetric pads, dilations, strides.
+      {"Conv",
+       {1, 5, 11, 7},
+       {3, 5, 3, 2},
+       true,
+       {{"pads", Ints{2, 0, 1, 3}}, {"dilations", Ints{2, 3}}, {"strides", Ints{1, 2}}}},
+      {"Conv",
+       {1, 3, 31, 29},
+       {13, 3, 5, 5},
+       true,
+       {{"pads", Ints{2, 2, 2, 2}},
+        {"strides", Ints{3, 2}},
+        {"alknet.activation", act("Clip:0:6")}}},
+      // Groups (not depthwise) and channel blocks that end mid-block (MG = 12: 8 + 4).
+      {"Conv",
+       {1, 12, 9, 9},
+       {36, 4, 3, 3},
+       true,
+       {{"group", int64_t{3}},
+        {"pads", Ints{1, 1, 1, 1}},
+        {"alknet.activation", act("HardSwish")}}},
+      // 1x1 (pointwise), positions not a multiple of anything.
+      {"Conv", {2, 40, 7, 9}, {17, 40, 1, 1}, true, {{"alknet.activation", act("LeakyRelu:0.2")}}},
+      {"Conv", {1, 64, 3, 3}, {130, 64, 1, 1}, false, {{"alknet.activation", act("Sigmoid")}}},
+      // 1x1 with a stride: the general kernel.
+      {"Conv", {1, 8, 9, 9}, {8, 8, 1, 1}, false, {{"strides", Ints{2, 2}}}},
+      // Depthwise, with a multiplier, strides, dilation.
+      {"Conv",
+       {1, 7, 13, 11},
+       {7, 1, 3, 3},
+       true,
+       {{"group", int64_t{7}}, {"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}}},
+      {"Conv",
+       {2, 4, 9, 10},
+       {8, 1, 5, 3},
+       false,
+       {{"group", int64_t{4}}, {"pads", Ints{2, 1, 2, 1}}, {"dilations", Ints{1, 2}}}},
+      // 1-D and 3-D.
+      {"Conv", {1, 6, 33}, {10, 3, 4}, true, {{"group", int64_t{2}}, {"strides", Ints{3}}}},
+      {"Conv", {1, 3, 5, 6, 7}, {9, 3, 2, 3, 3}, true, {{"pads", Ints{1, 0, 1, 0, 1, 1}}}},
+  };
+}
+
+std::vector<OneCase> ConvTransposeCases() {
+  auto act = [](const char* a) { return AttrValue(std::string(a)); };
+  return {
+      // The pathological layer's kind: 2x2, stride 2, 24 -> 24.
+      {"ConvTranspose", {1, 24, 10, 14}, {24, 24, 2, 2}, true, {{"strides", Ints{2, 2}}}},
+      // Overlapping taps (kernel 4 > stride 2), pads, output_padding, odd sizes.
+      {"ConvTranspose",
+       {1, 5, 7, 9},
+       {5, 11, 4, 4},
+       true,
+       {{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"output_padding", Ints{1, 0}}}},
+      {"ConvTranspose",
+       {2, 3, 5, 4},
+       {3, 2, 3, 3},
+       false,
+       {{"strides", Ints{3, 2}},
+        {"pads", Ints{1, 2, 0, 1}},
+        {"output_padding", Ints{2, 1}},
+        {"dilations", Ints{2, 1}},
+        {"alknet.activation", act("Relu")}}},
+      // Groups, stride 1 (one phase), dilation.
+      {"ConvTranspose",
+       {1, 6, 8, 7},
+       {6, 5, 3, 3},
+       true,
+       {{"group", int64_t{2}},
+        {"dilations", Ints{2, 2}},
+        {"alknet.activation", act("Clip:-0.5:0.5")}}},
+      // output_shape, SAME_UPPER, 1-D and 3-D.
+      {"ConvTranspose",
+       {1, 4, 9},
+       {4, 3, 5},
+       true,
+       {{"strides", Ints{4}}, {"output_shape", Ints{37}}}},
+      {"ConvTranspose",
+       {1, 2, 3, 4, 5},
+       {2, 3, 2, 3, 2},
+       false,
+       {{"strides", Ints{2, 1, 3}}, {"auto_pad", act("SAME_UPPER")}}},
+  };
+}
+
+TEST(ConvParamBlock, MatchesFloat64Reference) {
+  Executor ex(SharedContext(), ExecutorOptions{.poison_outputs = true, .caps = CpuCaps()});
+  std::mt19937_64 rng(testing::Seed() + 11);
+  for (const OneCase& c : ConvCases()) Check(ex, c, rng);
+  for (const OneCase& c : ConvTransposeCases()) Check(ex, c, rng);
+}
+
+// Dispatches capped at 2 workgroups per dimension: the kernels loop over the position blocks
+// the grid does not cover.
+TEST(ConvParamBlock, PositionBlocksPastTheGridLimit) {
+  DeviceCaps caps = CpuCaps();
+  caps.max_workgroups_per_dimension = 2;
+  Executor ex(SharedContext(), ExecutorOptions{.poison_outputs = true, .caps = caps});
+  std::mt19937_64 rng(testing::Seed() + 12);
+  Check(ex, {"Conv", {1, 2, 23, 29}, {2, 2, 3, 3}, true, {{"pads", Ints{1, 1, 1, 1}}}}, rng);
+  Check(ex, {"Conv", {1, 2, 23, 29}, {2, 1, 3, 3}, false, {{"group", int64_t{2}}}}, rng);
+  Check(ex, {"Conv", {1, 3, 20, 20}, {2, 3, 1, 1}, false, {}}, rng);
+  // Two stride phases (z holds batch x phases, which the grid must fit).
+  Check(ex, {"ConvTranspose", {1, 2, 13, 17}, {2, 2, 2, 2}, true, {{"strides", Ints{1, 2}}}}, rng);
+}
+
+// Layers of one kind with different shapes share one compiled pipeline (and one program per
+// activation): the WGSL holds no shape.
+TEST(ConvParamBlock, ShapesShareOnePipeline) {
+  webgpu::Context& ctx = SharedContext();
+  Executor ex(ctx, ExecutorOptions{.caps = CpuCaps()});
+  std::mt19937_64 rng(testing::Seed() + 13);
+  auto run = [&](const OneCase& c) { Check(ex, c, rng); };
+  run({"Conv", {1, 4, 6, 6}, {8, 4, 3, 3}, false, {{"pads", Ints{1, 1, 1, 1}}}});
+  const size_t after_first = ctx.cached_kernel_count();
+  run({"Conv", {1, 9, 11, 5}, {13, 9, 3, 3}, false, {{"strides", Ints{2, 1}}}});
+  run({"Conv", {2, 3, 7, 8}, {5, 3, 5, 1}, false, {{"dilations", Ints{1, 2}}}});
+  run({"Conv", {1, 6, 5, 5}, {6, 3, 3, 3}, false, {{"group", int64_t{2}}}});
+  // Only Download's helpers may add pipelines; the conv itself adds none.
+  EXPECT_EQ(ctx.cached_kernel_count(), after_first);
+}
+
+// A generated 100-layer CNN (MobileNet-like blocks: 1x1 expansions, depthwise 3x3 with
+// strides 1 and 2, 3x3 convs, projections, ConvTranspose upsampling; channels 8..48, spatial
+// extents 5..40) compiles a bounded number of pipelines, and its output matches the float64
+// references layer by layer.
+TEST(ConvParamBlock, HundredLayerCnnCompilesFewPipelines) {
+  // A context of its own: its pipeline cache starts empty, so the count is the graph's alone.
+  auto created = webgpu::Context::Create();
+  ASSERT_TRUE(created.ok()) << created.error().ToString();
+  webgpu::Context& ctx = **created;
+  Executor ex(ctx, ExecutorOptions{.caps = CpuCaps()});
+  std::mt19937_64 rng(testing::Seed() + 14);
+  const char* acts[] = {"", "Relu", "Clip:0:6", "HardSwish"};
+  Graph g(1);
+  std::vector<Tensor> dev;
+  std::vector<RefTensor> ref_inputs;
+  Shape shape{1, 8, 40, 36};
+  RefTensor x = Random(rng, shape);
+  ref_inputs.push_back(x);
+  dev.push_back(*ex.Upload(DType::kF32, x.shape, testing::ToHost(x)));
+  int value = 0;
+  auto add_input = [&](const Shape& s, double scale) {
+    RefTensor t = Random(rng, s, scale);
+    dev.push_back(*ex.Upload(DType::kF32, t.shape, testing::ToHost(t)));
+    ref_inputs.push_back(t);
+    ++g.num_inputs;
+    ++g.num_values;
+    return static_cast<int>(ref_inputs.size()) - 1;
+  };
+  // Graph inputs (weights, biases) take the first value ids, so the layers are drawn first and
+  // the nodes added afterwards.
+  struct Pending {
+    std::string op;
+    Attributes at;
+    int w, b;
+  };
+  std::vector<Pending> pending;
+  std::uniform_int_distribution<int> pick(0, 99);
+  uint64_t c = shape[1], h = shape[2], wd = shape[3];
+  for (int i = 0; pending.size() < 100; ++i) {
+    const Attributes act{{"alknet.activation", AttrValue(std::string(acts[pick(rng) % 4]))}};
+    const int kind = i % 5;
+    uint64_t m = c;
+    Attributes at = act;
+    Shape ws;
+    std::string op = "Conv";
+    if (kind == 0) {  // 1x1 expansion
+      m = std::min<uint64_t>(48, c + 8 * (1 + pick(rng) % 3));
+      ws = {m, c, 1, 1};
+    } else if (kind == 1) {  // depthwise 3x3, sometimes strided
+      const int64_t s = h > 10 && pick(rng) % 3 == 0 ? 2 : 1;
+      at["group"] = int64_t(c);
+      at["pads"] = Ints{1, 1, 1, 1};
+      at["strides"] = Ints{s, s};
+      ws = {c, 1, 3, 3};
+      h = (h + 2 - 3) / s + 1;
+      wd = (wd + 2 - 3) / s + 1;
+    } else if (kind == 2) {  // 1x1 projection
+      m = 8 + 4 * (pick(rng) % 6);
+      ws = {m, c, 1, 1};
+    } else if (kind == 3) {  // 3x3, or a ConvTranspose 2x2/2 upsampling when small
+      if (h < 12 && pick(rng) % 2 == 0) {
+        op = "ConvTranspose";
+        // As in detector heads: Relu or nothing (so at most 3 x 4 + 2 = 14 programs can
+        // exist, whatever the seed draws).
+        at["alknet.activation"] = std::string(pick(rng) % 2 ? "Relu" : "");
+        m = 8 + 8 * (pick(rng) % 3);
+        at["strides"] = Ints{2, 2};
+        ws = {c, m, 2, 2};
+        h *= 2;
+        wd *= 2;
+      } else {
+        m = 8 + 4 * (pick(rng) % 8);
+        at["pads"] = Ints{1, 1, 1, 1};
+        ws = {m, c, 3, 3};
+      }
+    } else {  // 3x3 with dilation 2 or a 5x5 stride 2 when large
+      m = 8 + 8 * (pick(rng) % 4);
+      if (h > 20) {
+        at["pads"] = Ints{2, 2, 2, 2};
+        at["strides"] = Ints{2, 2};
+        ws = {m, c, 5, 5};
+        h = (h + 4 - 5) / 2 + 1;
+        wd = (wd + 4 - 5) / 2 + 1;
+      } else {
+        at["pads"] = Ints{2, 2, 2, 2};
+        at["dilations"] = Ints{2, 2};
+        ws = {m, c, 3, 3};
+      }
+    }
+    uint64_t fan_in = 1;
+    for (size_t k = 1; k < ws.size(); ++k) fan_in *= ws[k];
+    if (op == "ConvTranspose") fan_in = ws[0];
+    const int w = add_input(ws, std::sqrt(3.0 / double(fan_in)));
+    const int b = add_input({m}, 0.1);
+    pending.push_back({op, at, w, b});
+    c = m;
+  }
+  // Nodes: value 0 is X, values 1.. the weights and biases; node outputs follow.
+  for (const Pending& p : pending) {
+    value = g.Add(p.op, {value, p.w, p.b}, p.at, 17);
+  }
+  g.outputs = {value};
+  const size_t before = ctx.cached_kernel_count();
+  auto out = ex.Run(g, dev);
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  const size_t compiled = ctx.cached_kernel_count() - before;
+  std::printf("[ pipelines] %zu compiled for %zu conv layers\n", compiled, pending.size());
+  // Kinds: general, 1x1, depthwise (Conv) times 4 activations, ConvTranspose times 2, all with
+  // bias: 14 at most; shape-specialised programs would be one per distinct layer (~100).
+  EXPECT_LE(compiled, 15u) << "pipelines compiled for 100 conv layers";
+  EXPECT_GE(compiled, 4u);  // the four kinds ran (the counter counts)
+  // The float64 references, layer by layer.
+  RefTensor cur = ref_inputs[0];
+  for (const Pending& p : pending) {
+    OpNode node{p.op, "", 17, p.at, {}, {}};
+    std::vector<RefTensor> in{cur, ref_inputs[p.w], ref_inputs[p.b]};
+    for (const RefTensor& t : in) node.inputs.push_back(TensorDesc{t.dtype, t.shape});
+    auto r = ReferenceRun(node, in);
+    ASSERT_TRUE(r.ok()) << r.error().ToString();
+    cur = (*r)[0];
+  }
+  auto host = ex.Download((*out)[0]);
+  ASSERT_TRUE(host.ok());
+  ASSERT_EQ(host->shape, cur.shape);
+  EXPECT_TRUE(Near(testing::FromHost(*host), cur.data, 1e-4, 1e-4));
+}
+
+}  // namespace
+}  // namespace alknet::compute
