@@ -79,8 +79,9 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
   }
   // Declared types for every intermediate value (the records' infer stays authoritative for
   // shapes; ONNX's inference gives the ONNX element types outputs convert back to), after
-  // checking what ONNX's inference functions assume (validate.cpp).
-  ALKNET_TRY(detail::InferOnnxTypes(m, model));
+  // checking what ONNX's inference functions assume and the stored tensors' total size
+  // against the memory budget (validate.cpp).
+  ALKNET_TRY(detail::ValidateModel(m, model, options.max_memory));
   const ::onnx::GraphProto& g = m.graph();
   if (g.sparse_initializer_size() > 0) {
     return Error{ErrorCode::kUnsupported, model + ": sparse initializers are not supported"};

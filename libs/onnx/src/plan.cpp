@@ -224,10 +224,26 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
                                                      std::to_string(outs.size())});
     }
 
+    // The memory budget: each value at its device size (Range's values are computed on the
+    // host in float64 whichever path it takes); the host copy of a folded value is float64.
+    for (size_t o = 0; o < outs.size(); ++o) {
+      const uint64_t per = n.op == "Range" ? 8 : compute::DeviceElementSize(outs[o].dtype);
+      const auto bytes = compute::CheckedBytes(outs[o].shape, per);
+      if (!bytes || *bytes > options.max_memory) {
+        return fail(Error{
+            ErrorCode::kLimit,
+            "output " + std::to_string(o) + " (" + compute::DescToString(outs[o]) + ") needs " +
+                (bytes ? std::to_string(*bytes) : std::string("over 2^63")) +
+                " bytes, more than the memory budget of " + std::to_string(options.max_memory) +
+                " (SessionOptions::max_memory; alknet infer --max-memory)"});
+      }
+    }
+
     // Fold: every input known and the results small.
     std::vector<const RefTensor*> known;
     for (const Slot* in : in_slots) known.push_back(in != nullptr ? in->known.get() : nullptr);
-    auto folded = FoldOnHost(on, *rec, known, outs, options.fold_limit);
+    auto folded =
+        FoldOnHost(on, *rec, known, outs, std::min(options.fold_limit, options.max_memory / 8));
     if (!folded.ok()) return fail(folded.error());
     if (*folded) {
       for (size_t o = 0; o < (*folded)->size(); ++o) known_slot(o, std::move((**folded)[o]));

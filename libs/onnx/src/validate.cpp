@@ -28,7 +28,7 @@ using ::onnx::OpSchema;
 
 // Marks the guard's messages among libonnx's own, and the temporary node names that tell
 // which node a message is about.
-constexpr const char* kGuardMarker = "alknet: ";
+constexpr const char* kGuardMarker = "[alknet guard] ";
 constexpr const char* kNodeTag = "alknet.node.";
 
 using Opsets = std::map<std::string, int>;
@@ -92,6 +92,63 @@ Status CheckGraph(const ::onnx::GraphProto& g, const Opsets& opsets, const std::
     }
   }
   return Ok{};
+}
+
+// The bytes each stored tensor will take on the host, summed against the budget before any
+// is decoded (a sparse file can declare 2^34 elements of external data).
+class TensorBudget {
+ public:
+  explicit TensorBudget(uint64_t max_memory) : max_(max_memory) {}
+
+  Status Add(const ::onnx::TensorProto& t, const std::string& what) {
+    compute::Shape shape;
+    for (int64_t d : t.dims()) {
+      if (d < 0) return Ok{};  // the decoder refuses it with its own message
+      shape.push_back(static_cast<uint64_t>(d));
+    }
+    const uint64_t size = ElemSize(static_cast<ElemType>(t.data_type()));
+    const std::optional<uint64_t> bytes = compute::CheckedBytes(shape, size);
+    if (bytes && *bytes <= max_ - used_) {
+      used_ += *bytes;
+      return Ok{};
+    }
+    return Error{ErrorCode::kLimit,
+                 what + " (" + ElemTypeName(static_cast<ElemType>(t.data_type())) +
+                     compute::ShapeToString(shape) + ", " +
+                     (bytes ? std::to_string(*bytes) + " bytes" : "more than 2^63 bytes") +
+                     ") takes the model's stored tensors past the memory budget of " +
+                     std::to_string(max_) +
+                     " bytes (SessionOptions::max_memory; alknet infer --max-memory)"};
+  }
+
+ private:
+  uint64_t max_;
+  uint64_t used_ = 0;
+};
+
+Status AddGraphTensors(const ::onnx::GraphProto& g, const std::string& prefix,
+                       TensorBudget& budget) {
+  for (const auto& t : g.initializer()) {
+    ALKNET_TRY(budget.Add(t, prefix + "initializer '" + t.name() + "'"));
+  }
+  for (int k = 0; k < g.node_size(); ++k) {
+    const NodeProto& n = g.node(k);
+    for (const AttributeProto& a : n.attribute()) {
+      const std::string what = prefix + "node " + std::to_string(k) + " (" + n.op_type() +
+                               ") attribute '" + a.name() + "'";
+      if (a.has_t()) ALKNET_TRY(budget.Add(a.t(), what));
+      for (const auto& t : a.tensors()) ALKNET_TRY(budget.Add(t, what));
+      if (a.has_g()) ALKNET_TRY(AddGraphTensors(a.g(), what + ": ", budget));
+      for (const auto& sub : a.graphs()) ALKNET_TRY(AddGraphTensors(sub, what + ": ", budget));
+    }
+  }
+  return Ok{};
+}
+
+Status CheckStoredTensors(const ::onnx::GraphProto& g, const std::string& prefix,
+                          uint64_t max_memory) {
+  TensorBudget budget(max_memory);
+  return AddGraphTensors(g, prefix, budget);
 }
 
 [[noreturn]] void Refuse(const std::string& why) {
@@ -220,7 +277,8 @@ std::optional<std::pair<int, std::string>> GuardMessage(const std::string& repor
 
 }  // namespace
 
-Status InferOnnxTypes(::onnx::ModelProto& m, const std::string& model) {
+Status ValidateModel(::onnx::ModelProto& m, const std::string& model, uint64_t max_memory) {
+  ALKNET_TRY(CheckStoredTensors(m.graph(), model + ": ", max_memory));
   Opsets opsets;
   for (const auto& o : m.opset_import()) {
     opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = static_cast<int>(o.version());

@@ -18,6 +18,9 @@ namespace alknet::onnx::detail {
 // guard that checks the preconditions it relies on (dimensions >= 0, axes in range, ranks of
 // the recurrent ops, Scan's counts). A violation is an error naming the node and `model`;
 // any other inference failure is ignored (alknet's own propagation is what plans rely on).
-Status InferOnnxTypes(::onnx::ModelProto& m, const std::string& model);
+// Before that, the tensors the model stores (initializers and TENSOR attributes, external
+// data included) are summed from their declared shapes: more than `max_memory` bytes is an
+// error naming the tensor that crosses it, before anything is read.
+Status ValidateModel(::onnx::ModelProto& m, const std::string& model, uint64_t max_memory);
 
 }  // namespace alknet::onnx::detail
