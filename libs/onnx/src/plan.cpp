@@ -199,6 +199,17 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
       continue;
     }
 
+    // Identity forwards its input: the output names the same value, so that no copy is
+    // dispatched (a chain of 200,000 of them once exhausted the driver's descriptor pools).
+    if (n.op == "Identity" && in_slots.size() == 1 && in_slots[0] != nullptr &&
+        n.outputs.size() == 1) {
+      Slot s = *in_slots[0];
+      s.type = type_of(n.outputs[0], s.desc.dtype);
+      define(0, std::move(s));
+      ++plan->folded;
+      continue;
+    }
+
     const OpRecord* rec = n.record;
     auto inferred = table.Infer(on);
     if (!inferred.ok()) {
@@ -267,6 +278,17 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(
       }
       emit(std::move(ln), n.outputs, outs);
     }
+  }
+
+  // One command buffer records every device node with its own bind group; past some tens of
+  // thousands the driver's descriptor-pool allocation fails inside Dawn (lavapipe crashed
+  // at 70,000 single-dispatch nodes, ran 35,000), so bigger plans are refused.
+  constexpr uint64_t kMaxDeviceNodes = 32768;
+  if (plan->on_device > kMaxDeviceNodes) {
+    return Error{ErrorCode::kLimit, model + ": the plan has " + std::to_string(plan->on_device) +
+                                        " device nodes, more than the " +
+                                        std::to_string(kMaxDeviceNodes) +
+                                        " one command buffer may hold"};
   }
 
   // Outputs.

@@ -304,6 +304,44 @@ TEST(HostileModels, ExternalDataIsCountedFromItsDeclaredShapeBeforeReading) {
       << s.error().message;
 }
 
+// A chain of `n` single-input `op` nodes from x to y.
+Model Chain(const std::string& op, int n) {
+  Model m;
+  m.Input("x", {4});
+  for (int i = 0; i < n; ++i) {
+    m.Node(op, {i == 0 ? "x" : "t" + std::to_string(i - 1)},
+           {i == n - 1 ? "y" : "t" + std::to_string(i)}, "");
+  }
+  m.Output("y");
+  return m;
+}
+
+TEST(HostileModels, LongIdentityChainsRunWithoutADispatchEach) {
+  // 200,000 Identity nodes once crashed in the driver's descriptor-pool allocation.
+  auto bytes = Chain("Identity", 200000).Bytes();
+  auto s = Session::LoadFromBytes(bytes, {}, Opts());
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  std::vector<float> x = {1.5f, -2, 0, 7};
+  HostInput in{"x", ElemType::kFloat, {4}, std::as_bytes(std::span(x))};
+  auto r = s->Run({in});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  for (uint64_t i = 0; i < 4; ++i) EXPECT_EQ(r->outputs[0].At(i), x[i]);
+  EXPECT_EQ(s->stats().nodes_on_device, 0u);
+}
+
+TEST(HostileModels, PlansBeyondOneCommandBufferAreRefused) {
+  auto bytes = Chain("Neg", 40000).Bytes();
+  auto s = Session::LoadFromBytes(bytes, {}, Opts());
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  std::vector<float> x = {1, 2, 3, 4};
+  HostInput in{"x", ElemType::kFloat, {4}, std::as_bytes(std::span(x))};
+  auto r = s->Run({in});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("the plan has 40000 device nodes, more than the 32768"),
+            std::string::npos)
+      << r.error().message;
+}
+
 TEST(CheckedElements, AgreesWithExactArithmetic) {
   using compute::CheckedBytes;
   using compute::CheckedElements;
