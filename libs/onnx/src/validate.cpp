@@ -161,20 +161,42 @@ std::optional<int64_t> IntAttr(const InferenceContext& ctx, const char* name) {
   return a->i();
 }
 
-// The rank of input i when its shape is known.
-std::optional<int64_t> RankOf(const InferenceContext& ctx, size_t i) {
-  if (i >= ctx.getNumInputs()) return std::nullopt;
+// The shape of input i when known: dense or sparse tensors (ONNX's helpers read both).
+const ::onnx::TensorShapeProto* ShapeOf(const InferenceContext& ctx, size_t i) {
+  if (i >= ctx.getNumInputs()) return nullptr;
   const ::onnx::TypeProto* t = ctx.getInputType(i);
-  if (t == nullptr || !t->has_tensor_type() || !t->tensor_type().has_shape()) return std::nullopt;
-  return t->tensor_type().shape().dim_size();
+  if (t == nullptr) return nullptr;
+  if (t->has_tensor_type() && t->tensor_type().has_shape()) return &t->tensor_type().shape();
+  if (t->has_sparse_tensor_type() && t->sparse_tensor_type().has_shape())
+    return &t->sparse_tensor_type().shape();
+  return nullptr;
+}
+
+std::optional<int64_t> RankOf(const InferenceContext& ctx, size_t i) {
+  const ::onnx::TensorShapeProto* s = ShapeOf(ctx, i);
+  if (s == nullptr) return std::nullopt;
+  return s->dim_size();
 }
 
 // Preconditions of the inference function of `op` (schema version `since`).
 void CheckPreconditions(const std::string& op, int since, const InferenceContext& ctx) {
-  for (size_t i = 0; i < ctx.getNumInputs(); ++i) {
+  // Most inference functions read tensor_type() whatever the input's kind (ONNX's hasShape
+  // also accepts sparse tensors and sequences of tensors), so a sparse tensor or a sequence
+  // given to a dense op reads a rank of 0. Only the ops made for other kinds may see them.
+  const bool any_kind = op.rfind("Sequence", 0) == 0 || op.rfind("Optional", 0) == 0 ||
+                        op == "SplitToSequence" || op == "ConcatFromSequence" || op == "Identity" ||
+                        op == "If" || op == "Loop" || op == "Scan";
+  for (size_t i = 0; i < ctx.getNumInputs() && !any_kind; ++i) {
     const ::onnx::TypeProto* t = ctx.getInputType(i);
-    if (t == nullptr || !t->has_tensor_type() || !t->tensor_type().has_shape()) continue;
-    for (const auto& d : t->tensor_type().shape().dim()) {
+    if (t != nullptr && t->value_case() != ::onnx::TypeProto::kTensorType &&
+        t->value_case() != ::onnx::TypeProto::VALUE_NOT_SET) {
+      Refuse("input " + std::to_string(i) + " is not a dense tensor");
+    }
+  }
+  for (size_t i = 0; i < ctx.getNumInputs(); ++i) {
+    const ::onnx::TensorShapeProto* shape = ShapeOf(ctx, i);
+    if (shape == nullptr) continue;
+    for (const auto& d : shape->dim()) {
       if (d.has_dim_value() && d.dim_value() < 0) {
         Refuse("input " + std::to_string(i) + " has the negative dimension " +
                std::to_string(d.dim_value()));
