@@ -33,7 +33,7 @@ namespace json = alknet::base::json;
 
 constexpr const char* kHelp =
     "Usage: alknet infer MODEL.onnx --input NAME=VALUE ... [--output OUT] [--json] [--repeat N]\n"
-    "                    [--profile]\n\n"
+    "                    [--profile] [--max-memory SIZE]\n\n"
     "Loads an ONNX model, runs it on the inputs and prints every output (values when small;\n"
     "shape, type, min/max/mean and the first values otherwise) with the load, plan and run "
     "times.\n\n"
@@ -48,6 +48,10 @@ constexpr const char* kHelp =
     "                      submitted and waited for): the nodes that take the most time, and the\n"
     "                      time per op type; the round trip of an empty submit is shown as the "
     "floor\n"
+    "  --max-memory SIZE   the most memory the model may make alknet allocate: its stored\n"
+    "                      tensors together, and each value a plan computes (bytes, or with\n"
+    "                      a K, M or G suffix: KiB, MiB, GiB; default 4G). Over it: exit 1 with\n"
+    "                      the tensor or node named\n"
     "  --json              a JSON document: model, adapter, load_ms, plan_ms, run_ms {first,\n"
     "                      median, min}, run_parts_ms {upload, device, download, and record: the\n"
     "                      CPU part of device} (medians), repeat,\n"
@@ -55,6 +59,25 @@ constexpr const char* kHelp =
     "                      and with --profile, profile {sync_ms, nodes [{op, name, output,\n"
     "                      dispatches, ms}]}\n\n"
     "Exit codes: 0 ok, 1 the model or an input is invalid or unsupported, 2 usage, 3 no device.\n";
+
+// "4096", "512M", "4G": bytes, or KiB/MiB/GiB with a K/M/G suffix.
+OptionResult<uint64_t> ParseSize(std::string_view text) {
+  uint64_t unit = 1;
+  std::string_view digits = text;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': unit = uint64_t{1} << 10; break;
+      case 'M': unit = uint64_t{1} << 20; break;
+      case 'G': unit = uint64_t{1} << 30; break;
+      default: break;
+    }
+    if (unit != 1) digits.remove_suffix(1);
+  }
+  auto n = ParseUnsignedOption("--max-memory", digits, 1, UINT64_MAX / unit);
+  if (!n)
+    return OptionError{"--max-memory: '" + std::string(text) + "' is not a size (4096, 512M, 4G)"};
+  return *n * unit;
+}
 
 int Fail(const std::string& why, int code = kExitFailure) {
   std::fprintf(stderr, "alknet infer: %s\n", why.c_str());
@@ -285,6 +308,7 @@ int RunInfer(std::span<const std::string_view> args) {
   std::vector<std::pair<std::string, std::string>> given;
   bool as_json = false, profile = false;
   long repeat = 0;
+  ox::SessionOptions options;
   auto usage = [](const std::string& why) { return Fail(why + "\n\n" + kHelp, kExitUsage); };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string a(args[i]);
@@ -295,6 +319,11 @@ int RunInfer(std::span<const std::string_view> args) {
       as_json = true;
     } else if (a == "--profile") {
       profile = true;
+    } else if (a == "--max-memory") {
+      if (i + 1 >= args.size()) return usage(a + " needs a value");
+      auto size = ParseSize(args[++i]);
+      if (!size) return usage(size.error().message);
+      options.max_memory = *size;
     } else if (a == "--input" || a == "--output" || a == "--repeat") {
       if (i + 1 >= args.size()) return usage(a + " needs a value");
       const std::string v(args[++i]);
@@ -321,7 +350,7 @@ int RunInfer(std::span<const std::string_view> args) {
   if (model.empty()) return usage("no model given");
 
   const auto t0 = std::chrono::steady_clock::now();
-  auto session = ox::Session::Load(model);
+  auto session = ox::Session::Load(model, options);
   if (!session.ok()) {
     const bool env = session.error().code == ox::ErrorCode::kDevice &&
                      session.error().message.find("adapter") != std::string::npos;

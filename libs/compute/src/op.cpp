@@ -38,6 +38,39 @@ std::string AttrToString(const AttrValue& v) {
   return std::visit(V{}, v);
 }
 
+std::optional<uint64_t> CheckedElements(const Shape& shape) {
+  constexpr uint64_t kMax = static_cast<uint64_t>(INT64_MAX);
+  uint64_t n = 1;
+  for (uint64_t d : shape) {
+    if (d == 0) return 0;  // empty, whatever the other extents
+  }
+  for (uint64_t d : shape) {
+    if (d > kMax / n) return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
+std::optional<uint64_t> CheckedBytes(const Shape& shape, uint64_t element_size) {
+  const std::optional<uint64_t> n = CheckedElements(shape);
+  if (!n || (element_size != 0 && *n > static_cast<uint64_t>(INT64_MAX) / element_size))
+    return std::nullopt;
+  return *n * element_size;
+}
+
+Status CheckShapeSize(const Shape& shape, uint64_t element_size, const std::string& what) {
+  if (!CheckedElements(shape)) {
+    return Error{ErrorCode::kLimit,
+                 what + ": shape " + ShapeToString(shape) + " has more than 2^63-1 elements"};
+  }
+  if (!CheckedBytes(shape, element_size)) {
+    return Error{ErrorCode::kLimit, what + ": shape " + ShapeToString(shape) + " at " +
+                                        std::to_string(element_size) +
+                                        " bytes per element is more than 2^63-1 bytes"};
+  }
+  return Ok{};
+}
+
 uint64_t TensorDesc::elements() const {
   uint64_t n = 1;
   for (uint64_t d : shape) n *= d;

@@ -175,7 +175,14 @@ Result<std::vector<TensorDesc>> OpTable::Infer(const OpNode& node) const {
   }
   ALKNET_TRY(CheckContract(*record, node));
   ALKNET_ASSIGN_OR_RETURN(Attributes attrs, ResolveAttributes(*record, node));
-  return record->infer(node, attrs);
+  ALKNET_ASSIGN_OR_RETURN(std::vector<TensorDesc> outs, record->infer(node, attrs));
+  // Every size computed from a model is checked here once, so that no later product of
+  // these extents (buffer sizes, strides, index math) can wrap around.
+  for (size_t o = 0; o < outs.size(); ++o) {
+    ALKNET_TRY(CheckShapeSize(outs[o].shape, DeviceElementSize(outs[o].dtype),
+                              node.Describe() + ": output " + std::to_string(o)));
+  }
+  return outs;
 }
 
 void RequestOutputs(OpNode& node, const OpRecord* record, int count) {

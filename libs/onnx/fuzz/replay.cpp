@@ -2,6 +2,7 @@
 // every prefix of it (truncated protobuf), then seeded random mutations (bit flips, byte
 // stores, truncations). Also replays a crash file found by the libFuzzer build:
 //   onnx_fuzz_replay [--mutations N] FILE_OR_DIR...
+// With ALKNET_FUZZ_LAST=FILE, each mutated input is written to FILE before it runs.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: onnx_fuzz_replay [--mutations N] FILE_OR_DIR...\n");
     return 2;
   }
+  // ALKNET_FUZZ_LAST=FILE: keep the mutated input being run in FILE.
+  const char* last = std::getenv("ALKNET_FUZZ_LAST");
   std::mt19937_64 rng(20261203);
   std::size_t runs = 0;
   for (const auto& path : files) {
@@ -67,6 +70,11 @@ int main(int argc, char** argv) {
           case 1: v[at] = static_cast<std::uint8_t>(rng()); break;
           case 2: v.resize(at); break;
         }
+      }
+      if (last != nullptr) {
+        // Each input is written before it runs: after a crash, the file is the culprit.
+        std::ofstream(last, std::ios::binary | std::ios::trunc)
+            .write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size()));
       }
       LLVMFuzzerTestOneInput(v.data(), v.size());
       ++runs;

@@ -1,12 +1,11 @@
 // Loading a model: the protobuf (proto.cpp: size caps, external data confined to the model's
 // folder), ONNX shape inference for the declared types, attributes converted, every node
 // checked against the op table, and which inputs a plan reads on the host.
-#include <onnx/shape_inference/implementation.h>
-
 #include <set>
 
 #include "proto.h"
 #include "session_impl.h"
+#include "validate.h"
 
 namespace alknet::onnx {
 
@@ -79,12 +78,10 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     }
   }
   // Declared types for every intermediate value (the records' infer stays authoritative for
-  // shapes; ONNX's inference gives the ONNX element types outputs convert back to).
-  try {
-    ::onnx::shape_inference::InferShapes(m);
-  } catch (const std::exception&) {
-    // Models ONNX cannot infer still run: our own propagation is what plans rely on.
-  }
+  // shapes; ONNX's inference gives the ONNX element types outputs convert back to), after
+  // checking what ONNX's inference functions assume and the stored tensors' total size
+  // against the memory budget (validate.cpp).
+  ALKNET_TRY(detail::ValidateModel(m, model, options.max_memory));
   const ::onnx::GraphProto& g = m.graph();
   if (g.sparse_initializer_size() > 0) {
     return Error{ErrorCode::kUnsupported, model + ": sparse initializers are not supported"};

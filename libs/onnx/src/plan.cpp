@@ -280,6 +280,17 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
       return false;
     }
 
+    // Identity forwards its input: the output names the same value, so that no copy is
+    // dispatched (a chain of 200,000 of them once exhausted the driver's descriptor pools).
+    if (n.op == "Identity" && in_slots.size() == 1 && in_slots[0] != nullptr &&
+        n.outputs.size() == 1) {
+      Slot s = *in_slots[0];
+      s.type = type_of(n.outputs[0], s.desc.dtype);
+      define(0, std::move(s));
+      ++plan->folded;
+      return false;
+    }
+
     const OpRecord* rec = n.record;
     auto inferred = table.Infer(on);
     if (!inferred.ok()) {
@@ -305,10 +316,26 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
                                                      std::to_string(outs.size())});
     }
 
+    // The memory budget: each value at its device size (Range's values are computed on the
+    // host in float64 whichever path it takes); the host copy of a folded value is float64.
+    for (size_t o = 0; o < outs.size(); ++o) {
+      const uint64_t per = n.op == "Range" ? 8 : compute::DeviceElementSize(outs[o].dtype);
+      const auto bytes = compute::CheckedBytes(outs[o].shape, per);
+      if (!bytes || *bytes > options.max_memory) {
+        return fail(Error{
+            ErrorCode::kLimit,
+            "output " + std::to_string(o) + " (" + compute::DescToString(outs[o]) + ") needs " +
+                (bytes ? std::to_string(*bytes) : std::string("over 2^63")) +
+                " bytes, more than the memory budget of " + std::to_string(options.max_memory) +
+                " (SessionOptions::max_memory; alknet infer --max-memory)"});
+      }
+    }
+
     // Fold: every input known and the results small.
     std::vector<const RefTensor*> known;
     for (const Slot* in : in_slots) known.push_back(in != nullptr ? in->known.get() : nullptr);
-    auto folded = FoldOnHost(on, *rec, known, outs, options.fold_limit);
+    auto folded =
+        FoldOnHost(on, *rec, known, outs, std::min(options.fold_limit, options.max_memory / 8));
     if (!folded.ok()) return fail(folded.error());
     if (*folded) {
       for (size_t o = 0; o < (*folded)->size(); ++o) known_slot(o, std::move((**folded)[o]));
@@ -341,6 +368,17 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
       plan->stop = static_cast<int>(k);
       break;
     }
+  }
+
+  // One command buffer records every device node with its own bind group; past some tens of
+  // thousands the driver's descriptor-pool allocation fails inside Dawn (lavapipe crashed
+  // at 70,000 single-dispatch nodes, ran 35,000), so bigger plans are refused.
+  constexpr uint64_t kMaxDeviceNodes = 32768;
+  if (plan->on_device > kMaxDeviceNodes) {
+    return Error{ErrorCode::kLimit, model + ": the plan has " + std::to_string(plan->on_device) +
+                                        " device nodes, more than the " +
+                                        std::to_string(kMaxDeviceNodes) +
+                                        " one command buffer may hold"};
   }
 
   // Outputs: the program's, or the values live after the node the segment stops before.

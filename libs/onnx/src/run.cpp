@@ -56,8 +56,13 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
                                             ", the model declares " + declared + "]"};
       }
     }
-    uint64_t n = 1;
-    for (uint64_t d : in.shape) n *= d;
+    const std::optional<uint64_t> checked = compute::CheckedElements(in.shape);
+    if (!checked || !compute::CheckedBytes(in.shape, 8)) {
+      return Error{ErrorCode::kLimit, model + ": input '" + in.name + "' has shape " +
+                                          compute::ShapeToString(in.shape) +
+                                          ", more elements than an int64 size can count"};
+    }
+    const uint64_t n = *checked;
     if (in.device.valid()) {
       ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
       if (in.device.dtype() != d || in.device.shape() != in.shape) {

@@ -1023,7 +1023,15 @@ OpRecord TileRecord() {
   r.infer = [repeats](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(Ints rep, repeats(node));
     TensorDesc o{node.inputs[0].dtype, node.inputs[0].shape};
-    for (size_t d = 0; d < rep.size(); ++d) o.shape[d] *= static_cast<uint64_t>(rep[d]);
+    for (size_t d = 0; d < rep.size(); ++d) {
+      const auto r = static_cast<uint64_t>(rep[d]);
+      if (r != 0 && o.shape[d] > static_cast<uint64_t>(INT64_MAX) / r) {
+        return Error{ErrorCode::kLimit, node.Describe() + ": dimension " + std::to_string(d) +
+                                            " repeated " + std::to_string(r) +
+                                            " times has more than 2^63-1 elements"};
+      }
+      o.shape[d] *= r;
+    }
     return std::vector<TensorDesc>{o};
   };
   r.decompose = [repeats](const OpNode& node, const Attributes&) -> Result<Graph> {

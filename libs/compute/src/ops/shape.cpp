@@ -94,8 +94,8 @@ Result<RefTensor> ConstantValue(const OpNode& node, const Attributes& at) {
   return RefTensor{DType::kI32, {l.size()}, std::vector<double>(l.begin(), l.end())};
 }
 
-Result<RefTensor> RangeValue(const OpNode& node, const Attributes&) {
-  double s[3];
+// Range's element count: max(ceil((limit - start) / delta), 0), refused when not finite.
+Result<uint64_t> RangeCount(const OpNode& node, double (&s)[3]) {
   for (size_t i = 0; i < 3; ++i) {
     std::vector<double> v = HostValues(node, i);
     if (v.size() != 1) {
@@ -103,18 +103,62 @@ Result<RefTensor> RangeValue(const OpNode& node, const Attributes&) {
     }
     s[i] = v[0];
   }
-  const DType dt = node.inputs[0].dtype;
   if (s[2] == 0) return Error{ErrorCode::kInvalidArgument, node.Describe() + ": delta is 0"};
-  const double n = std::max(std::ceil((s[1] - s[0]) / s[2]), 0.0);
-  if (n > 1e9)
-    return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(n) + " elements"};
-  RefTensor v{dt, {static_cast<uint64_t>(n)}, {}};
+  const double n = std::ceil((s[1] - s[0]) / s[2]);
+  if (!std::isfinite(n)) {
+    return Error{ErrorCode::kInvalidArgument, node.Describe() + ": start " + std::to_string(s[0]) +
+                                                  ", limit " + std::to_string(s[1]) +
+                                                  " and delta " + std::to_string(s[2]) +
+                                                  " give no finite element count"};
+  }
+  // The values are computed on the host in float64 (8 bytes each), also for the device path.
+  constexpr double kMaxRange = double(uint64_t{1} << 27);
+  if (n > kMaxRange) {
+    return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(n) +
+                                        " elements, more than Range computes (2^27)"};
+  }
+  return n > 0 ? static_cast<uint64_t>(n) : 0;
+}
+
+Result<RefTensor> RangeValue(const OpNode& node, const Attributes&) {
+  double s[3];
+  ALKNET_ASSIGN_OR_RETURN(uint64_t n, RangeCount(node, s));
+  const DType dt = node.inputs[0].dtype;
+  RefTensor v{dt, {n}, {}};
   // ONNX's definition accumulates: x_i = start + i * delta, in the output type.
   for (uint64_t i = 0; i < v.shape[0]; ++i) {
     const double x = s[0] + static_cast<double>(i) * s[2];
     v.data.push_back(dt == DType::kF32 ? ToF32(x) : WrapInt(x, dt));
   }
   return v;
+}
+
+// ConstantOfShape's shape and fill value: a RefTensor of that shape holding only the fill,
+// and its element count (checked: a shape from the model must not wrap around).
+Result<std::pair<RefTensor, uint64_t>> ConstantOfShapeFill(const OpNode& node,
+                                                           const Attributes& at) {
+  ALKNET_ASSIGN_OR_RETURN(Ints s, HostInts(node, 0, "shape"));
+  RefTensor fill{DType::kF32, {1}, {0.0}};
+  if (at.count("value")) {
+    const ConstValue& t = std::get<ConstValue>(at.at("value"));
+    if (!t || t->data.size() != 1) {
+      return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": value must hold one element"};
+    }
+    fill = *t;
+  }
+  RefTensor v{fill.dtype, {}, {fill.data[0]}};
+  for (int64_t d : s) {
+    if (d < 0) return Error{ErrorCode::kShape, node.Describe() + ": negative extent"};
+    v.shape.push_back(static_cast<uint64_t>(d));
+  }
+  ALKNET_TRY(CheckShapeSize(v.shape, DeviceElementSize(v.dtype), node.Describe()));
+  if (v.dtype != DType::kF32 && v.dtype != DType::kF16 && v.dtype != DType::kI32 &&
+      v.dtype != DType::kU32 && v.dtype != DType::kBool) {
+    return Error{ErrorCode::kUnsupported,
+                 node.Describe() + ": dtype " + DTypeName(v.dtype) +
+                     " cannot live on the device (f32, f16, i32, u32, bool)"};
+  }
+  return std::make_pair(std::move(v), *CheckedElements(v.shape));
 }
 
 }  // namespace
@@ -162,27 +206,16 @@ void AddShapeOps(OpTable& table) {
   OpRecord cos =
       FoldedRecord("ConstantOfShape", 9, 99, "a tensor of the given shape filled with one value",
                    [](const OpNode& node, const Attributes& at) -> Result<RefTensor> {
-                     ALKNET_ASSIGN_OR_RETURN(Ints s, HostInts(node, 0, "shape"));
-                     RefTensor fill{DType::kF32, {1}, {0.0}};
-                     if (at.count("value")) {
-                       const ConstValue& t = std::get<ConstValue>(at.at("value"));
-                       if (!t || t->data.size() != 1) {
-                         return Error{ErrorCode::kInvalidAttribute,
-                                      node.Describe() + ": value must hold one element"};
-                       }
-                       fill = *t;
-                     }
-                     RefTensor v{fill.dtype, {}, {}};
-                     uint64_t n = 1;
-                     for (int64_t d : s) {
-                       if (d < 0)
-                         return Error{ErrorCode::kShape, node.Describe() + ": negative extent"};
-                       v.shape.push_back(static_cast<uint64_t>(d));
-                       n *= static_cast<uint64_t>(d);
-                     }
-                     v.data.assign(n, fill.data[0]);
-                     return v;
+                     ALKNET_ASSIGN_OR_RETURN(auto v, ConstantOfShapeFill(node, at));
+                     v.first.data.assign(v.second, v.first.data.at(0));
+                     return std::move(v.first);
                    });
+  // The shape without the values: they are only built when the node is folded (its output
+  // small enough) and never on the device path (a stride-0 view).
+  cos.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    ALKNET_ASSIGN_OR_RETURN(auto v, ConstantOfShapeFill(node, at));
+    return std::vector<TensorDesc>{TensorDesc{v.first.dtype, v.first.shape}};
+  };
   cos.host_inputs = {0};
   cos.attributes = {{"value", std::nullopt, true, {}}};
   // A stride-0 view of the one value instead of a filled buffer.
@@ -208,6 +241,11 @@ void AddShapeOps(OpTable& table) {
   OpRecord range = FoldedRecord("Range", 11, 99,
                                 "start, start + delta, ... up to limit (exclusive)", RangeValue);
   range.min_inputs = range.max_inputs = 3;
+  range.infer = [](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    double s[3];
+    ALKNET_ASSIGN_OR_RETURN(uint64_t n, RangeCount(node, s));
+    return std::vector<TensorDesc>{TensorDesc{node.inputs[0].dtype, {n}}};
+  };
   range.host_inputs = {0, 1, 2};
   range.test_cases = {{{Shape{}, Shape{}, Shape{}},
                        {},

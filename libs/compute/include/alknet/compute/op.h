@@ -81,6 +81,15 @@ const char* DTypeName(DType d);
 uint32_t DeviceElementSize(DType d);
 
 Shape ContiguousStridesOf(const Shape& shape);  // row-major strides in elements
+
+// The element count of `shape`, or nullopt when it exceeds INT64_MAX (ONNX sizes are int64;
+// a shape from a model must never wrap around to a small count).
+std::optional<uint64_t> CheckedElements(const Shape& shape);
+// CheckedElements(shape) * element_size, or nullopt past INT64_MAX.
+std::optional<uint64_t> CheckedBytes(const Shape& shape, uint64_t element_size);
+// An error naming `what` and `shape` unless both its element count and its size at
+// `element_size` bytes per element fit in int64.
+Status CheckShapeSize(const Shape& shape, uint64_t element_size, const std::string& what);
 // numpy broadcasting of any number of shapes; an error names both shapes and the dimension.
 Result<Shape> BroadcastShapes(const std::vector<Shape>& shapes);
 

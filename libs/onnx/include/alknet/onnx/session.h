@@ -51,6 +51,12 @@ struct SessionOptions {
   // Run the executor's graph passes on the plans: MatMul + Add -> Gemm, Add + Relu ->
   // alknet.AddRelu, Conv + activation (compute/passes.h). Off: one device node per ONNX node.
   bool fuse = true;
+  // The memory a model may make alknet allocate for one tensor or for all its stored tensors:
+  // initializers and TENSOR attributes (external data included) are summed before any is
+  // read, and every value a plan computes (on the host or on the device) must fit. Over it:
+  // an error naming the tensor or node, never an allocation failure. alknet infer's
+  // --max-memory sets it.
+  uint64_t max_memory = uint64_t{4} << 30;
   // Refuse models bigger than this (the protobuf itself; external data is read separately).
   uint64_t max_model_bytes = uint64_t{2} << 30;
   // Asked before any file is read: the model (Load) and each external-data file (its
