@@ -44,10 +44,6 @@ DeviceCaps CapsOf(const wg::Context& ctx) {
   if (const char* v = std::getenv("ALKNET_MATMUL_VARIANT"); v != nullptr && *v != '\0') {
     c.matmul_variant = v;
   }
-  c.matmul_const_sizes = !cpu;
-  if (const char* v = std::getenv("ALKNET_MATMUL_SIZES"); v != nullptr && *v != '\0') {
-    c.matmul_const_sizes = std::string_view(v) == "const";
-  }
   return c;
 }
 

@@ -29,10 +29,9 @@ DeviceCaps CpuCaps() {
   return c;
 }
 
-DeviceCaps VariantCaps(const std::string& variant, bool const_sizes = false) {
+DeviceCaps VariantCaps(const std::string& variant) {
   DeviceCaps c = GoldenCaps();
   c.matmul_variant = variant;
-  c.matmul_const_sizes = const_sizes;
   return c;
 }
 
@@ -95,9 +94,6 @@ std::vector<Golden> GoldenNodes() {
       {"matmul_big_tiles",
        {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}},
        VariantCaps("big")},
-      {"matmul_tiled_const_sizes",
-       {"MatMul", "", 13, {}, {T(f32, {3, 65, 33}), T(f32, {33, 70})}, {}},
-       VariantCaps("tiled", /*const_sizes=*/true)},
       {"gemm_dot_gemv_transb_bias",
        {"Gemm",
         "",

@@ -251,11 +251,8 @@ TEST_P(OpTest, MatchesFloat64Reference) {
   if (p.record->shader == "linalg/matmul") {
     variants.clear();
     for (const char* v : {"auto", "rows", "dot", "tiled", "big"}) {
-      for (bool const_sizes : {false, true}) {
-        variants.push_back(CapsOf(ctx));
-        variants.back().matmul_variant = v;
-        variants.back().matmul_const_sizes = const_sizes;
-      }
+      variants.push_back(CapsOf(ctx));
+      variants.back().matmul_variant = v;
     }
   } else if (p.record->shader == "conv/conv" || p.record->shader == "reduce/reduce" ||
              p.record->shader == "reduce/argmax") {
@@ -264,8 +261,7 @@ TEST_P(OpTest, MatchesFloat64Reference) {
     variants[1].shared_memory_tiles = false;
   }
   for (const DeviceCaps& caps : variants) {
-    SCOPED_TRACE("matmul_variant=" + caps.matmul_variant +
-                 (caps.matmul_const_sizes ? " const sizes" : " uniform sizes"));
+    SCOPED_TRACE("matmul_variant=" + caps.matmul_variant);
     Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
     std::mt19937_64 rng(testing::Seed() ^
                         std::hash<std::string>{}(p.record->name + DTypeName(p.dtype)));
@@ -324,7 +320,6 @@ TEST(OpSemantics, MatMulShapesShareOnePipeline) {
   for (const char* variant : {"rows", "tiled", "big"}) {
     DeviceCaps caps = CapsOf(ctx);
     caps.matmul_variant = variant;
-    caps.matmul_const_sizes = false;
     Executor ex(ctx, ExecutorOptions{.caps = caps});
     std::mt19937_64 rng(testing::Seed() + 3);
     const OpRecord& r = *OpTable::Default().Find("MatMul", 13);

@@ -129,32 +129,6 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
 // multiple of four elements; the output too. Transposed operands are read as scalars.
 bool AlignedForVec4(const MatMulProblem& p) { return p.K % 4 == 0 && p.N % 4 == 0; }
 
-// The tiled kernels on GPUs take their sizes as constants (DeviceCaps::matmul_const_sizes).
-bool ConstSizes(const MatMulChoice& c, const DeviceCaps& caps) {
-  return caps.matmul_const_sizes &&
-         (c.kernel == MatMulKernel::kTiled || c.kernel == MatMulKernel::kBig);
-}
-
-Result<std::vector<uint32_t>> MatMulParamWords(const OpNode& node, const MatMulProblem& p);
-
-// The uniform block's values as a WGSL constant of struct MatMulParams (floats as bit
-// patterns, so the constant is exact).
-Result<std::string> MatMulConstParams(const OpNode& node, const MatMulProblem& p) {
-  ALKNET_ASSIGN_OR_RETURN(std::vector<uint32_t> w, MatMulParamWords(node, p));
-  auto u = [&](size_t i) { return std::to_string(w[i]) + "u"; };
-  std::string s = "MatMulParams(";
-  for (size_t i = 0; i < 12; ++i) {
-    s += (i == 8 || i == 9) ? "bitcast<f32>(" + u(i) + ")" : u(i);
-    s += ", ";
-  }
-  for (size_t v = 0; v < 3; ++v) {
-    const size_t b = 12 + 4 * v;
-    s += "vec4<u32>(" + u(b) + ", " + u(b + 1) + ", " + u(b + 2) + ", " + u(b + 3) + ")";
-    s += v < 2 ? ", " : ")";
-  }
-  return s;
-}
-
 Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p,
                                  const DeviceCaps& caps) {
   ALKNET_ASSIGN_OR_RETURN(MatMulChoice c, ChooseMatMulKernel(node, p, caps));
@@ -164,12 +138,7 @@ Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p,
   hbs::Array rows_list;
   for (uint32_t r = 0; r < c.rows; ++r) rows_list.push_back(static_cast<long long>(r));
   const uint64_t bm = c.kernel == MatMulKernel::kBig ? 128 : 64, bk = 16, g = bm / 64;
-  std::string const_params;
-  if (ConstSizes(c, caps)) {
-    ALKNET_ASSIGN_OR_RETURN(const_params, MatMulConstParams(node, p));
-  }
   return hbs::Value::object({{"rows", rows},
-                             {"const_params", const_params},
                              {"dot", c.kernel == MatMulKernel::kDot},
                              {"tiled", tiled},
                              {"trans_a", p.trans_a},
@@ -538,10 +507,8 @@ void AddLinalgOps(OpTable& table) {
     return MatMulContext(node, p, caps);
   };
   mm.params = [](const OpNode& node, const Attributes&,
-                 const DeviceCaps& caps) -> Result<std::vector<uint32_t>> {
+                 const DeviceCaps&) -> Result<std::vector<uint32_t>> {
     ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, MatMulProblemOf(node));
-    ALKNET_ASSIGN_OR_RETURN(MatMulChoice c, ChooseMatMulKernel(node, p, caps));
-    if (ConstSizes(c, caps)) return std::vector<uint32_t>{};
     return MatMulParamWords(node, p);
   };
   mm.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) {
@@ -660,10 +627,8 @@ void AddLinalgOps(OpTable& table) {
     return MatMulContext(node, p, caps);
   };
   gemm.params = [gemm_problem](const OpNode& node, const Attributes& at,
-                               const DeviceCaps& caps) -> Result<std::vector<uint32_t>> {
+                               const DeviceCaps&) -> Result<std::vector<uint32_t>> {
     ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, gemm_problem(node, at));
-    ALKNET_ASSIGN_OR_RETURN(MatMulChoice c, ChooseMatMulKernel(node, p, caps));
-    if (ConstSizes(c, caps)) return std::vector<uint32_t>{};
     return MatMulParamWords(node, p);
   };
   gemm.dispatch = [gemm_problem](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {

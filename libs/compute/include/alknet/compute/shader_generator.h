@@ -40,11 +40,6 @@ struct DeviceCaps {
   // shape and the caps above; "rows", "dot", "tiled" or "big" force one kernel for every shape
   // (tests run each on any adapter). CapsOf reads ALKNET_MATMUL_VARIANT.
   std::string matmul_variant = "auto";
-  // The tiled MatMul/Gemm kernels (GPUs) get their sizes as WGSL constants rather than the
-  // uniform block: one pipeline per shape, but the H200 ran the uniform-size kernels 10% slower
-  // at 4096 (docs/adr/0005). CPU adapters keep the uniform block (compile time is what they
-  // lack). ALKNET_MATMUL_SIZES=const|uniform overrides.
-  bool matmul_const_sizes = false;
 };
 
 enum class Access { kRead, kReadWrite };
