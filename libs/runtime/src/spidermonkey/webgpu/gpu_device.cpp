@@ -181,8 +181,8 @@ bool CreateBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
   }
   bool ok = static_cast<bool>(owner->buffer);
   GPUBuffer* buffer = owner.get();
-  JS::RootedObject obj(cx,
-                       WrapNew(cx, &GPUBuffer::kClass, std::move(owner), ok, "createBuffer", label));
+  JS::RootedObject obj(
+      cx, WrapNew(cx, &GPUBuffer::kClass, std::move(owner), ok, "createBuffer", label));
   if (obj) AssociateMemory(obj, buffer, size);
   return Return(args, obj);
 }
