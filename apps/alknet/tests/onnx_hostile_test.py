@@ -56,8 +56,10 @@ def test_crashers():
         m = onnx.load(path)
         op = m.graph.node[0].op_type
         p = run(["infer", path], expect=1)
-        # The error names the node: its index and its op type.
-        assert f"node 0 ({op}, opset " in p.stderr, (f, p.stderr)
+        # The error names the node: its index, its name if it has one, and its op type.
+        name = m.graph.node[0].name
+        named = f"node 0 '{name}' ({op}, opset " if name else f"node 0 ({op}, opset "
+        assert named in p.stderr, (f, p.stderr)
     print(f"crashers: {len(files)} files, each refused with the node named")
 
 

@@ -219,6 +219,18 @@ void CheckPreconditions(const std::string& op, int since, const InferenceContext
       }
     }
   }
+  // Window attributes: the Conv/pool inference functions divide by strides and dilations and
+  // size outputs from kernel_shape (a stride of 0 was a SIGFPE inside libonnx).
+  for (const char* name : {"strides", "dilations", "kernel_shape"}) {
+    const AttributeProto* a = ctx.getAttribute(name);
+    if (a == nullptr) continue;
+    for (int64_t v : a->ints()) {
+      if (v < 1 || v > INT_MAX) {
+        Refuse(std::string("attribute '") + name + "' holds " + std::to_string(v) +
+               "; each must be at least 1");
+      }
+    }
+  }
   if (op == "LayerNormalization") {
     const int64_t axis = IntAttr(ctx, "axis").value_or(-1);
     if (auto r = RankOf(ctx, 0); r && (axis < -*r || axis >= *r)) {
