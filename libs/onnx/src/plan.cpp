@@ -76,19 +76,24 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
     s.known = in.known;
     slots[in.name] = std::move(s);
   }
+  // An initializer's slot (of this graph, a graph around it, or an inlined branch).
+  auto define_init = [&](const std::string& name, const auto& init) -> Status {
+    Slot s;
+    s.defined = true;
+    ALKNET_ASSIGN_OR_RETURN(DType d,
+                            DeviceTypeOf(init.host.type, f16, "initializer '" + name + "'"));
+    s.desc = TensorDesc{d, init.host.shape};
+    s.known = init.known;
+    s.type = init.host.type;
+    s.init = &init;
+    slots[name] = std::move(s);
+    return Ok{};
+  };
   // Initializers of this graph and of the graphs around it (inner names shadow outer ones).
   for (const Program* scope = &prog; scope != nullptr; scope = scope->parent) {
     for (auto& [name, init] : scope->inits) {
       if (slots.count(name)) continue;
-      Slot s;
-      s.defined = true;
-      ALKNET_ASSIGN_OR_RETURN(DType d,
-                              DeviceTypeOf(init.host.type, f16, "initializer '" + name + "'"));
-      s.desc = TensorDesc{d, init.host.shape};
-      s.known = init.known;
-      s.type = init.host.type;
-      s.init = &init;
-      slots[name] = std::move(s);
+      ALKNET_TRY(define_init(name, init));
     }
   }
 
@@ -160,15 +165,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
       plan->ifs_inlined = inlined;
     };
     for (auto& [name, init] : branch.inits) {
-      Slot s;
-      s.defined = true;
-      ALKNET_ASSIGN_OR_RETURN(DType d,
-                              DeviceTypeOf(init.host.type, f16, "initializer '" + name + "'"));
-      s.desc = TensorDesc{d, init.host.shape};
-      s.known = init.known;
-      s.type = init.host.type;
-      s.init = &init;
-      slots[name] = std::move(s);
+      ALKNET_TRY(define_init(name, init));
     }
     for (const NodeInfo& inner : branch.nodes) {
       ALKNET_ASSIGN_OR_RETURN(bool stop, process(inner));
