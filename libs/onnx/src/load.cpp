@@ -191,8 +191,11 @@ Result<NodeInfo> Session::Impl::LoadNode(const ::onnx::NodeProto& np, int k,
       }
       n.attrs[a.name()] = std::move(v);
     }
+    n.host_op = FindHostOp(n.domain, n.op, n.opset);
     if (IsControlOp(n.op)) {
       ALKNET_TRY(CheckControlNode(n, model));
+    } else if (n.host_op != nullptr) {
+      // Computed on the host (host_ops.cpp): no record.
     } else if (!IsImporterOp(n.op)) {
       n.record = table.Find(n.op, n.opset);
       if (n.record == nullptr) {

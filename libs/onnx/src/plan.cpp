@@ -288,6 +288,20 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
       return false;
     }
 
+    // Host ops: fold when every input is known, else the segment stops before the node.
+    if (n.host_op != nullptr) {
+      std::vector<const RefTensor*> known;
+      for (const Slot* in : in_slots) {
+        if (in != nullptr && !in->known) return true;
+        known.push_back(in != nullptr ? in->known.get() : nullptr);
+      }
+      auto r = n.host_op->run(n, known);
+      if (!r.ok()) return fail(r.error());
+      for (size_t o = 0; o < r->size(); ++o) known_slot(o, std::move((*r)[o]));
+      ++plan->folded;
+      return false;
+    }
+
     const OpRecord* rec = n.record;
     auto inferred = table.Infer(on);
     if (!inferred.ok()) {

@@ -208,8 +208,14 @@ Result<std::vector<Value>> Session::Impl::RunProgram(const Program& p, PlanCache
     ALKNET_ASSIGN_OR_RETURN(std::vector<Value> outs, RunSegment(*plan, seeds, result, ro));
     if (plan->stop < 0) return outs;
     const NodeInfo& n = p.nodes[static_cast<size_t>(plan->stop)];
-    ++stats.control_nodes_run;
-    ALKNET_ASSIGN_OR_RETURN(std::vector<Value> made, RunControl(p, n, outs, ro));
+    std::vector<Value> made;
+    if (n.host_op != nullptr) {
+      ++stats.host_ops_run;
+      ALKNET_ASSIGN_OR_RETURN(made, RunHostNode(n, outs));
+    } else {
+      ++stats.control_nodes_run;
+      ALKNET_ASSIGN_OR_RETURN(made, RunControl(p, n, outs, ro));
+    }
     seeds = std::move(outs);
     for (size_t o = 0; o < made.size() && o < n.outputs.size(); ++o) {
       if (n.outputs[o].empty()) continue;

@@ -47,6 +47,24 @@ inline bool IsControlOp(const std::string& op) {
 }
 
 struct Program;
+struct NodeInfo;
+
+// Host ops (host_ops.cpp): nodes whose output shapes depend on their input values (NonZero,
+// Unique, NonMaxSuppression, ...), computed on the host. When every input is known at plan time
+// they fold like any record; otherwise the plan stops before the node (a segment ends), its
+// inputs are read back (a device sync, counted in SessionStats::host_ops_run) and its outputs
+// become known values that the next segment folds with or uploads.
+struct HostOp {
+  const char* domain;  // "" for ai.onnx
+  const char* op;
+  int opset_min;
+  // The outputs (device dtypes, float64 values) from the inputs (nullptr: absent); `where`
+  // names the node for messages.
+  Result<std::vector<RefTensor>> (*run)(const NodeInfo& n,
+                                        const std::vector<const RefTensor*>& inputs);
+};
+// The host op for this node, or nullptr.
+const HostOp* FindHostOp(const std::string& domain, const std::string& op, int opset);
 
 // One ONNX node as loaded: attributes converted, its record found.
 struct NodeInfo {
@@ -58,6 +76,7 @@ struct NodeInfo {
   const OpRecord* record = nullptr;
   // GRAPH attributes (If's then_branch/else_branch, Loop's and Scan's body).
   std::map<std::string, std::shared_ptr<Program>> graphs;
+  const HostOp* host_op = nullptr;  // set when the node runs on the host (host_ops.cpp)
   std::string scope;  // "" in the main graph; "node 3 'If_1' (If) then_branch: " in a subgraph
 
   std::string Where(const std::string& model) const {
@@ -199,6 +218,9 @@ struct Session::Impl {
   Result<std::vector<detail::Value>> RunControl(const detail::Program& p, const detail::NodeInfo& n,
                                                 const std::vector<detail::Value>& env,
                                                 const RunOptions& ro);
+  // A host op the plan stopped before (host_ops.cpp): its inputs read back, its outputs known.
+  Result<std::vector<detail::Value>> RunHostNode(const detail::NodeInfo& n,
+                                                 const std::vector<detail::Value>& env);
   Result<compute::Tensor> ToDevice(const detail::Value& v);
   Result<detail::Value> ToHostKnown(const detail::Value& v);
   Result<RunResult> Run(std::span<const HostInput> inputs, const RunOptions& options);

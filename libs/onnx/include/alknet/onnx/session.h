@@ -132,6 +132,9 @@ struct SessionStats {
   // Scan: each a sub-plan), counted over all runs, with their body or branch runs.
   uint64_t ifs_inlined = 0;
   uint64_t control_nodes_run = 0;
+  // Host ops run between plan segments (NonZero, Unique, ... on values only known at run time):
+  // each one a device sync reading its inputs back.
+  uint64_t host_ops_run = 0;
   uint64_t subgraph_runs = 0;
 };
 
