@@ -10,6 +10,9 @@ For each model: OUT_DIR/<name>/model.onnx and OUT_DIR/<name>/inputs/<input>.npy.
                 LayerNorm written out (ReduceMean/Sub/Mul/Sqrt/Div), Gelu through Erf, 1x128x256,
                 opset 13 (LayerNormalization itself needs opset 17, which fewer runtimes load)
   maxpool_1m    MaxPool 3x3 stride 2 pad 1 on 1x16x256x256 (1,048,576 elements), opset 13
+  vad_if, vad_noif, score_if, greedy_loop
+                control flow (If on a host input, the same model inlined, If on a computed
+                score, a Loop decoder): gen_cf_models.py says what each is
 Needs only Debian's python3-onnx (onnx 1.12) and numpy. Files are generated at benchmark
 time, never committed. Each model is checked with onnx.checker and shape inference.
 """
@@ -21,6 +24,9 @@ import zlib
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper, shape_inference
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_cf_models  # noqa: E402
 
 OPSET = 13
 
@@ -188,6 +194,9 @@ def main():
         "transformer": transformer,
         "maxpool_1m": maxpool_1m,
     }
+    # Control-flow models (gen_cf_models.py): If on a host input, If on a computed score, Loop.
+    for cf_name, cf_make in gen_cf_models.MODELS.items():
+        makers[cf_name] = lambda rng, f=cf_make: f(GraphBuilder(rng))
     for name, make in makers.items():
         if args.only and name not in args.only:
             continue

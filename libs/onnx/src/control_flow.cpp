@@ -317,6 +317,36 @@ Result<std::shared_ptr<Program>> Session::Impl::LoadSubgraph(const ::onnx::Graph
   return p;
 }
 
+Result<Value> Session::Impl::InputValue(const Program& p, const NodeInfo& n,
+                                        const std::vector<Value>& env, const std::string& name) {
+  if (const Value* v = Find(env, name)) return *v;
+  // Initializers are not carried between segments: they are read where they are defined.
+  for (const Program* scope = &p; scope != nullptr; scope = scope->parent) {
+    auto it = scope->inits.find(name);
+    if (it == scope->inits.end()) continue;
+    const Initializer& init = it->second;
+    Value v;
+    v.name = name;
+    v.type = init.host.type;
+    v.shape = init.host.shape;
+    ALKNET_ASSIGN_OR_RETURN(v.dtype, DeviceTypeOf(init.host.type, f16, n.Where(model)));
+    if (init.known) {
+      v.known = init.known;
+    } else {
+      if (!init.device.valid()) {
+        ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ToDeviceBytes(init.host, f16));
+        ALKNET_ASSIGN_OR_RETURN(init.device, exec->Upload(v.dtype, v.shape, bytes));
+        ++stats.initializers_uploaded;
+      }
+      v.device = init.device;
+    }
+    return v;
+  }
+  return Error{ErrorCode::kInvalidArgument,
+               n.Where(model) + ": input '" + name +
+                   "' is not defined by any earlier node, graph input or initializer"};
+}
+
 Result<Value> Session::Impl::ToHostKnown(const Value& v) {
   if (v.known) return v;
   Value out = v;
@@ -341,13 +371,8 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
   auto fail = [&](ErrorCode code, const std::string& what) {
     return Error{code, n.Where(model) + ": " + what};
   };
-  auto lookup = [&](const std::string& name) -> Result<const Value*> {
-    const Value* v = Find(env, name);
-    if (v == nullptr) {
-      return fail(ErrorCode::kInvalidArgument,
-                  "input '" + name + "' is not defined by any earlier node or graph input");
-    }
-    return v;
+  auto lookup = [&](const std::string& name) -> Result<Value> {
+    return InputValue(p, n, env, name);
   };
   // A subgraph's seeds: its inputs, then the names it reads from around it.
   auto captured = [&](const Program& g, std::vector<Value>& seeds) {
@@ -388,11 +413,10 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
     auto it = value_types.find(name);
     return it == value_types.end() ? ElemType::kUndefined : it->second;
   };
-  (void)p;
 
   if (n.op == "If") {
-    ALKNET_ASSIGN_OR_RETURN(const Value* cv, lookup(n.inputs[0]));
-    ALKNET_ASSIGN_OR_RETURN(Value c, ToHostKnown(*cv));
+    ALKNET_ASSIGN_OR_RETURN(Value cv, lookup(n.inputs[0]));
+    ALKNET_ASSIGN_OR_RETURN(Value c, ToHostKnown(cv));
     if (c.known->data.size() != 1) {
       return fail(ErrorCode::kShape, "the condition has " + std::to_string(c.known->data.size()) +
                                          " elements; If needs exactly one");
@@ -409,15 +433,15 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
     std::optional<int64_t> trips;
     bool keep_going = true;
     if (!n.inputs.empty() && !n.inputs[0].empty()) {
-      ALKNET_ASSIGN_OR_RETURN(const Value* mv, lookup(n.inputs[0]));
-      ALKNET_ASSIGN_OR_RETURN(Value m, ToHostKnown(*mv));
+      ALKNET_ASSIGN_OR_RETURN(Value mv, lookup(n.inputs[0]));
+      ALKNET_ASSIGN_OR_RETURN(Value m, ToHostKnown(mv));
       if (m.known->data.size() != 1)
         return fail(ErrorCode::kShape, "the trip count M must have one element");
       trips = static_cast<int64_t>(std::max(0.0, m.known->data[0]));
     }
     if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
-      ALKNET_ASSIGN_OR_RETURN(const Value* cv, lookup(n.inputs[1]));
-      ALKNET_ASSIGN_OR_RETURN(Value c, ToHostKnown(*cv));
+      ALKNET_ASSIGN_OR_RETURN(Value cv, lookup(n.inputs[1]));
+      ALKNET_ASSIGN_OR_RETURN(Value c, ToHostKnown(cv));
       if (c.known->data.size() != 1)
         return fail(ErrorCode::kShape, "the condition must have one element");
       keep_going = c.known->data[0] != 0;
@@ -426,8 +450,8 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
     const size_t scans_n = body.output_names.size() - 1 - carried_n;
     std::vector<Value> carried;
     for (size_t j = 0; j < carried_n; ++j) {
-      ALKNET_ASSIGN_OR_RETURN(const Value* v, lookup(n.inputs[2 + j]));
-      carried.push_back(*v);
+      ALKNET_ASSIGN_OR_RETURN(Value v, lookup(n.inputs[2 + j]));
+      carried.push_back(std::move(v));
     }
     std::vector<std::vector<HostPiece>> scans(scans_n);
     // The body's inputs for iteration i: its number, the condition (true, or the loop would
@@ -596,12 +620,12 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
   std::vector<Value> state;
   std::vector<HostPiece> inputs_host;
   for (size_t j = 0; j < state_n; ++j) {
-    ALKNET_ASSIGN_OR_RETURN(const Value* v, lookup(n.inputs[first + j]));
-    state.push_back(*v);
+    ALKNET_ASSIGN_OR_RETURN(Value v, lookup(n.inputs[first + j]));
+    state.push_back(std::move(v));
   }
   for (size_t j = 0; j < m; ++j) {
-    ALKNET_ASSIGN_OR_RETURN(const Value* v, lookup(n.inputs[first + state_n + j]));
-    ALKNET_ASSIGN_OR_RETURN(HostPiece h, download(*v));
+    ALKNET_ASSIGN_OR_RETURN(Value v, lookup(n.inputs[first + state_n + j]));
+    ALKNET_ASSIGN_OR_RETURN(HostPiece h, download(v));
     inputs_host.push_back(std::move(h));
   }
   if (!batched) return scan(std::move(state), std::move(inputs_host));
@@ -628,8 +652,8 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
     }
   }
   if (!n.inputs[0].empty()) {
-    ALKNET_ASSIGN_OR_RETURN(const Value* lv, lookup(n.inputs[0]));
-    ALKNET_ASSIGN_OR_RETURN(Value lens, ToHostKnown(*lv));
+    ALKNET_ASSIGN_OR_RETURN(Value lv, lookup(n.inputs[0]));
+    ALKNET_ASSIGN_OR_RETURN(Value lens, ToHostKnown(lv));
     const uint64_t full = inputs_host.empty() ? 0 : inputs_host[0].shape[1];
     for (double l : lens.known->data) {
       if (l != static_cast<double>(full)) {

@@ -62,7 +62,7 @@ const HostOp* FindHostOp(const std::string& domain, const std::string& op, int o
 
 }  // namespace detail
 
-Result<std::vector<Value>> Session::Impl::RunHostNode(const NodeInfo& n,
+Result<std::vector<Value>> Session::Impl::RunHostNode(const Program& p, const NodeInfo& n,
                                                       const std::vector<Value>& env) {
   std::vector<Value> read;  // the inputs, known on the host
   read.reserve(n.inputs.size());
@@ -72,15 +72,8 @@ Result<std::vector<Value>> Session::Impl::RunHostNode(const NodeInfo& n,
       args.push_back(nullptr);
       continue;
     }
-    const Value* v = nullptr;
-    for (const Value& e : env) {
-      if (e.name == name) v = &e;
-    }
-    if (v == nullptr) {
-      return Error{ErrorCode::kInvalidArgument,
-                   n.Where(model) + ": input '" + name + "' is not defined by any earlier node"};
-    }
-    ALKNET_ASSIGN_OR_RETURN(Value known, ToHostKnown(*v));
+    ALKNET_ASSIGN_OR_RETURN(Value v, InputValue(p, n, env, name));
+    ALKNET_ASSIGN_OR_RETURN(Value known, ToHostKnown(v));
     read.push_back(std::move(known));
     args.push_back(read.back().known.get());
   }

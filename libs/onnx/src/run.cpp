@@ -211,7 +211,7 @@ Result<std::vector<Value>> Session::Impl::RunProgram(const Program& p, PlanCache
     std::vector<Value> made;
     if (n.host_op != nullptr) {
       ++stats.host_ops_run;
-      ALKNET_ASSIGN_OR_RETURN(made, RunHostNode(n, outs));
+      ALKNET_ASSIGN_OR_RETURN(made, RunHostNode(p, n, outs));
     } else {
       ++stats.control_nodes_run;
       ALKNET_ASSIGN_OR_RETURN(made, RunControl(p, n, outs, ro));

@@ -219,8 +219,13 @@ struct Session::Impl {
                                                 const std::vector<detail::Value>& env,
                                                 const RunOptions& ro);
   // A host op the plan stopped before (host_ops.cpp): its inputs read back, its outputs known.
-  Result<std::vector<detail::Value>> RunHostNode(const detail::NodeInfo& n,
+  Result<std::vector<detail::Value>> RunHostNode(const detail::Program& p,
+                                                 const detail::NodeInfo& n,
                                                  const std::vector<detail::Value>& env);
+  // Input `name` of node `n` of `p`: from `env` (the values live after a segment), else an
+  // initializer of `p` or of a graph around it.
+  Result<detail::Value> InputValue(const detail::Program& p, const detail::NodeInfo& n,
+                                   const std::vector<detail::Value>& env, const std::string& name);
   Result<compute::Tensor> ToDevice(const detail::Value& v);
   Result<detail::Value> ToHostKnown(const detail::Value& v);
   Result<RunResult> Run(std::span<const HostInput> inputs, const RunOptions& options);

@@ -142,6 +142,14 @@ TEST(ControlFlow, WhileLoopIncludingZeroIterations) {
   EXPECT_EQ(s.stats().plans_built, built);
 }
 
+TEST(ControlFlow, LoopInputsFromInitializersAndAHostOpBetweenSegments) {
+  Session s = Load("loop_initializer_inputs");
+  RunSet(s, "loop_initializer_inputs", 0);
+  EXPECT_EQ(s.stats().host_ops_run, 1u);    // NonZero read its input back
+  RunSet(s, "loop_initializer_inputs", 1);  // no positive element: an empty index list
+  EXPECT_EQ(s.stats().host_ops_run, 2u);
+}
+
 TEST(ControlFlow, ScanWithAxesAndDirections) {
   Session s = Load("scan_directions");
   RunSet(s, "scan_directions", 0);

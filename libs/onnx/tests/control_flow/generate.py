@@ -365,7 +365,43 @@ def if_refused():
     save("if_refused", g, [])
 
 
+def loop_initializer_inputs():
+    """A Loop whose trip count, condition and initial loop-carried value are initializers (as
+    exporters write a fixed decode length), and a NonZero on a value computed on the device whose
+    indices feed a device op (a host op between plan segments)."""
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["v", "x"], ["v2"]),
+         helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Identity", ["v2"], ["v_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond", B, []),
+         helper.make_tensor_value_info("v", F, [3])],
+        [helper.make_tensor_value_info("cond_out", B, []),
+         helper.make_tensor_value_info("v_out", F, [3])])
+    inits = [numpy_helper.from_array(np.array(3, np.int64), "trips"),
+             numpy_helper.from_array(np.array(True), "always"),
+             numpy_helper.from_array(np.ones(3, np.float32), "v0"),
+             numpy_helper.from_array(np.array(0.0, np.float32), "zero")]
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "always", "v0"], ["v"], body=body),
+         helper.make_node("Greater", ["x", "zero"], ["positive"]),
+         helper.make_node("NonZero", ["positive"], ["where"]),
+         helper.make_node("Flatten", ["where"], ["where2d"], axis=0),
+         helper.make_node("Squeeze", ["where2d", "axes0"], ["idx"]),
+         helper.make_node("Gather", ["x", "idx"], ["picked"], axis=0)],
+        "loop_initializer_inputs",
+        [helper.make_tensor_value_info("x", F, [3])],
+        [helper.make_tensor_value_info("v", F, [3]),
+         helper.make_tensor_value_info("picked", F, ["n"])],
+        inits + [numpy_helper.from_array(np.array([0], np.int64), "axes0")])
+    sets = []
+    for x in (np.array([2.0, -1.0, 0.5], np.float32), np.array([-1.0, -2.0, -3.0], np.float32)):
+        sets.append(([x], [x ** 3, x[x > 0]]))
+    save("loop_initializer_inputs", g, sets)
+
+
 if __name__ == "__main__":
+    loop_initializer_inputs()
     if_sample_rate()
     if_score()
     loop_nested_if()
