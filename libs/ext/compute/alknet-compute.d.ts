@@ -75,6 +75,14 @@ declare module "alknet:compute" {
     readonly nodesOnDevice: number;
     readonly fusions: number;
     readonly initializersUploaded: number;
+    /** `If`s decided at plan time and planned in place, in the last plan built. */
+    readonly ifsInlined: number;
+    /** If/Loop/Scan nodes run between plan segments (data-dependent), over all runs. */
+    readonly controlNodesRun: number;
+    /** Branch and body runs of those nodes. */
+    readonly subgraphRuns: number;
+    /** Host ops (NonZero, ...) run between plan segments: each reads its inputs back. */
+    readonly hostOpsRun: number;
   }
 
   /** An ONNX model on the device. Loading needs --allow-read for the model (and its external data). */

@@ -194,7 +194,8 @@ export class Session {
   get outputs() { return this.#info.outputs; }
   get opset() { return this.#info.opset; }
   get opTypes() { return this.#info.opTypes; }
-  // {plansBuilt, planCacheHits, nodesFolded, nodesOnDevice, fusions, initializersUploaded}
+  // {plansBuilt, planCacheHits, nodesFolded, nodesOnDevice, fusions, initializersUploaded,
+  //  ifsInlined, controlNodesRun, subgraphRuns, hostOpsRun}
   get stats() { return core.onnxStats(this.#handle); }
 
   // Runs the model: {outputName: {name, dtype, shape, data, tensor?}}. `lastRun` then holds

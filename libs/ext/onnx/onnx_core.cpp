@@ -363,7 +363,7 @@ bool Run(JSContext* cx, unsigned argc, JS::Value* vp) {
 }
 
 // onnxStats(session) -> {plansBuilt, planCacheHits, nodesFolded, nodesOnDevice, fusions,
-// initializersUploaded}
+// initializersUploaded, ifsInlined, controlNodesRun, subgraphRuns, hostOpsRun}
 bool Stats(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
   ox::Session* s = SessionOf(cx, args.get(0));
@@ -376,7 +376,11 @@ bool Stats(JSContext* cx, unsigned argc, JS::Value* vp) {
       !DefineNumber(cx, out, "nodesOnDevice", static_cast<double>(st.nodes_on_device)) ||
       !DefineNumber(cx, out, "fusions", static_cast<double>(st.fusions)) ||
       !DefineNumber(cx, out, "initializersUploaded",
-                    static_cast<double>(st.initializers_uploaded))) {
+                    static_cast<double>(st.initializers_uploaded)) ||
+      !DefineNumber(cx, out, "ifsInlined", static_cast<double>(st.ifs_inlined)) ||
+      !DefineNumber(cx, out, "controlNodesRun", static_cast<double>(st.control_nodes_run)) ||
+      !DefineNumber(cx, out, "subgraphRuns", static_cast<double>(st.subgraph_runs)) ||
+      !DefineNumber(cx, out, "hostOpsRun", static_cast<double>(st.host_ops_run))) {
     return false;
   }
   args.rval().setObject(*out);
