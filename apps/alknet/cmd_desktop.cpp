@@ -92,6 +92,10 @@ int RunDesktop(std::span<const std::string_view> args) {
   const std::string file(args[i]);
   for (size_t j = i + 1; j < args.size(); ++j) options.args.emplace_back(args[j]);
   if (desktop.title.empty()) desktop.title = std::filesystem::path(file).filename().string();
+  if (auto display = alknet::desktop::CheckDisplay(); !display) {
+    std::fprintf(stderr, "alknet desktop: %s\n", display.error().message.c_str());
+    return alknet::cli::kExitEnvironment;
+  }
   alknet::desktop::InstallDesktopModule(desktop);
   std::unique_ptr<rt::Runtime> runtime;
   if (int code = alknet::cli::CreateJsRuntime("desktop", std::move(options), &runtime); code != 0)

@@ -12,7 +12,8 @@ context.configure({ device, format: navigator.gpu.getPreferredCanvasFormat() });
 
 let color = [0.5, 0.5, 0.5];
 let brightness = 1;
-const log = (o) => console.log(JSON.stringify(o));
+// stderr: unbuffered, so a reader sees each line as it happens.
+const log = (o) => console.error(JSON.stringify(o));
 for (const type of ["keydown", "keyup", "pointerdown", "pointerup", "wheel", "resize", "focus", "blur"]) {
   canvas.addEventListener(type, (e) => log({ type, key: e.key, code: e.code, x: e.offsetX, y: e.offsetY,
                                              button: e.button, deltaY: e.deltaY, width: canvas.width, height: canvas.height }));

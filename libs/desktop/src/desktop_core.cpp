@@ -126,7 +126,8 @@ bool SetString(JSContext* cx, JS::HandleObject o, const char* name, std::string_
 
 JSObject* EventObject(JSContext* cx, uint32_t window, const WindowEvent& e) {
   JS::RootedObject o(cx, JS_NewPlainObject(cx));
-  if (!o || !SetNumber(cx, o, "window", window) || !SetString(cx, o, "type", e.type)) return nullptr;
+  if (!o || !SetNumber(cx, o, "window", window) || !SetString(cx, o, "type", e.type))
+    return nullptr;
   const std::string& t = e.type;
   bool ok = true;
   if (t == "keydown" || t == "keyup") {
@@ -240,7 +241,8 @@ bool CreateWindow(JSContext* cx, unsigned argc, JS::Value* vp) {
     if (!v.isUndefined()) o.fullscreen = JS::ToBoolean(v);
   }
   auto window = Window::Open(o);
-  if (!window) return sm::ThrowError(cx, "createWindow: " + window.error().message, "NotSupportedError");
+  if (!window)
+    return sm::ThrowError(cx, "createWindow: " + window.error().message, "NotSupportedError");
   auto entry = std::make_unique<Entry>();
   entry->id = d.next_id++;
   entry->window = std::move(*window);
@@ -334,8 +336,10 @@ bool Configure(JSContext* cx, unsigned argc, JS::Value* vp) {
   wg::Adapter adapter = wg::Adapter::Adopt(wg::P().DeviceGetAdapter(device));
   WGPUSurfaceCapabilities caps{};
   if (wg::P().SurfaceGetCapabilities(*surface, adapter.get(), &caps) != WGPUStatus_Success) {
-    return sm::ThrowError(cx, "GPUCanvasContext.configure: the device's adapter cannot present "
-                              "to this window", "OperationError");
+    return sm::ThrowError(cx,
+                          "GPUCanvasContext.configure: the device's adapter cannot present "
+                          "to this window",
+                          "OperationError");
   }
   const auto fmt = static_cast<WGPUTextureFormat>(format);
   const bool format_ok = std::find(caps.formats, caps.formats + caps.formatCount, fmt) !=
@@ -399,8 +403,10 @@ bool GetCurrentTexture(JSContext* cx, unsigned argc, JS::Value* vp) {
   }
   if (!e->current) {
     if (e->window->framebuffer_width() == 0 || e->window->framebuffer_height() == 0) {
-      return sm::ThrowError(cx, "GPUCanvasContext.getCurrentTexture: the window has no area "
-                                "(minimised)", "InvalidStateError");
+      return sm::ThrowError(cx,
+                            "GPUCanvasContext.getCurrentTexture: the window has no area "
+                            "(minimised)",
+                            "InvalidStateError");
     }
     if (e->config.width != e->window->framebuffer_width() ||
         e->config.height != e->window->framebuffer_height()) {
@@ -420,15 +426,17 @@ bool GetCurrentTexture(JSContext* cx, unsigned argc, JS::Value* vp) {
     if (st.status != WGPUSurfaceGetCurrentTextureStatus_SuccessOptimal &&
         st.status != WGPUSurfaceGetCurrentTextureStatus_SuccessSuboptimal) {
       if (st.texture) wg::P().TextureRelease(st.texture);
-      return sm::ThrowError(cx,
-                            "GPUCanvasContext.getCurrentTexture: the window's surface gave no "
-                            "texture (status " + std::to_string(st.status) +
-                                (st.status == WGPUSurfaceGetCurrentTextureStatus_Lost
-                                     ? ": surface lost"
-                                     : st.status == WGPUSurfaceGetCurrentTextureStatus_Timeout
-                                           ? ": timeout"
-                                           : ": device lost or error") + ")",
-                            "OperationError");
+      return sm::ThrowError(
+          cx,
+          "GPUCanvasContext.getCurrentTexture: the window's surface gave no "
+          "texture (status " +
+              std::to_string(st.status) +
+              (st.status == WGPUSurfaceGetCurrentTextureStatus_Lost ? ": surface lost"
+               : st.status == WGPUSurfaceGetCurrentTextureStatus_Timeout
+                   ? ": timeout"
+                   : ": device lost or error") +
+              ")",
+          "OperationError");
     }
     e->current = wg::Texture::Adopt(st.texture);
   }
@@ -490,7 +498,8 @@ bool Screenshot(JSContext* cx, unsigned argc, JS::Value* vp) {
   dst.layout.rowsPerImage = h;
   WGPUExtent3D size{w, h, 1};
   wg::P().CommandEncoderCopyTextureToBuffer(enc.get(), &src, &dst, &size);
-  wg::CommandBuffer cmd = wg::CommandBuffer::Adopt(wg::P().CommandEncoderFinish(enc.get(), nullptr));
+  wg::CommandBuffer cmd =
+      wg::CommandBuffer::Adopt(wg::P().CommandEncoderFinish(enc.get(), nullptr));
   wg::Queue queue = wg::Queue::Adopt(wg::P().DeviceGetQueue(e->device.get()));
   WGPUCommandBuffer raw = cmd.get();
   wg::P().QueueSubmit(queue.get(), 1, &raw);
@@ -558,20 +567,19 @@ bool HostOptions(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-const JSFunctionSpec kDesktopCore[] = {
-    JS_FN("createWindow", CreateWindow, 1, 0),
-    JS_FN("windowInfo", WindowInfo, 1, 0),
-    JS_FN("setTitle", SetTitle, 2, 0),
-    JS_FN("closeWindow", CloseWindow, 1, 0),
-    JS_FN("configure", Configure, 5, 0),
-    JS_FN("unconfigure", Unconfigure, 1, 0),
-    JS_FN("getCurrentTexture", GetCurrentTexture, 1, 0),
-    JS_FN("present", Present, 1, 0),
-    JS_FN("screenshot", Screenshot, 1, 0),
-    JS_FN("setTick", SetTick, 1, 0),
-    JS_FN("requestFrame", RequestFrame, 0, 0),
-    JS_FN("hostOptions", HostOptions, 0, 0),
-    JS_FS_END};
+const JSFunctionSpec kDesktopCore[] = {JS_FN("createWindow", CreateWindow, 1, 0),
+                                       JS_FN("windowInfo", WindowInfo, 1, 0),
+                                       JS_FN("setTitle", SetTitle, 2, 0),
+                                       JS_FN("closeWindow", CloseWindow, 1, 0),
+                                       JS_FN("configure", Configure, 5, 0),
+                                       JS_FN("unconfigure", Unconfigure, 1, 0),
+                                       JS_FN("getCurrentTexture", GetCurrentTexture, 1, 0),
+                                       JS_FN("present", Present, 1, 0),
+                                       JS_FN("screenshot", Screenshot, 1, 0),
+                                       JS_FN("setTick", SetTick, 1, 0),
+                                       JS_FN("requestFrame", RequestFrame, 0, 0),
+                                       JS_FN("hostOptions", HostOptions, 0, 0),
+                                       JS_FS_END};
 
 bool DefineDesktopCore(JSContext* cx, JS::HandleObject core) {
   return JS_DefineFunctions(cx, core, kDesktopCore);
@@ -586,5 +594,7 @@ void InstallDesktopModule(DesktopOptions options) {
 }
 
 void CloseAllWindows() { D().Reset(); }
+
+runtime::Status CheckDisplay() { return InitWindowSystem(); }
 
 }  // namespace alknet::desktop

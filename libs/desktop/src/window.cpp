@@ -122,8 +122,8 @@ Status InitWindowSystem() {
       return;
     }
     if (glfwInit() != GLFW_TRUE) {
-      result = runtime::MakeError("cannot open the X11 display DISPLAY=" + display + ": " +
-                                  glfw_error);
+      result =
+          runtime::MakeError("cannot open the X11 display DISPLAY=" + display + ": " + glfw_error);
     }
   });
   return result;
@@ -195,7 +195,8 @@ Result<WGPUSurface> Window::Surface(WGPUInstance instance) {
     desc.nextInChain = &source.chain;
     desc.label = webgpu::Sv("alknet window");
     surface_ = webgpu::Surface::Adopt(webgpu::P().InstanceCreateSurface(instance, &desc));
-    if (!surface_) return runtime::MakeError("the WebGPU implementation made no surface for the X11 window");
+    if (!surface_)
+      return runtime::MakeError("the WebGPU implementation made no surface for the X11 window");
   }
   return surface_.get();
 }

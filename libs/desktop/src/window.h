@@ -35,9 +35,9 @@ struct WindowEvent {
                      // close minimize restore
   std::string key, code;
   bool repeat = false;
-  double x = 0, y = 0;            // pointer position in CSS pixels (window coordinates)
-  int button = 0;                 // PointerEvent.button: 0 left, 1 middle, 2 right
-  uint32_t buttons = 0;           // PointerEvent.buttons bit mask
+  double x = 0, y = 0;              // pointer position in CSS pixels (window coordinates)
+  int button = 0;                   // PointerEvent.button: 0 left, 1 middle, 2 right
+  uint32_t buttons = 0;             // PointerEvent.buttons bit mask
   double delta_x = 0, delta_y = 0;  // WheelEvent, in pixels
   uint32_t width = 0, height = 0;   // resize: the new framebuffer size
   bool shift = false, ctrl = false, alt = false, meta = false;

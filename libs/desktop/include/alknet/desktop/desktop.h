@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "alknet/runtime/result.h"
+
 namespace alknet::desktop {
 
 // What the host (`alknet desktop`) sets for the script's windows.
@@ -26,6 +28,9 @@ struct DesktopOptions {
 // Registers alknet:desktop with the runtime (alknet/runtime/native_module.h). Call before the
 // first Runtime is created; a second call replaces the options.
 void InstallDesktopModule(DesktopOptions options = {});
+// Ok when windows can be opened; otherwise why not (no DISPLAY, the X server refusing),
+// naming DISPLAY and WAYLAND_DISPLAY.
+runtime::Status CheckDisplay();
 // Closes every window and releases their surfaces, devices and the script's callbacks. The
 // host calls it when the script's loop has ended, before the Runtime is destroyed.
 void CloseAllWindows();
