@@ -400,6 +400,32 @@
   defineGlobal("CustomEvent", CustomEvent);
   defineGlobal("EventTarget", EventTarget);
 
+  // globalThis is an EventTarget (as in browsers and Deno): 'unhandledrejection' and
+  // 'rejectionhandled' are fired on it.
+  {
+    const globalTarget = new EventTarget();
+    for (const name of ["addEventListener", "removeEventListener", "dispatchEvent"]) {
+      const method = EventTarget.prototype[name];
+      defineGlobal(name, { [name](...args) { return method.apply(globalTarget, args); } }[name]);
+    }
+    var dispatchOnGlobal = (event) => globalTarget.dispatchEvent(event);
+  }
+  const rejectionState = new WeakMap();
+  class PromiseRejectionEvent extends Event {
+    constructor(type, init) {
+      super(type, init);
+      if (init === null || typeof init !== "object" || !("promise" in init)) {
+        throw new TypeError("PromiseRejectionEvent: init.promise is required");
+      }
+      rejectionState.set(this, { promise: init.promise, reason: init.reason });
+    }
+    get promise() { return rejectionState.get(this).promise; }
+    get reason() { return rejectionState.get(this).reason; }
+  }
+  defineGlobal("PromiseRejectionEvent", PromiseRejectionEvent);
+  // Promises 'unhandledrejection' was fired for (HTML's outstanding rejected promises).
+  const reportedRejections = new WeakSet();
+
   // ---- timers and microtasks (HTML: timers; the loop is src/event_loop.cpp) -------------------
   const timerCallbacks = new Map();
   core.setTimerHandler((id) => {
@@ -625,10 +651,139 @@
   defineGlobal("GPUUncapturedErrorEvent", GPUUncapturedErrorEvent);
   // GPUDevice is an EventTarget (its native prototype gets EventTarget.prototype above it).
   Object.setPrototypeOf(global.GPUDevice.prototype, EventTarget.prototype);
+  // onuncapturederror: an EventHandler attribute on the prototype.
+  const uncapturedHandlers = new WeakMap();
+  Object.defineProperty(global.GPUDevice.prototype, "onuncapturederror", {
+    get: function onuncapturederror() { return uncapturedHandlers.get(this) ?? null; },
+    set: function onuncapturederror(handler) {
+      if (!(this instanceof global.GPUDevice)) throw new TypeError("Illegal invocation: not a GPUDevice");
+      uncapturedHandlers.set(this, typeof handler === "function" || (typeof handler === "object" && handler !== null) ? handler : null);
+    },
+    enumerable: true, configurable: true,
+  });
+
+  // GPUPipelineError (a DOMException with a reason), constructible from script.
+  const kPipelineErrorReasons = ["validation", "internal"];
+  class GPUPipelineError extends DOMException {
+    #reason;
+    constructor(message = "", options = undefined) {
+      if (options === null || typeof options !== "object") {
+        throw new TypeError("GPUPipelineError: the options argument (a GPUPipelineErrorInit) is required");
+      }
+      const reason = options.reason;
+      if (reason === undefined) throw new TypeError("GPUPipelineErrorInit: required member reason is undefined");
+      if (!kPipelineErrorReasons.includes(String(reason))) {
+        throw new TypeError(`GPUPipelineErrorInit.reason: '${reason}' is not a valid GPUPipelineErrorReason`);
+      }
+      super(message, "GPUPipelineError");
+      this.#reason = String(reason);
+    }
+    get reason() { return this.#reason; }
+  }
+  defineGlobal("GPUPipelineError", GPUPipelineError);
+
+  // The WebGPU interfaces that are views of plain data, built by the native binding through
+  // the gpuMake hook below: not constructible from script ("Illegal constructor"), attributes
+  // as prototype getters (so Object.keys(instance) is empty, as for every platform object).
+  const kConstruct = Symbol("alknet.gpu.construct");
+  const dataOf = new WeakMap();
+  const brandCheck = (self, iface) => {
+    const d = dataOf.get(self);
+    if (d === undefined || d.iface !== iface) throw new TypeError(`Illegal invocation: not a ${iface}`);
+    return d.values;
+  };
+  function dataInterface(name, attributes) {
+    const C = {
+      [name]: class {
+        constructor(token, values) {
+          if (token !== kConstruct) throw new TypeError("Illegal constructor");
+          dataOf.set(this, { iface: name, values });
+        }
+      },
+    }[name];
+    for (const attr of attributes) defineGetter(C, name, attr);
+    Object.defineProperty(C.prototype, Symbol.toStringTag, { value: name, configurable: true });
+    defineGlobal(name, C);
+    return C;
+  }
+  function defineGetter(C, name, attr) {
+    Object.defineProperty(C.prototype, attr, {
+      get: { [attr]() { return brandCheck(this, name)[attr]; } }[attr],
+      enumerable: true, configurable: true,
+    });
+  }
+  // Readonly setlike<DOMString> (WebIDL): has, size, entries, keys, values, forEach, @@iterator.
+  function setlikeInterface(name) {
+    const C = dataInterface(name, []);
+    const set = (self) => brandCheck(self, name);
+    Object.defineProperty(C.prototype, "size", {
+      get: function size() { return set(this).size; }, enumerable: true, configurable: true,
+    });
+    const methods = {
+      has(value) { return set(this).has(String(value)); },
+      entries() { return set(this).entries(); },
+      keys() { return set(this).keys(); },
+      values() { return set(this).values(); },
+      forEach(callback, thisArg = undefined) {
+        if (typeof callback !== "function") throw new TypeError(`${name}.forEach: the callback must be a function`);
+        for (const v of set(this)) callback.call(thisArg, v, v, this);
+      },
+    };
+    for (const [key, fn] of Object.entries(methods)) {
+      Object.defineProperty(C.prototype, key, { value: fn, writable: true, enumerable: true, configurable: true });
+    }
+    Object.defineProperty(C.prototype, Symbol.iterator, { value: C.prototype.values, writable: true, configurable: true });
+    return C;
+  }
+  const GPUSupportedLimits = dataInterface("GPUSupportedLimits", []);
+  const GPUSupportedFeatures = setlikeInterface("GPUSupportedFeatures");
+  const WGSLLanguageFeatures = setlikeInterface("WGSLLanguageFeatures");
+  const GPUAdapterInfo = dataInterface("GPUAdapterInfo", ["vendor", "architecture", "device", "description",
+                                                          "subgroupMinSize", "subgroupMaxSize", "isFallbackAdapter"]);
+  const GPUCompilationMessage = dataInterface("GPUCompilationMessage", ["message", "type", "lineNum", "linePos",
+                                                                        "offset", "length"]);
+  const GPUCompilationInfo = dataInterface("GPUCompilationInfo", ["messages"]);
+  const GPUDeviceLostInfo = dataInterface("GPUDeviceLostInfo", ["reason", "message"]);
+  const makers = {
+    GPUSupportedLimits(data) {
+      // The limit names come from the native side (one list, libs/webgpu's LimitList).
+      for (const key of Object.keys(data)) {
+        if (!Object.prototype.hasOwnProperty.call(GPUSupportedLimits.prototype, key)) {
+          defineGetter(GPUSupportedLimits, "GPUSupportedLimits", key);
+        }
+      }
+      return new GPUSupportedLimits(kConstruct, Object.freeze({ ...data }));
+    },
+    GPUSupportedFeatures: (names) => new GPUSupportedFeatures(kConstruct, new Set(names)),
+    WGSLLanguageFeatures: (names) => new WGSLLanguageFeatures(kConstruct, new Set(names)),
+    GPUAdapterInfo: (data) => new GPUAdapterInfo(kConstruct, Object.freeze({ ...data })),
+    GPUDeviceLostInfo: (data) => new GPUDeviceLostInfo(kConstruct, Object.freeze({ ...data })),
+    GPUCompilationInfo(data) {
+      const messages = Object.freeze(data.messages.map((m) => new GPUCompilationMessage(kConstruct, Object.freeze({ ...m }))));
+      return new GPUCompilationInfo(kConstruct, { messages });
+    },
+  };
 
   // The engine's entry points into this file.
   return {
     inspect: (v) => inspect(v),
+    // A rejection no handler took by the microtask checkpoint: true when nobody cancelled
+    // the 'unhandledrejection' event (the engine then reports it).
+    unhandledRejection(promise, reason) {
+      reportedRejections.add(promise);
+      const event = new PromiseRejectionEvent("unhandledrejection", { promise, reason, cancelable: true });
+      return dispatchOnGlobal(event);
+    },
+    rejectionHandled(promise) {
+      if (!reportedRejections.has(promise)) return;
+      reportedRejections.delete(promise);
+      dispatchOnGlobal(new PromiseRejectionEvent("rejectionhandled", { promise, reason: core.promiseResult(promise) }));
+    },
+    gpuMake(kind, data) {
+      const make = makers[kind];
+      if (make === undefined) throw new TypeError(`internal: gpuMake has no ${kind}`);
+      return make(data);
+    },
     // An error no error scope caught: onuncapturederror, then the listeners; with neither,
     // the console (WebGPU spec: "uncapturederror" is reported to the developer console).
     gpuUncapturedError(device, error) {
