@@ -134,4 +134,9 @@ lostDevice.destroy();
 const info = await lostDevice.lost;
 show("lost info", `${info instanceof GPUDeviceLostInfo} ${info.reason}`);
 
+// Runtime globals a host provides.
+for (const name of ["WeakRef", "FinalizationRegistry", "structuredClone", "queueMicrotask", "URL", "URLSearchParams",
+                    "MessageChannel", "MessageEvent", "AbortController", "AbortSignal"]) {
+  show(`${name}`, typeof globalThis[name]);
+}
 show("WeakRef deref", new WeakRef(buffer).deref() === buffer);
