@@ -41,6 +41,11 @@ for (const testcase of cases) {
   const t0 = now();
   await testcase.run(rec, []);
   console.log(`RESULT ${index} ${res.status} ${(now() - t0).toFixed(1)}`);
+  if (res.status === "fail" && res.logs) {
+    // The first failure message, for the driver's --failures report (one line).
+    const first = res.logs.find((l) => String(l).includes("FAIL") || String(l).includes("EXPECTATION")) ?? res.logs[0];
+    console.log(`LOG ${index} ${JSON.stringify(String(first).split("\n").slice(0, 3).join(" | ").slice(0, 400))}`);
+  }
   ++index;
 }
 console.log(`DONE ${index}`);

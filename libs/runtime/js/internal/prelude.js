@@ -569,14 +569,35 @@
   });
 
   // ---- structuredClone (HTML) --------------------------------------------------------------------
-  defineGlobal("structuredClone", function structuredClone(value) {
-    if (arguments.length === 0) throw new TypeError("structuredClone: 1 argument required, but only 0 present");
+  // ArrayBuffers handed out by GPUBuffer.getMappedRange (WebGPU: not transferable).
+  const mappedRanges = new WeakSet();
+  // HTML StructuredSerializeWithTransfer, for ArrayBuffers: the clone is made first, then the
+  // transferred buffers are detached on the sending side.
+  function cloneWithTransfer(value, transfer, api) {
+    const list = transfer === undefined ? [] : [...transfer];
+    const seen = new Set();
+    for (const t of list) {
+      if (!(t instanceof ArrayBuffer)) throw new DOMException(`${api}: only ArrayBuffers can be transferred here`, "DataCloneError");
+      if (seen.has(t)) throw new DOMException(`${api}: an ArrayBuffer is listed twice in the transfer list`, "DataCloneError");
+      seen.add(t);
+      if (mappedRanges.has(t) && !core.isDetachedArrayBuffer(t)) {
+        throw new TypeError(`${api}: an ArrayBuffer from GPUBuffer.getMappedRange cannot be transferred`);
+      }
+      if (core.isDetachedArrayBuffer(t)) throw new DOMException(`${api}: a detached ArrayBuffer cannot be transferred`, "DataCloneError");
+    }
+    let out;
     try {
-      return core.structuredClone(value);
+      out = core.structuredClone(value);
     } catch (e) {
       if (e instanceof DOMException) throw e;
       throw new DOMException(`${inspect(value)} could not be cloned: ${e.message}`, "DataCloneError");
     }
+    for (const t of list) core.detachArrayBuffer(t);
+    return out;
+  }
+  defineGlobal("structuredClone", function structuredClone(value, options = undefined) {
+    if (arguments.length === 0) throw new TypeError("structuredClone: 1 argument required, but only 0 present");
+    return cloneWithTransfer(value, options?.transfer, "structuredClone");
   });
 
   // ---- URL, URLSearchParams (WHATWG URL, without IDNA: hosts are ASCII-lowercased) ----------
@@ -937,8 +958,9 @@
     }
     postMessage(message, transfer = undefined) {
       const s = portState.get(this);
+      const list = Array.isArray(transfer) || transfer?.[Symbol.iterator] ? transfer : transfer?.transfer;
+      const data = cloneWithTransfer(message, list, "MessagePort.postMessage");
       if (s.closed || !s.other) return;
-      const data = core.structuredClone(message);
       const target = s.other;
       // Delivered as a task (a timer of 0 ms), after the current one, in order.
       setTimeout(() => deliver(target, data), 0);
@@ -1145,6 +1167,7 @@
       }
       return new GPUSupportedLimits(kConstruct, Object.freeze({ ...data }));
     },
+    MappedRange: (ab) => { mappedRanges.add(ab); return ab; },
     GPUSupportedFeatures: (names) => new GPUSupportedFeatures(kConstruct, new Set(names)),
     WGSLLanguageFeatures: (names) => new WGSLLanguageFeatures(kConstruct, new Set(names)),
     GPUAdapterInfo: (data) => new GPUAdapterInfo(kConstruct, Object.freeze({ ...data })),

@@ -171,7 +171,8 @@ bool GetFeatures(JSContext* cx, unsigned argc, JS::Value* vp) {
   std::vector<std::string> names;
   for (size_t i = 0; i < features.featureCount; ++i) {
     std::string n = wg::FeatureName(features.features[i]);
-    if (n.rfind("unknown-", 0) != 0) names.push_back(std::move(n));
+    // Only the spec's names: Dawn's own features ("dawn-0x5....") are not WebGPU features.
+    if (n.rfind("unknown-", 0) != 0 && n.rfind("dawn-", 0) != 0) names.push_back(std::move(n));
   }
   wg::P().SupportedFeaturesFreeMembers(features);
   JSObject* set = NewFeatureSet(cx, names);

@@ -131,6 +131,11 @@ bool GetMappedRange(JSContext* cx, unsigned argc, JS::Value* vp) {
     ab = JS::NewArrayBufferWithUserOwnedContents(cx, size, data);
   }
   if (!ab) return false;
+  {
+    // The prelude remembers mapped ranges: they cannot be transferred (postMessage).
+    JS::RootedValue v(cx, JS::ObjectValue(*ab));
+    if (!MakeFromData(cx, "MappedRange", v)) return false;
+  }
   self->ranges.push_back(std::make_unique<JS::PersistentRootedObject>(cx, ab));
   if (self->device) TrackMappedBuffer(*self->device, self);
   args.rval().setObject(*ab);
