@@ -184,7 +184,8 @@ bool DetachArrayBufferFn(JSContext* cx, unsigned argc, JS::Value* vp) {
 // isDetachedArrayBuffer(ab)
 bool IsDetachedFn(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
-  args.rval().setBoolean(args.get(0).isObject() && JS::IsArrayBufferObject(&args.get(0).toObject()) &&
+  args.rval().setBoolean(args.get(0).isObject() &&
+                         JS::IsArrayBufferObject(&args.get(0).toObject()) &&
                          JS::IsDetachedArrayBufferObject(&args.get(0).toObject()));
   return true;
 }
