@@ -24,7 +24,9 @@ constexpr const char* kHelp =
     "Window options (defaults for createWindow() members the script leaves out):\n"
     "  --width N, --height N   window size in pixels (default 640x480)\n"
     "  --title TEXT            window title (default: the script's file name)\n"
-    "  --fullscreen            full screen on the primary monitor\n\n"
+    "  --fullscreen            full screen on the primary monitor\n"
+    "  --max-fps N             requestAnimationFrame at most N times a second (default 60;\n"
+    "                          0 = as fast as frames present, for benchmarks)\n\n"
     "Runs for tests and screenshots:\n"
     "  --frames N              exit 0 after N presented frames\n"
     "  --screenshot FILE.png   with --frames: write the last frame's image as PNG before it is\n"
@@ -57,16 +59,19 @@ int RunDesktop(std::span<const std::string_view> args) {
       continue;
     }
     if (a == "--width" || a == "--height" || a == "--frames" || a == "--title" ||
-        a == "--screenshot") {
+        a == "--screenshot" || a == "--max-fps") {
       if (i + 1 >= args.size()) return Usage(std::string(a) + " needs a value");
       const std::string_view v = *value(a);
       if (a == "--title") {
         desktop.title = std::string(v);
       } else if (a == "--screenshot") {
         desktop.screenshot = std::string(v);
+      } else if (a == "--max-fps") {
+        auto n = alknet::cli::ParseUnsignedOption(a, v, 0, 1000);
+        if (!n) return Usage(n.error().message);
+        desktop.max_fps = static_cast<uint32_t>(*n);
       } else {
-        auto n = alknet::cli::ParseUnsignedOption(a, v, a == "--frames" ? 1 : 1,
-                                                  a == "--frames" ? 1'000'000'000 : 16384);
+        auto n = alknet::cli::ParseUnsignedOption(a, v, 1, a == "--frames" ? 1'000'000'000 : 16384);
         if (!n) return Usage(n.error().message);
         if (a == "--width") desktop.width = static_cast<uint32_t>(*n);
         if (a == "--height") desktop.height = static_cast<uint32_t>(*n);

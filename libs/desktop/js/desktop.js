@@ -95,6 +95,9 @@ export class GPUCanvasContext {
       throw new DOMException("GPUCanvasContext.getCurrentTexture: configure() the context first",
                              "InvalidStateError");
     }
+    if (this.#canvas.closed) {
+      throw new DOMException("GPUCanvasContext.getCurrentTexture: the window is closed", "InvalidStateError");
+    }
     this.#texture ??= core.getCurrentTexture(this.#window);
     pendingPresent.add(this);
     return this.#texture;
@@ -129,6 +132,15 @@ export class DesktopCanvas extends EventTarget {
   }
   get width() { return this.#info.width; }
   get height() { return this.#info.height; }
+  // As on a canvas, assigning the drawing buffer's size: here it resizes the window (a no-op
+  // for the size it has, which is what web code writing clientWidth * devicePixelRatio does).
+  set width(v) { this.#resize(v, this.#info.height); }
+  set height(v) { this.#resize(this.#info.width, v); }
+  #resize(w, h) {
+    w = Math.trunc(Number(w)); h = Math.trunc(Number(h));
+    if (w === this.#info.width && h === this.#info.height) return;
+    core.setSize(this.#window, w, h);
+  }
   get clientWidth() { return Math.round(this.#info.width / this.#info.devicePixelRatio); }
   get clientHeight() { return Math.round(this.#info.height / this.#info.devicePixelRatio); }
   get devicePixelRatio() { return this.#info.devicePixelRatio; }
@@ -189,6 +201,11 @@ export function requestAnimationFrame(callback) {
 }
 export function cancelAnimationFrame(id) { frameCallbacks.delete(Number(id)); }
 globalThis.requestAnimationFrame = requestAnimationFrame;
+// window.devicePixelRatio, as web code reads it (the first window's; 1 before any).
+Object.defineProperty(globalThis, "devicePixelRatio", {
+  get() { for (const c of canvases.values()) return c.devicePixelRatio; return 1; },
+  configurable: true, enumerable: true,
+});
 globalThis.cancelAnimationFrame = cancelAnimationFrame;
 
 function makeEvent(e) {
@@ -212,7 +229,9 @@ core.setTick((events, frameTime) => {
       if (canvases.size === 0) exit(0);
     }
   }
-  if (frameTime === undefined) return;
+  // A frame's callbacks run only while a window is open: a window closed by an event handler
+  // of this tick ends the frames (the loop then ends with the last window).
+  if (frameTime === undefined || canvases.size === 0) return;
   const callbacks = frameCallbacks;
   frameCallbacks = new Map();
   for (const cb of callbacks.values()) cb(frameTime);

@@ -37,10 +37,28 @@ struct Entry {
   uint32_t id = 0;
   std::unique_ptr<Window> window;
   wg::DeviceHandle device;
+  // Whether the configured device was destroyed or lost (its GPUDevice's flag).
+  std::shared_ptr<const std::atomic<bool>> device_gone;
   WGPUSurfaceConfiguration config{};
   bool configured = false;
   wg::Texture current;  // the frame's texture, from getCurrentTexture() until present
 };
+
+// Closes a window and its surface. A surface configured with a device that has since been
+// destroyed or lost is neither unconfigured nor released (Window::Close's abandon_surface).
+void CloseEntry(Entry* e) {
+  e->current = {};
+  if (e->window && e->window->open()) {
+    const bool gone = e->device_gone && e->device_gone->load();
+    if (e->configured && !gone) {
+      if (auto s = e->window->Surface(nullptr); s) wg::P().SurfaceUnconfigure(*s);
+    }
+    e->window->Close(/*abandon_surface=*/e->configured && gone);
+  }
+  e->configured = false;
+  e->device = {};
+  e->device_gone = nullptr;
+}
 
 class Desktop final : public runtime::EventSource {
  public:
@@ -52,7 +70,6 @@ class Desktop final : public runtime::EventSource {
   bool frame_requested = false;
   Clock::time_point next_frame{};
   uint32_t next_id = 1;
-  static constexpr std::chrono::nanoseconds kFrameInterval{16'666'667};  // 60 Hz
 
   Entry* Find(uint32_t id) {
     for (auto& e : windows)
@@ -88,12 +105,8 @@ class Desktop final : public runtime::EventSource {
 
   void Reset() {
     for (auto& e : windows) {
-      e->current = {};
-      if (e->configured && e->window && e->window->open()) {
-        if (auto s = e->window->Surface(nullptr); s) wg::P().SurfaceUnconfigure(*s);
-      }
+      CloseEntry(e.get());
       e->window.reset();
-      e->device = {};
     }
     windows.clear();
     tick.reset();
@@ -173,7 +186,9 @@ runtime::Result<bool> Desktop::Dispatch() {
   }
   if (frame) {
     frame_requested = false;
-    next_frame = now + kFrameInterval;
+    next_frame = options.max_fps == 0
+                     ? now
+                     : now + std::chrono::nanoseconds(1'000'000'000 / options.max_fps);
   }
   JS::RootedValueArray<2> args(cx);
   args[0].setObject(*events);
@@ -282,17 +297,30 @@ bool SetTitle(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
+// setSize(window, width, height): canvas.width/height = ...
+bool SetSize(JSContext* cx, unsigned argc, JS::Value* vp) {
+  JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  Entry* e = nullptr;
+  double w = 0, h = 0;
+  if (!WindowId(cx, args.get(0), &e) || !JS::ToNumber(cx, args.get(1), &w) ||
+      !JS::ToNumber(cx, args.get(2), &h)) {
+    return false;
+  }
+  if (!(w >= 1 && w <= 16384 && h >= 1 && h <= 16384)) {
+    return sm::ThrowError(cx, "canvas size: width and height must be 1..16384 pixels",
+                          "RangeError");
+  }
+  e->window->SetSize(static_cast<uint32_t>(w), static_cast<uint32_t>(h));
+  args.rval().setUndefined();
+  return true;
+}
+
 bool CloseWindow(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
   double id = 0;
   if (!JS::ToNumber(cx, args.get(0), &id)) return false;
   if (Entry* e = D().Find(static_cast<uint32_t>(id))) {
-    e->current = {};
-    if (e->configured) {
-      if (auto s = e->window->Surface(nullptr)) wg::P().SurfaceUnconfigure(*s);
-    }
-    e->window->Close();
-    e->device = {};
+    CloseEntry(e);
   }
   args.rval().setUndefined();
   return true;
@@ -324,6 +352,8 @@ bool Configure(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (!WindowId(cx, args.get(0), &e)) return false;
   WGPUDevice device = sm::UnwrapGpuDevice(cx, args.get(1), "GPUCanvasContext.configure: device");
   if (device == nullptr) return false;
+  auto gone = sm::GpuDeviceGone(cx, args.get(1), "GPUCanvasContext.configure: device");
+  if (!gone) return false;
   double format = 0, usage = 0, alpha = 0;
   if (!JS::ToNumber(cx, args.get(2), &format) || !JS::ToNumber(cx, args.get(3), &usage) ||
       !JS::ToNumber(cx, args.get(4), &alpha)) {
@@ -368,6 +398,7 @@ bool Configure(JSContext* cx, unsigned argc, JS::Value* vp) {
   e->current = {};
   e->device = wg::DeviceHandle::Adopt(device);
   wg::P().DeviceAddRef(device);
+  e->device_gone = std::move(gone);
   e->config = WGPUSurfaceConfiguration{};
   e->config.device = device;
   e->config.format = fmt;
@@ -567,19 +598,14 @@ bool HostOptions(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-const JSFunctionSpec kDesktopCore[] = {JS_FN("createWindow", CreateWindow, 1, 0),
-                                       JS_FN("windowInfo", WindowInfo, 1, 0),
-                                       JS_FN("setTitle", SetTitle, 2, 0),
-                                       JS_FN("closeWindow", CloseWindow, 1, 0),
-                                       JS_FN("configure", Configure, 5, 0),
-                                       JS_FN("unconfigure", Unconfigure, 1, 0),
-                                       JS_FN("getCurrentTexture", GetCurrentTexture, 1, 0),
-                                       JS_FN("present", Present, 1, 0),
-                                       JS_FN("screenshot", Screenshot, 1, 0),
-                                       JS_FN("setTick", SetTick, 1, 0),
-                                       JS_FN("requestFrame", RequestFrame, 0, 0),
-                                       JS_FN("hostOptions", HostOptions, 0, 0),
-                                       JS_FS_END};
+const JSFunctionSpec kDesktopCore[] = {
+    JS_FN("createWindow", CreateWindow, 1, 0), JS_FN("windowInfo", WindowInfo, 1, 0),
+    JS_FN("setTitle", SetTitle, 2, 0),         JS_FN("setSize", SetSize, 3, 0),
+    JS_FN("closeWindow", CloseWindow, 1, 0),   JS_FN("configure", Configure, 5, 0),
+    JS_FN("unconfigure", Unconfigure, 1, 0),   JS_FN("getCurrentTexture", GetCurrentTexture, 1, 0),
+    JS_FN("present", Present, 1, 0),           JS_FN("screenshot", Screenshot, 1, 0),
+    JS_FN("setTick", SetTick, 1, 0),           JS_FN("requestFrame", RequestFrame, 0, 0),
+    JS_FN("hostOptions", HostOptions, 0, 0),   JS_FS_END};
 
 bool DefineDesktopCore(JSContext* cx, JS::HandleObject core) {
   return JS_DefineFunctions(cx, core, kDesktopCore);

@@ -1,4 +1,5 @@
 #include "window.h"
+#include <algorithm>
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -172,7 +173,10 @@ Result<std::unique_ptr<Window>> Window::Open(const WindowOptions& o) {
 
 Window::~Window() { Close(); }
 
-void Window::Close() {
+void Window::Close(bool abandon_surface) {
+  if (abandon_surface && surface_) {
+    new webgpu::Surface(std::move(surface_));  // deliberately never released (see window.h)
+  }
   surface_ = {};
   if (window_ != nullptr) {
     glfwDestroyWindow(window_);
@@ -182,6 +186,13 @@ void Window::Close() {
 
 void Window::SetTitle(const std::string& title) {
   if (window_ != nullptr) glfwSetWindowTitle(window_, title.c_str());
+}
+
+void Window::SetSize(uint32_t width, uint32_t height) {
+  if (window_ == nullptr || width == 0 || height == 0) return;
+  const double ratio = pixel_ratio_ > 0 ? pixel_ratio_ : 1.0;
+  glfwSetWindowSize(window_, std::max(1, static_cast<int>(width / ratio)),
+                    std::max(1, static_cast<int>(height / ratio)));
 }
 
 Result<WGPUSurface> Window::Surface(WGPUInstance instance) {

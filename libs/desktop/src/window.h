@@ -62,8 +62,13 @@ class Window {
   bool minimized() const { return minimized_; }
   bool open() const { return window_ != nullptr; }
   void SetTitle(const std::string& title);
-  // Closes the window now (the surface goes with it).
-  void Close();
+  // Asks for a framebuffer of width x height pixels (canvas.width/height = ...): the window is
+  // resized by width / devicePixelRatio; the new size arrives as a resize event.
+  void SetSize(uint32_t width, uint32_t height);
+  // Closes the window now (the surface goes with it). With `abandon_surface` the surface is
+  // not released: Dawn (this build) crashes releasing a surface whose swapchain's device was
+  // destroyed, so a window whose device is gone leaves its surface behind (one per window).
+  void Close(bool abandon_surface = false);
 
   std::deque<WindowEvent>& events() { return events_; }
 

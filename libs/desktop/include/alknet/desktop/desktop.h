@@ -23,6 +23,9 @@ struct DesktopOptions {
   // With `frames`: the last frame's image is written here as PNG before it is presented. The
   // host's choice, so no --allow-write is needed; the script cannot pick another path.
   std::string screenshot;
+  // Frames per second requestAnimationFrame runs at most; 0 = as fast as frames are presented
+  // (for benchmarks: FIFO presentation still blocks where the display has a vertical blank).
+  uint32_t max_fps = 60;
 };
 
 // Registers alknet:desktop with the runtime (alknet/runtime/native_module.h). Call before the

@@ -4,6 +4,8 @@
 // like native_module.h.
 #pragma once
 
+#include <atomic>
+#include <memory>
 #include <string_view>
 
 #include "alknet/runtime/native_module.h"
@@ -18,6 +20,10 @@ WGPUInstance GpuInstance(JSContext* cx);
 // The device of a JS GPUDevice (not a new reference); nullptr with a TypeError pending when
 // `value` is not one. `what` names the argument in the message.
 WGPUDevice UnwrapGpuDevice(JSContext* cx, JS::HandleValue value, std::string_view what);
+// A flag that becomes true when that GPUDevice is destroyed or lost (read from any thread);
+// nullptr with a TypeError pending when `value` is not a GPUDevice.
+std::shared_ptr<const std::atomic<bool>> GpuDeviceGone(JSContext* cx, JS::HandleValue value,
+                                                       std::string_view what);
 // A JS GPUTexture holding a new reference to `texture`.
 JSObject* WrapGpuTexture(JSContext* cx, WGPUTexture texture, std::string_view label);
 // The pending exception as an Error ("Uncaught ..." with its stack), as timers report one;
