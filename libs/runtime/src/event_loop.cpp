@@ -90,6 +90,11 @@ Status EventLoop::RunUntil(LoopClient& client, const std::function<bool()>& done
       if (auto s = client.FireTimer(*id); !s) return s;
       continue;  // microtask checkpoint after every task
     }
+    if (source_ != nullptr && source_->Alive()) {
+      auto ran = source_->Dispatch();
+      if (!ran) return ran.error();
+      if (*ran) continue;
+    }
     if (pending_gpu_work_ > 0) {
       // Callbacks of finished GPU work resolve promises; their reactions run next turn.
       if (gpu_poller_) gpu_poller_();
@@ -108,6 +113,10 @@ Status EventLoop::RunUntil(LoopClient& client, const std::function<bool()>& done
       continue;
     }
     auto next = NextDue();
+    if (source_ != nullptr && source_->Alive()) {
+      source_->Wait(next);
+      continue;
+    }
     if (!next) return Ok{};  // nothing can ever run again
     std::this_thread::sleep_until(*next);
   }

@@ -138,10 +138,11 @@ class SmEngine final : public Engine {
   // Renders a value as console.log does (the bootstrap's inspect).
   std::string Inspect(JS::HandleValue value);
 
- private:
   // Turns the pending exception into an "Uncaught ..." Error; an uncatchable stop requested by
   // exit() is Ok.
   Status TakeException();
+
+ private:
   // `prefix` + the error (or the inspected value) + its frames as "    at fn (file:line:col)".
   std::string Describe(JS::HandleValue exception, JS::HandleObject stack, std::string_view prefix);
   Status CheckUnhandledRejections();

@@ -3,7 +3,9 @@
 // Each turn runs the microtask queue to empty, then one due timer (a task, as in HTML's event
 // loop) followed by another microtask checkpoint. WebGPU is polled only while a GPU promise is
 // pending (GpuWorkToken counts them); with none pending the loop sleeps until the next timer,
-// and it ends when no timer, no GPU work and no job is left.
+// and it ends when no timer, no GPU work and no job is left. An EventSource (a window: its input
+// events and frame callbacks) adds tasks of its own, keeps the loop alive while it is open, and
+// sleeps the loop in its own wait (e.g. the window system's) instead of a plain sleep.
 #pragma once
 
 #include <chrono>
@@ -29,6 +31,22 @@ class LoopClient {
   virtual Status FireTimer(uint64_t id) = 0;
   // True once the script asked to stop (process exit).
   virtual bool StopRequested() const = 0;
+};
+
+// A source of tasks beside timers and GPU futures: a window with input events and frame
+// callbacks (libs/desktop). The loop asks it for work after the due timers, and lets it do the
+// sleeping when nothing else is due, so an idle window costs no CPU.
+class EventSource {
+ public:
+  using Clock = std::chrono::steady_clock;
+  virtual ~EventSource() = default;
+  // True while the source can still produce tasks (an open window): the loop stays alive.
+  virtual bool Alive() const = 0;
+  // Runs what is ready (queued events, a due frame); true if it ran anything (a microtask
+  // checkpoint follows). An error ends the loop, like an uncaught exception in a timer.
+  virtual Result<bool> Dispatch() = 0;
+  // Sleeps until the source has work or `until` passes (nullopt: no timer is pending).
+  virtual void Wait(std::optional<Clock::time_point> until) = 0;
 };
 
 class EventLoop {
@@ -71,6 +89,11 @@ class EventLoop {
   void SetGpuWatchdog(std::chrono::milliseconds timeout,
                       std::function<void(std::chrono::milliseconds)> on_hang);
 
+  // At most one source (the host's window system); nullptr removes it. It must outlive the
+  // loop's runs or be removed first.
+  void SetEventSource(EventSource* source) { source_ = source; }
+  EventSource* event_source() const { return source_; }
+
   // Runs until nothing is left to do, the client asks to stop, or an error escapes.
   Status Run(LoopClient& client);
   // Runs until `done()` is true or nothing is left (for awaiting one promise in the REPL).
@@ -94,6 +117,7 @@ class EventLoop {
   uint64_t next_sequence_ = 0;
   size_t pending_gpu_work_ = 0;
   std::function<void()> gpu_poller_;
+  EventSource* source_ = nullptr;
   Clock::time_point last_gpu_progress_{};
   std::chrono::milliseconds gpu_timeout_{0};
   std::function<void(std::chrono::milliseconds)> on_gpu_hang_;

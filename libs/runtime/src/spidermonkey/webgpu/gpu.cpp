@@ -99,7 +99,10 @@ bool RequestAdapter(JSContext* cx, unsigned argc, JS::Value* vp) {
 bool GetPreferredCanvasFormat(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPU, "GPU.getPreferredCanvasFormat");
   (void)self;
-  JSString* s = NewString(cx, "rgba8unorm");
+  // What the window surfaces here present without a conversion: X11/Vulkan swapchains on
+  // lavapipe and NVIDIA offer bgra8unorm(-srgb) only (measured through alknet:desktop), and
+  // Chromium answers the same on desktop Linux.
+  JSString* s = NewString(cx, "bgra8unorm");
   if (!s) return false;
   args.rval().setString(s);
   return true;

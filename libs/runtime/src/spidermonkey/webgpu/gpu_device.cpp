@@ -1,5 +1,6 @@
 // GPUDevice: the create* factories, queue, error scopes, lost, uncaptured errors.
 // https://www.w3.org/TR/webgpu/#gpudevice
+#include <atomic>
 #include <mutex>
 #include <optional>
 
@@ -30,7 +31,14 @@ struct DeviceShared {
   // Buffers with getMappedRange ArrayBuffers alive: destroy() and loss detach them, since the
   // mapping's memory goes away with the device (JS thread only).
   std::unordered_set<GPUBuffer*> mapped_buffers;
+  // Set by destroy() and by the loss callback: objects made on this device elsewhere (a
+  // desktop surface configured with it) must not be torn down through it (webgpu_interop.h).
+  std::shared_ptr<std::atomic<bool>> gone = std::make_shared<std::atomic<bool>>(false);
 };
+
+std::shared_ptr<const std::atomic<bool>> DeviceGoneFlag(const DeviceShared& device) {
+  return device.gone;
+}
 
 void TrackMappedBuffer(DeviceShared& device, GPUBuffer* buffer) {
   device.mapped_buffers.insert(buffer);
@@ -77,6 +85,7 @@ void OnUncapturedError(const WGPUDevice*, WGPUErrorType type, WGPUStringView mes
 void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView message, void* ud,
                   void*) {
   auto* shared = static_cast<DeviceShared*>(ud);
+  shared->gone->store(true);
   if (shared->cx == nullptr || State(shared->cx).closing || !shared->lost_promise) return;
   shared->awaiting_loss.reset();
   JSContext* cx = shared->cx;
@@ -1082,6 +1091,7 @@ bool Destroy(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (!self->shared->awaiting_loss) {
     self->shared->awaiting_loss = SmEngine::From(cx)->host().loop->BeginGpuWork();
   }
+  self->shared->gone->store(true);
   wg::P().DeviceDestroy(self->device.get());
   args.rval().setUndefined();
   return true;

@@ -37,6 +37,7 @@ ALKNET_WGPU_HANDLE_TRAITS(WGPURenderPipeline, RenderPipeline)
 ALKNET_WGPU_HANDLE_TRAITS(WGPURenderPassEncoder, RenderPassEncoder)
 ALKNET_WGPU_HANDLE_TRAITS(WGPURenderBundle, RenderBundle)
 ALKNET_WGPU_HANDLE_TRAITS(WGPURenderBundleEncoder, RenderBundleEncoder)
+ALKNET_WGPU_HANDLE_TRAITS(WGPUSurface, Surface)
 #undef ALKNET_WGPU_HANDLE_TRAITS
 
 template <typename C>
@@ -90,6 +91,7 @@ using RenderPipeline = Handle<WGPURenderPipeline>;
 using RenderPassEncoder = Handle<WGPURenderPassEncoder>;
 using RenderBundle = Handle<WGPURenderBundle>;
 using RenderBundleEncoder = Handle<WGPURenderBundleEncoder>;
+using Surface = Handle<WGPUSurface>;
 
 // A WGPUStringView over a std::string_view (no copy; the view must outlive the call).
 inline WGPUStringView Sv(std::string_view s) { return WGPUStringView{s.data(), s.size()}; }

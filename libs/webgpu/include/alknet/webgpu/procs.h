@@ -99,6 +99,19 @@ namespace alknet::webgpu {
   X(CommandBufferRelease, void, (WGPUCommandBuffer))                                             \
   ALKNET_WGPU_RENDER_PROCS(X)
 
+// Presentation to native windows (libs/desktop).
+#define ALKNET_WGPU_SURFACE_PROCS(X)                                                          \
+  X(InstanceCreateSurface, WGPUSurface, (WGPUInstance, const WGPUSurfaceDescriptor*))         \
+  X(SurfaceGetCapabilities, WGPUStatus, (WGPUSurface, WGPUAdapter, WGPUSurfaceCapabilities*)) \
+  X(SurfaceCapabilitiesFreeMembers, void, (WGPUSurfaceCapabilities))                          \
+  X(SurfaceConfigure, void, (WGPUSurface, const WGPUSurfaceConfiguration*))                   \
+  X(SurfaceUnconfigure, void, (WGPUSurface))                                                  \
+  X(SurfaceGetCurrentTexture, void, (WGPUSurface, WGPUSurfaceTexture*))                       \
+  X(SurfacePresent, WGPUStatus, (WGPUSurface))                                                \
+  X(SurfaceAddRef, void, (WGPUSurface))                                                       \
+  X(SurfaceRelease, void, (WGPUSurface))                                                      \
+  X(DeviceGetAdapter, WGPUAdapter, (WGPUDevice))
+
 // Textures, samplers, queries and rendering (the W3C API's offscreen-rendering half).
 #define ALKNET_WGPU_RENDER_PROCS(X)                                                                \
   X(DeviceCreateTexture, WGPUTexture, (WGPUDevice, const WGPUTextureDescriptor*))                  \
@@ -212,6 +225,7 @@ namespace alknet::webgpu {
   X(RenderBundleEncoderDrawIndexedIndirect, void, (WGPURenderBundleEncoder, WGPUBuffer, uint64_t)) \
   X(RenderBundleEncoderFinish, WGPURenderBundle,                                                   \
     (WGPURenderBundleEncoder, const WGPURenderBundleDescriptor*))                                  \
+  ALKNET_WGPU_SURFACE_PROCS(X)                                                                     \
   X(RenderBundleEncoderAddRef, void, (WGPURenderBundleEncoder))                                    \
   X(RenderBundleEncoderRelease, void, (WGPURenderBundleEncoder))                                   \
   X(RenderBundleAddRef, void, (WGPURenderBundle))                                                  \

@@ -59,6 +59,8 @@ enum WGPUSType : uint32_t {
   WGPUSType_ShaderSourceSPIRV = 0x00000001,
   WGPUSType_ShaderSourceWGSL = 0x00000002,
   WGPUSType_RenderPassMaxDrawCount = 0x00000003,
+  WGPUSType_SurfaceSourceXlibWindow = 0x00000006,
+  WGPUSType_SurfaceSourceWaylandSurface = 0x00000007,
   WGPUSType_Force32 = 0x7FFFFFFF,
 };
 
@@ -1071,5 +1073,93 @@ ALKNET_OFF(WGPUTexelCopyTextureInfo, aspect, 24);
 ALKNET_ABI(WGPURenderBundleDescriptor, 24);
 ALKNET_ABI(WGPURenderBundleEncoderDescriptor, 56);
 ALKNET_OFF(WGPURenderBundleEncoderDescriptor, depthStencilFormat, 40);
+
+// ---- Presentation: surfaces on native windows (libs/desktop) ---------------------------------
+inline constexpr WGPUTextureFormat WGPUTextureFormat_BGRA8Unorm = 0x00000017;
+
+enum WGPUPresentMode : uint32_t {
+  WGPUPresentMode_Undefined = 0x00000000,
+  WGPUPresentMode_Fifo = 0x00000001,
+  WGPUPresentMode_FifoRelaxed = 0x00000002,
+  WGPUPresentMode_Immediate = 0x00000003,
+  WGPUPresentMode_Mailbox = 0x00000004,
+  WGPUPresentMode_Force32 = 0x7FFFFFFF,
+};
+
+enum WGPUCompositeAlphaMode : uint32_t {
+  WGPUCompositeAlphaMode_Auto = 0x00000000,
+  WGPUCompositeAlphaMode_Opaque = 0x00000001,
+  WGPUCompositeAlphaMode_Premultiplied = 0x00000002,
+  WGPUCompositeAlphaMode_Unpremultiplied = 0x00000003,
+  WGPUCompositeAlphaMode_Inherit = 0x00000004,
+  WGPUCompositeAlphaMode_Force32 = 0x7FFFFFFF,
+};
+
+enum WGPUSurfaceGetCurrentTextureStatus : uint32_t {
+  WGPUSurfaceGetCurrentTextureStatus_SuccessOptimal = 0x00000001,
+  WGPUSurfaceGetCurrentTextureStatus_SuccessSuboptimal = 0x00000002,
+  WGPUSurfaceGetCurrentTextureStatus_Timeout = 0x00000003,
+  WGPUSurfaceGetCurrentTextureStatus_Outdated = 0x00000004,
+  WGPUSurfaceGetCurrentTextureStatus_Lost = 0x00000005,
+  WGPUSurfaceGetCurrentTextureStatus_Error = 0x00000006,
+  WGPUSurfaceGetCurrentTextureStatus_Force32 = 0x7FFFFFFF,
+};
+
+struct WGPUSurfaceSourceXlibWindow {
+  WGPUChainedStruct chain;
+  void* display;  // Display*
+  uint64_t window;
+};
+struct WGPUSurfaceSourceWaylandSurface {
+  WGPUChainedStruct chain;
+  void* display;  // wl_display*
+  void* surface;  // wl_surface*
+};
+struct WGPUSurfaceDescriptor {
+  const WGPUChainedStruct* nextInChain;
+  WGPUStringView label;
+};
+struct WGPUSurfaceCapabilities {
+  WGPUChainedStruct* nextInChain;
+  WGPUTextureUsage usages;
+  size_t formatCount;
+  const WGPUTextureFormat* formats;
+  size_t presentModeCount;
+  const WGPUPresentMode* presentModes;
+  size_t alphaModeCount;
+  const WGPUCompositeAlphaMode* alphaModes;
+};
+struct WGPUSurfaceConfiguration {
+  const WGPUChainedStruct* nextInChain;
+  WGPUDevice device;
+  WGPUTextureFormat format;
+  WGPUTextureUsage usage;
+  uint32_t width;
+  uint32_t height;
+  size_t viewFormatCount;
+  const WGPUTextureFormat* viewFormats;
+  WGPUCompositeAlphaMode alphaMode;
+  WGPUPresentMode presentMode;
+};
+struct WGPUSurfaceTexture {
+  WGPUChainedStruct* nextInChain;
+  WGPUTexture texture;
+  WGPUSurfaceGetCurrentTextureStatus status;
+};
+
+ALKNET_ABI(WGPUSurfaceSourceXlibWindow, 32);
+ALKNET_ABI(WGPUSurfaceSourceWaylandSurface, 32);
+ALKNET_ABI(WGPUSurfaceDescriptor, 24);
+ALKNET_ABI(WGPUSurfaceCapabilities, 64);
+ALKNET_OFF(WGPUSurfaceCapabilities, formats, 24);
+ALKNET_OFF(WGPUSurfaceCapabilities, alphaModes, 56);
+ALKNET_ABI(WGPUSurfaceConfiguration, 64);
+ALKNET_OFF(WGPUSurfaceConfiguration, usage, 24);
+ALKNET_OFF(WGPUSurfaceConfiguration, width, 32);
+ALKNET_OFF(WGPUSurfaceConfiguration, viewFormats, 48);
+ALKNET_OFF(WGPUSurfaceConfiguration, alphaMode, 56);
+ALKNET_OFF(WGPUSurfaceConfiguration, presentMode, 60);
+ALKNET_ABI(WGPUSurfaceTexture, 24);
+ALKNET_OFF(WGPUSurfaceTexture, status, 16);
 #undef ALKNET_ABI
 #undef ALKNET_OFF
