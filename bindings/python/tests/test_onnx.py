@@ -189,3 +189,29 @@ def test_run_async(tmp_path):
     while not seen and time.time() < deadline:
         time.sleep(0.01)
     assert seen and seen[0][1] is None
+
+
+def test_outputs_outlive_the_session_and_feeds_may_be_strided():
+    model, ins, outs = load_case("test_matmul_2d")
+    s = alknet.onnx.Session(model)
+    names = [i.name for i in s.get_inputs()]
+    # Non-contiguous feeds (a transposed view) are copied into C order first.
+    a_t = np.ascontiguousarray(ins[0].T).T
+    assert not a_t.flags.c_contiguous
+    [y] = s.run(None, {names[0]: a_t, names[1]: ins[1]})
+    del s
+    import gc
+    gc.collect()
+    check(y, outs[0])  # the output owns its memory, independent of the session
+    y[0, 0] = 1.0  # and it is the caller's to change
+
+
+def test_int64_feed_outside_the_device_range_is_refused():
+    model, ins, _ = load_case("test_max_int64")
+    s = alknet.onnx.Session(model)
+    feeds = {i.name: a.copy() for i, a in zip(s.get_inputs(), ins)}
+    first = next(iter(feeds))
+    feeds[first].flat[0] = 2**40  # INT64 runs as i32, range-checked (docs/adr/0002-onnx-dtypes.md)
+    with pytest.raises(alknet.ComputeError) as ei:
+        s.run(None, feeds)
+    assert first in str(ei.value) and "i32" in str(ei.value)
