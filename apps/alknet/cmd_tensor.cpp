@@ -15,6 +15,7 @@
 #include "alknet/tensor/convert/npy.h"
 #include "alknet/tensor/convert/npz.h"
 #include "alknet/tensor/convert/safetensors.h"
+#include "alknet/tensor/convert/to_mtf.h"
 #include "alknet/tensor/tensor.h"
 #include "command.h"
 #include "options.h"
@@ -169,39 +170,8 @@ int Verify(std::span<const std::string_view> args) {
   return kExitOk;
 }
 
-// ---- Conversion: the foreign-format readers of alknet-tensor-convert validate the input and
-// say where each tensor's bytes are; this streams them into the writer.
-
-Result<tc::ForeignFile> ReadForeign(const tc::ByteSource& in, const fs::path& path) {
-  const std::string ext = path.extension().string();
-  if (ext == ".npy") return tc::ReadNpy(in, path.stem().string());
-  if (ext == ".npz") return tc::ReadNpz(in);
-  return tc::ReadSafetensors(in);
-}
-
-at::Status WriteMtf(const tc::ByteSource& in, const tc::ForeignFile& file, const std::string& out,
-                    const at::WriteOptions& o) {
-  ALKNET_ASSIGN_OR_RETURN(auto fw, at::FileWriter::Create(out, o));
-  at::Writer& w = fw->writer();
-  ALKNET_TRY(w.SetMetadata("alknet.converted_from", fs::path(in.name()).filename().string()));
-  for (const auto& e : file.metadata) ALKNET_TRY(w.SetMetadata("safetensors." + e.key, e.value));
-  if (o.placement == at::IndexPlacement::kBeforeData) {
-    for (const auto& t : file.tensors) ALKNET_TRY(w.Declare(t.name, t.dtype, t.shape));
-  }
-  // Stream each tensor through a bounded buffer: memory stays constant for any input size.
-  std::vector<std::byte> buf(8u << 20);
-  for (const auto& t : file.tensors) {
-    ALKNET_TRY(w.BeginTensor(t.name, t.dtype, t.shape));
-    for (uint64_t done = 0; done < t.byte_length;) {
-      const auto chunk = std::span(buf).first(std::min<uint64_t>(buf.size(), t.byte_length - done));
-      ALKNET_TRY(in.ReadAt(t.offset + done, chunk));
-      ALKNET_TRY(w.Write(chunk));
-      done += chunk.size();
-    }
-    ALKNET_TRY(w.EndTensor());
-  }
-  return fw->Commit();
-}
+// ---- Conversion: alknet-tensor-convert validates the input and streams it into the writer
+// (alknet/tensor/convert/to_mtf.h).
 
 int Convert(std::span<const std::string_view> args) {
   std::vector<std::string> files;
@@ -226,22 +196,12 @@ int Convert(std::span<const std::string_view> args) {
   if (ext != ".npy" && ext != ".npz" && ext != ".safetensors") {
     return Usage("convert: IN must end in .npy, .npz or .safetensors");
   }
-  auto in = tc::FileSource::Open(files[0]);
-  if (!in) {
-    std::fprintf(stderr, "alknet tensor convert: %s\n", in.error().ToString().c_str());
+  auto count = tc::ConvertToMtf(files[0], files[1], o);
+  if (!count) {
+    std::fprintf(stderr, "alknet tensor convert: %s\n", count.error().ToString().c_str());
     return kExitFailure;
   }
-  auto file = ReadForeign(**in, files[0]);
-  if (!file) {
-    std::fprintf(stderr, "alknet tensor convert: %s\n", file.error().ToString().c_str());
-    return kExitFailure;
-  }
-  if (auto s = WriteMtf(**in, *file, files[1], o); !s) {
-    std::fprintf(stderr, "alknet tensor convert: %s\n", s.error().ToString().c_str());
-    return kExitFailure;
-  }
-  std::printf("converted %s -> %s: %zu tensors\n", files[0].c_str(), files[1].c_str(),
-              file->tensors.size());
+  std::printf("converted %s -> %s: %zu tensors\n", files[0].c_str(), files[1].c_str(), *count);
   return kExitOk;
 }
 
