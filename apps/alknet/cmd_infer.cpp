@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,8 +42,13 @@ constexpr const char* kHelp =
     "                      tensor), a literal list such as [[1,2],[3,4]], or a scalar such as "
     "2.5.\n"
     "                      Values are converted to the type the model declares for NAME.\n"
+    "                      A sequence input: a folder of 0.npy, 1.npy, ... (its tensors in\n"
+    "                      order; an empty folder is the empty sequence). An optional input:\n"
+    "                      the value, or 'none' (or leave it out) for an empty optional.\n"
     "  --output OUT        OUT.mtf: every output; OUT.npy: the output (one-output models);\n"
-    "                      anything else: a folder of NAME.npy\n"
+    "                      anything else: a folder of NAME.npy. A sequence output is a folder\n"
+    "                      NAME/ of 0.npy, 1.npy, ... (.mtf: tensors NAME.0, NAME.1, ...); an\n"
+    "                      empty optional writes nothing\n"
     "  --repeat N          after the first run, N more runs; reports first, median and min run ms\n"
     "  --profile           after the runs, one more that times every node on its own (each\n"
     "                      submitted and waited for): the nodes that take the most time, and the\n"
@@ -55,7 +61,9 @@ constexpr const char* kHelp =
     "  --json              a JSON document: model, adapter, load_ms, plan_ms, run_ms {first,\n"
     "                      median, min}, run_parts_ms {upload, device, download, and record: the\n"
     "                      CPU part of device} (medians), repeat,\n"
-    "                      outputs [{name, dtype, shape, min, max, mean}],\n"
+    "                      outputs [{name, dtype, shape, min, max, mean}] (a sequence:\n"
+    "                      {name, kind: \"sequence\", items: [...]}; an empty optional:\n"
+    "                      {name, kind: \"none\"}),\n"
     "                      and with --profile, profile {sync_ms, nodes [{op, name, output,\n"
     "                      dispatches, ms}]}\n\n"
     "Exit codes: 0 ok, 1 the model or an input is invalid or unsupported, 2 usage, 3 no device.\n";
@@ -363,6 +371,40 @@ int RunInfer(std::span<const std::string_view> args) {
   for (const auto& info : session->inputs()) {
     auto it = std::find_if(given.begin(), given.end(),
                            [&](const auto& g) { return g.first == info.name; });
+    if (info.optional && (it == given.end() || it->second == "none")) {
+      ox::Tensor none;
+      none.name = info.name;
+      none.kind = ox::ValueKind::kNone;
+      none.type = info.type;
+      tensors.push_back(std::move(none));
+      continue;
+    }
+    if (info.sequence && it != given.end()) {
+      // A folder of 0.npy, 1.npy, ...: the sequence's tensors in order.
+      const fs::path dir(it->second);
+      std::error_code ec;
+      if (!fs::is_directory(dir, ec)) {
+        return Fail("input '" + info.name + "' is a sequence: give a folder of 0.npy, 1.npy, " +
+                    "... ('" + it->second + "' is not a folder)");
+      }
+      ox::Tensor seq;
+      seq.name = info.name;
+      seq.kind = ox::ValueKind::kSequence;
+      seq.type = info.type;
+      ox::ValueInfo element = info;
+      element.sequence = element.optional = false;
+      for (size_t k = 0;; ++k) {
+        const fs::path f = dir / (std::to_string(k) + ".npy");
+        if (!fs::exists(f, ec)) break;
+        if (k >= 65536) return Fail("input '" + info.name + "': more than 65536 tensors");
+        auto loaded = LoadInput(element, f.string());
+        if (auto* e = std::get_if<std::string>(&loaded))
+          return Fail("input '" + info.name + "' element " + std::to_string(k) + ": " + *e);
+        seq.items.push_back(std::get<ox::Tensor>(std::move(loaded)));
+      }
+      tensors.push_back(std::move(seq));
+      continue;
+    }
     if (it == given.end()) {
       std::string shape = "[";
       for (size_t d = 0; d < info.shape.size(); ++d) {
@@ -387,7 +429,7 @@ int RunInfer(std::span<const std::string_view> args) {
     }
   }
   std::vector<ox::HostInput> inputs;
-  for (const auto& t : tensors) inputs.push_back({t.name, t.type, t.shape, t.data});
+  for (const auto& t : tensors) inputs.push_back(ox::InputFromTensor(t, t.name));
 
   auto first = session->Run(inputs);
   if (!first.ok()) return Fail(first.error().message);
@@ -434,12 +476,22 @@ int RunInfer(std::span<const std::string_view> args) {
     if (out.extension() == ".mtf") {
       auto fw = at::FileWriter::Create(out);
       if (!fw.ok()) return Fail(fw.error().ToString());
+      // A sequence's tensors are NAME.0, NAME.1, ...; an empty optional is left out.
+      std::vector<std::pair<std::string, const ox::Tensor*>> flat;
       for (const auto& t : outs) {
-        auto meta = MetaTypeOf(t.type);
+        if (t.kind == ox::ValueKind::kSequence) {
+          for (size_t k = 0; k < t.items.size(); ++k)
+            flat.emplace_back(t.name + "." + std::to_string(k), &t.items[k]);
+        } else if (t.kind == ox::ValueKind::kTensor) {
+          flat.emplace_back(t.name, &t);
+        }
+      }
+      for (const auto& [name, t] : flat) {
+        auto meta = MetaTypeOf(t->type);
         if (!meta)
-          return Fail("output '" + t.name + "' of type " + ox::ElemTypeName(t.type) +
+          return Fail("output '" + name + "' of type " + ox::ElemTypeName(t->type) +
                       " cannot be stored in .mtf");
-        auto st = (*fw)->writer().AddTensor(t.name, *meta, t.shape, t.data);
+        auto st = (*fw)->writer().AddTensor(name, *meta, t->shape, t->data);
         if (!st.ok()) return Fail(st.error().ToString());
       }
       auto st = (*fw)->Commit();
@@ -448,6 +500,10 @@ int RunInfer(std::span<const std::string_view> args) {
       if (outs.size() != 1) {
         return Fail("the model has " + std::to_string(outs.size()) + " outputs; --output " +
                     output + " needs exactly one (use a folder or .mtf)");
+      }
+      if (outs[0].kind != ox::ValueKind::kTensor) {
+        return Fail("output '" + outs[0].name + "' is a sequence or an optional; --output " +
+                    output + " needs a tensor (use a folder or .mtf)");
       }
       if (!WriteNpy(out, outs[0], why)) return Fail(why);
     } else {
@@ -459,6 +515,17 @@ int RunInfer(std::span<const std::string_view> args) {
         std::replace_if(
             file.begin(), file.end(), [](char c) { return c == '/' || c == '\\' || c == ':'; },
             '_');
+        if (t.kind == ox::ValueKind::kSequence) {
+          // A folder NAME/ of 0.npy, 1.npy, ... (the layout --input reads back).
+          fs::create_directories(out / file, ec);
+          if (ec) return Fail((out / file).string() + ": " + ec.message());
+          for (size_t k = 0; k < t.items.size(); ++k) {
+            if (!WriteNpy(out / file / (std::to_string(k) + ".npy"), t.items[k], why))
+              return Fail(why);
+          }
+          continue;
+        }
+        if (t.kind == ox::ValueKind::kNone) continue;
         if (!WriteNpy(out / (file + ".npy"), t, why)) return Fail(why);
       }
     }
@@ -502,8 +569,16 @@ int RunInfer(std::span<const std::string_view> args) {
       }
       j.append("profile", json::Object{{"sync_ms", prof.sync_ms}, {"nodes", std::move(nodes)}});
     }
-    json::Array outputs;
-    for (const auto& t : outs) {
+    std::function<json::Object(const ox::Tensor&)> describe = [&](const ox::Tensor& t) {
+      if (t.kind == ox::ValueKind::kNone) return json::Object{{"name", t.name}, {"kind", "none"}};
+      if (t.kind == ox::ValueKind::kSequence) {
+        json::Array items;
+        for (const auto& e : t.items) items.emplace_back(describe(e));
+        return json::Object{{"name", t.name},
+                            {"kind", "sequence"},
+                            {"dtype", ox::ElemTypeName(t.type)},
+                            {"items", std::move(items)}};
+      }
       json::Object o{{"name", t.name},
                      {"dtype", ox::ElemTypeName(t.type)},
                      {"shape", json::Array(t.shape.begin(), t.shape.end())}};
@@ -517,13 +592,30 @@ int RunInfer(std::span<const std::string_view> args) {
         const std::vector<double> values = Values(t);
         o.append("values", json::Array(values.begin(), values.end()));
       }
-      outputs.emplace_back(std::move(o));
-    }
+      return o;
+    };
+    json::Array outputs;
+    for (const auto& t : outs) outputs.emplace_back(describe(t));
     j.append("outputs", std::move(outputs));
     std::printf("%s\n", json::Write(j, {.indent = 1}).c_str());
     return kExitOk;
   }
+  std::vector<ox::Tensor> shown;  // sequences listed as NAME[k]
   for (const auto& t : outs) {
+    if (t.kind == ox::ValueKind::kNone) {
+      std::printf("%s: empty optional\n", t.name.c_str());
+    } else if (t.kind == ox::ValueKind::kSequence) {
+      std::printf("%s: sequence of %zu %s tensors\n", t.name.c_str(), t.items.size(),
+                  ox::ElemTypeName(t.type).c_str());
+      for (size_t k = 0; k < t.items.size(); ++k) {
+        shown.push_back(t.items[k]);
+        shown.back().name = "  " + t.name + "[" + std::to_string(k) + "]";
+      }
+    } else {
+      shown.push_back(t);
+    }
+  }
+  for (const auto& t : shown) {
     std::printf("%s: %s%s", t.name.c_str(), ox::ElemTypeName(t.type).c_str(),
                 Shape(t.shape).c_str());
     const auto n = t.elements();

@@ -121,6 +121,26 @@ std::string Num(double v) {
 
 // Empty when equal within tolerance, else what differs.
 std::string Compare(const ox::Tensor& got, const ox::Tensor& want, double rtol, double atol) {
+  auto kind = [](const ox::Tensor& t) {
+    return t.kind == ox::ValueKind::kSequence
+               ? "a sequence of " + std::to_string(t.items.size()) + " tensors"
+           : t.kind == ox::ValueKind::kNone ? std::string("an empty optional")
+                                            : std::string("a tensor");
+  };
+  if (got.kind != want.kind ||
+      (got.kind == ox::ValueKind::kSequence && got.items.size() != want.items.size())) {
+    return "output '" + want.name + "': " + kind(got) + ", expected " + kind(want);
+  }
+  if (want.kind == ox::ValueKind::kNone) return "";
+  if (want.kind == ox::ValueKind::kSequence) {
+    for (size_t k = 0; k < want.items.size(); ++k) {
+      ox::Tensor w = want.items[k];
+      w.name = want.name + "[" + std::to_string(k) + "]";
+      std::string diff = Compare(got.items[k], w, rtol, atol);
+      if (!diff.empty()) return diff;
+    }
+    return "";
+  }
   if (got.type != want.type) {
     return "output '" + want.name + "': type " + ox::ElemTypeName(got.type) + ", expected " +
            ox::ElemTypeName(want.type);
@@ -215,8 +235,15 @@ json::Object RunOne(webgpu::Context& ctx, const fs::path& dir) {
                                     std::to_string(declared.size()));
     }
     std::vector<ox::Tensor> in_tensors;
+    // What the model declares says which proto a file holds (TensorProto, SequenceProto,
+    // OptionalProto).
+    auto kind_of = [](const ox::ValueInfo& v) {
+      return v.optional   ? ox::ValueKind::kNone
+             : v.sequence ? ox::ValueKind::kSequence
+                          : ox::ValueKind::kTensor;
+    };
     for (size_t i = 0; i < in_files.size(); ++i) {
-      auto t = ox::ReadTensorFile(in_files[i]);
+      auto t = ox::ReadValueFile(in_files[i], kind_of(declared[i]));
       if (!t.ok())
         return done(IsUnsupported(t.error().code) ? "unsupported" : "load-error",
                     t.error().message);
@@ -224,8 +251,7 @@ json::Object RunOne(webgpu::Context& ctx, const fs::path& dir) {
     }
     std::vector<ox::HostInput> inputs;
     for (size_t i = 0; i < in_tensors.size(); ++i) {
-      inputs.push_back(
-          {declared[i].name, in_tensors[i].type, in_tensors[i].shape, in_tensors[i].data});
+      inputs.push_back(ox::InputFromTensor(in_tensors[i], declared[i].name));
     }
     auto ran = session->Run(inputs);
     if (!ran.ok())
@@ -235,7 +261,9 @@ json::Object RunOne(webgpu::Context& ctx, const fs::path& dir) {
                                " outputs, the test expects " + std::to_string(out_files.size()));
     }
     for (size_t o = 0; o < out_files.size(); ++o) {
-      auto want = ox::ReadTensorFile(out_files[o]);
+      auto want = ox::ReadValueFile(out_files[o], o < session->outputs().size()
+                                                      ? kind_of(session->outputs()[o])
+                                                      : ox::ValueKind::kTensor);
       if (!want.ok())
         return done(IsUnsupported(want.error().code) ? "unsupported" : "load-error",
                     want.error().message);

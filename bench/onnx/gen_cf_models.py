@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Control-flow benchmark models (issue 14): the shapes of computation of voice-activity
 detectors, score-gated classifiers and greedy decoders that people export, with random weights.
-Imported by gen_models.py (bench/onnx/run --only vad_if vad_noif score_if greedy_loop).
+Imported by gen_models.py (bench/onnx/run --only vad_if vad_noif score_if greedy_loop seq_chunks).
 
   vad_if       a streaming voice-activity step: an `If` on an int64 `sr` input chooses the
                front end (16 kHz: Conv1d k=64 s=32 -> 15 frames; 8 kHz: k=32 s=16 -> 31 frames,
@@ -14,6 +14,9 @@ Imported by gen_models.py (bench/onnx/run --only vad_if vad_noif score_if greedy
   greedy_loop  a `Loop` greedy decoder over one small attention step: 16 iterations, each a
                token embedding (Gather), attention over a 16x64 memory, a tanh cell and ArgMax
                of 100 logits; the tokens are the Loop's scan output.
+  seq_chunks   sequences: SplitToSequence into 16 chunks, SequenceMap of a Gemm-Relu-Gemm MLP
+               over each, ConcatFromSequence (planned as one Split, 48 Gemm/Relu nodes, one
+               Concat).
 """
 import numpy as np
 from onnx import TensorProto, helper
@@ -168,5 +171,31 @@ def greedy_loop(g, steps=16, vocab=100, d=64, mem=16):
                    "start": np.array([1], np.int64)}
 
 
+def seq_chunks(g, chunks=16, width=64, d=128):
+    """A chunked encoder written with sequences: SplitToSequence of a [16*64, 128] input into
+    16 chunks, SequenceMap of a two-layer MLP (Gemm, Relu, Gemm) over each chunk, and
+    ConcatFromSequence back to [16*64, 128]."""
+    w1 = g.weight("seq_w1", (d, d), d)
+    w2 = g.weight("seq_w2", (d, d), d)
+    b = g.const("seq_b", np.zeros(d, np.float32))
+    tv = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [helper.make_node("Gemm", ["chunk", w1, b], ["h1"]),
+         helper.make_node("Relu", ["h1"], ["r1"]),
+         helper.make_node("Gemm", ["r1", w2, b], ["out"])],
+        "chunk_mlp", [tv("chunk", TensorProto.FLOAT, [width, d])],
+        [tv("out", TensorProto.FLOAT, [width, d])])
+    size = g.const("seq_split", np.array(width, np.int64))
+    seq_t = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [width, d]))
+    g.nodes += [helper.make_node("SplitToSequence", ["x", size], ["chunks"], axis=0),
+                helper.make_node("SequenceMap", ["chunks"], ["mapped"], body=body),
+                helper.make_node("ConcatFromSequence", ["mapped"], ["y"], axis=0)]
+    graph = helper.make_graph(
+        g.nodes, "seq_chunks", [tv("x", TensorProto.FLOAT, [chunks * width, d])],
+        [tv("y", TensorProto.FLOAT, [chunks * width, d])], g.initializers,
+        value_info=[helper.make_value_info("chunks", seq_t), helper.make_value_info("mapped", seq_t)])
+    return graph, {"x": g.rng.standard_normal((chunks * width, d)).astype(np.float32)}
+
+
 MODELS = {"vad_if": vad_if, "vad_noif": vad_noif, "score_if": score_if,
-          "greedy_loop": greedy_loop}
+          "greedy_loop": greedy_loop, "seq_chunks": seq_chunks}

@@ -167,8 +167,10 @@ def maxpool_1m(rng):
 
 
 def write(out_dir, name, graph, inputs):
+    # SequenceMap exists from opset 17 on.
+    opset = 17 if any(n.op_type == "SequenceMap" for n in graph.node) else OPSET
     model = helper.make_model(graph, producer_name="alknet bench/onnx/gen_models.py",
-                              opset_imports=[helper.make_opsetid("", OPSET)])
+                              opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8  # ONNX 1.12's IR; older runtimes (wonnx 0.5) read it too
     onnx.checker.check_model(model, full_check=True)
     # wonnx needs every intermediate shape in value_info; the others ignore the annotation.

@@ -104,6 +104,41 @@ def test_infer(work):
     assert "does not fit" in p.stderr and "'i'" in p.stderr, p.stderr
     p = run(["infer", one, "--input", "nope=[1]"], expect=1)
     p = run(["infer"], expect=2)
+
+    # Sequences and optionals: a folder of 0.npy, 1.npy, ... in and out, 'none' for an empty
+    # optional (docs/cli.md). outs[k] = xs[k] * 2; has = whether the optional holds a value.
+    body = helper.make_graph(
+        [helper.make_node("Add", ["a", "a"], ["d"])], "body",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, ["n"])],
+        [helper.make_tensor_value_info("d", TensorProto.FLOAT, ["n"])])
+    seq_t = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, ["n"]))
+    opt_t = helper.make_optional_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [1]))
+    g3 = helper.make_graph(
+        [helper.make_node("SequenceMap", ["xs"], ["outs"], body=body),
+         helper.make_node("OptionalHasElement", ["o"], ["has"])], "seq",
+        [helper.make_value_info("xs", seq_t), helper.make_value_info("o", opt_t)],
+        [helper.make_value_info("outs", seq_t), helper.make_tensor_value_info("has", TensorProto.BOOL, [])])
+    seqm = os.path.join(work, "seq.onnx")
+    save(helper.make_model(g3, opset_imports=[helper.make_opsetid("", 17)]), seqm)
+    xs = os.path.join(work, "xs")
+    os.makedirs(xs)
+    parts = [np.array([1, 2, 3], np.float32), np.array([-4], np.float32)]
+    for k, a in enumerate(parts):
+        np.save(os.path.join(xs, "%d.npy" % k), a)
+    out3 = os.path.join(work, "seq_out")
+    run(["infer", seqm, "--input", "xs=" + xs, "--input", "o=none", "--output", out3])
+    for k, a in enumerate(parts):
+        got = np.load(os.path.join(out3, "outs", "%d.npy" % k))
+        assert (got == a * 2).all(), (k, got)
+    assert not os.path.exists(os.path.join(out3, "outs", "2.npy"))
+    assert not np.load(os.path.join(out3, "has.npy")), "an empty optional has no element"
+    p = run(["infer", seqm, "--input", "xs=" + os.path.join(out3, "outs"), "--input", "o=[7]", "--json"])
+    j = json.loads(p.stdout)
+    outs = j["outputs"][0]
+    assert outs["kind"] == "sequence" and [i["values"] for i in outs["items"]] == [[4, 8, 12], [-16]], outs
+    assert j["outputs"][1]["values"] == [1], j["outputs"][1]
+    p = run(["infer", seqm, "--input", "xs=" + os.path.join(xs, "0.npy")], expect=1)
+    assert "is a sequence: give a folder" in p.stderr, p.stderr
     print("infer: ok")
 
 

@@ -41,6 +41,10 @@ declare module "alknet:compute" {
     readonly onnxType: string;
     /** Dimensions: a number, a symbolic name, or null when open; null: no declared shape. */
     readonly shape: readonly (number | string | null)[] | null;
+    /** An ONNX sequence(tensor): fed and returned as an array; dtype and shape are its tensors'. */
+    readonly sequence: boolean;
+    /** An ONNX optional(...): null (or left out) feeds an empty optional, which returns as null. */
+    readonly optional: boolean;
   }
 
   export type TypedArray = Float32Array | Float64Array | Int32Array | Uint32Array | Int16Array | Uint16Array |
@@ -48,7 +52,9 @@ declare module "alknet:compute" {
 
   /** A value to feed: a Tensor (used on the device without a copy; an int64 input takes an i32
    *  Tensor), a typed array of the input's dtype, or data with its shape. */
-  export type Feed = Tensor | TypedArray | number[] | { data: TypedArray | number[]; shape?: readonly number[] };
+  export type TensorFeed = Tensor | TypedArray | number[] | { data: TypedArray | number[]; shape?: readonly number[] };
+  /** A sequence input takes an array of tensor feeds; an optional input null for empty. */
+  export type Feed = TensorFeed | TensorFeed[] | null;
 
   export interface OutputValue {
     readonly name: string;
@@ -58,6 +64,9 @@ declare module "alknet:compute" {
     /** The output on the device, with run(feeds, { tensors: true }). */
     readonly tensor?: Tensor;
   }
+
+  /** What run() gives for any output: a tensor, a sequence (array), an empty optional (null). */
+  export type AnyOutputValue = OutputValue | readonly OutputValue[] | null;
 
   export interface SessionOptions {
     /** Plans kept per distinct input shapes (default 8). */
@@ -99,6 +108,9 @@ declare module "alknet:compute" {
     /** Timing of the last run(): plan (0 when cached) and run (upload, dispatch, download) in ms. */
     lastRun: { readonly planMs: number; readonly runMs: number; readonly planCached: boolean } | null;
     /** Feeds by input name; a model with one input also takes the value alone. */
+    /** Tensor outputs are OutputValues. A model with sequence or optional outputs (see
+     *  `outputs[i].sequence` / `.optional`) gives those as AnyOutputValue: an array of
+     *  OutputValue (without `tensor`), or null for an empty optional. */
     run(feeds: Record<string, Feed> | Feed, options?: { tensors?: boolean }): Promise<Record<string, OutputValue>>;
     toString(): string;
   }

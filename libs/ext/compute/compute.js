@@ -109,9 +109,16 @@ function pathOf(path, where) {
   throw new TypeError(`${where}: the model path must be a string or a file: URL`);
 }
 
-// One feed value as the native core takes it: {name, tensor} or {name, dtype, shape, data}.
+// One feed value as the native core takes it: {name, tensor} or {name, dtype, shape, data};
+// a sequence input an array of those ({name, items}), an empty optional null ({name, none}).
 function feedOf(info, value) {
   const where = `Session.run: input '${info.name}'`;
+  if (info.optional && (value === null || value === undefined)) return { name: info.name, none: true };
+  if (info.sequence) {
+    if (!Array.isArray(value)) throw new TypeError(`${where} is a sequence: give an array of tensors`);
+    const element = { ...info, sequence: false, optional: false };
+    return { name: info.name, dtype: info.dtype ?? undefined, items: value.map((v) => feedOf(element, v)) };
+  }
   if (value instanceof Tensor) return { name: info.name, tensor: value[HANDLE], dtype: info.dtype ?? undefined };
   let data = value, shape;
   if (value !== null && typeof value === "object" && !ArrayBuffer.isView(value) && !Array.isArray(value)) {
@@ -218,13 +225,24 @@ export class Session {
       }
     }
     const list = inputs.map((info) => {
-      if (!(info.name in feeds)) throw new TypeError(`Session.run: input '${info.name}' is missing`);
+      if (!(info.name in feeds) && !info.optional) throw new TypeError(`Session.run: input '${info.name}' is missing`);
       return feedOf(info, feeds[info.name]);
     });
     const result = core.onnxRun(this.#handle, list, Boolean(options.tensors));
     this.lastRun = Object.freeze({ planMs: result.planMs, runMs: result.runMs, planCached: result.planCached });
     const out = {};
+    // A sequence output is an array of values, an empty optional null.
+    const hostValue = (o) => {
+      if (o.kind === "none") return null;
+      if (o.kind === "sequence") return Object.freeze(o.items.map(hostValue));
+      return Object.freeze({ name: o.name, dtype: o.dtype, shape: Object.freeze(o.shape),
+                             data: new (arrayTypeOf(o.dtype))(o.buffer) });
+    };
     for (const o of result.outputs) {
+      if (o.kind !== undefined) {
+        out[o.name] = hostValue(o);
+        continue;
+      }
       const value = { name: o.name, dtype: o.dtype, shape: Object.freeze(o.shape), data: new (arrayTypeOf(o.dtype))(o.buffer) };
       if (options.tensors) {
         // Outputs folded on the host have no device tensor yet: upload them, in the dtype the

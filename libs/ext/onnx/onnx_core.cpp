@@ -11,6 +11,7 @@
 // Reading the model and each external-data file is checked against --allow-read first.
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "alknet/ext/compute_core.h"
@@ -164,6 +165,9 @@ JSObject* InfoList(JSContext* cx, const std::vector<ox::ValueInfo>& infos) {
       dtype.setString(s);
     }
     if (!Define(cx, o, "dtype", dtype)) return nullptr;
+    // sequence(tensor) and optional(...): dtype and shape are the tensors'.
+    JS::RootedValue seq(cx, JS::BooleanValue(v.sequence)), opt(cx, JS::BooleanValue(v.optional));
+    if (!Define(cx, o, "sequence", seq) || !Define(cx, o, "optional", opt)) return nullptr;
     JS::RootedValue shape(cx, JS::NullValue());  // null: the model declares no shape
     if (v.has_shape) {
       JS::RootedObject dims(cx, JS::NewArrayObject(cx, v.shape.size()));
@@ -216,18 +220,51 @@ bool Info(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-// One feed as alknet-onnx takes it. `bytes` owns the data until Run returns.
+// One feed as alknet-onnx takes it. `bytes` owns the data until Run returns; a sequence's
+// tensors are `items` (their inputs copied into input.items once read).
 struct Feed {
   ox::HostInput input;
   std::vector<std::byte> bytes;
+  std::vector<Feed> items;
 };
 
-bool ReadFeed(JSContext* cx, JS::HandleObject f, Feed* feed) {
-  JS::RootedValue name(cx), tensor(cx), dtype(cx), shape(cx), data(cx);
-  if (!JS_GetProperty(cx, f, "name", &name) || !JS_GetProperty(cx, f, "tensor", &tensor))
+bool ReadFeed(JSContext* cx, JS::HandleObject f, Feed* feed, int depth = 0) {
+  JS::RootedValue name(cx), tensor(cx), dtype(cx), shape(cx), data(cx), items(cx), none(cx);
+  if (!JS_GetProperty(cx, f, "name", &name) || !JS_GetProperty(cx, f, "tensor", &tensor) ||
+      !JS_GetProperty(cx, f, "items", &items) || !JS_GetProperty(cx, f, "none", &none))
     return false;
   if (!ValueToUtf8(cx, name, &feed->input.name)) return false;
   const std::string where = "Session.run: input '" + feed->input.name + "'";
+  if (JS::ToBoolean(none)) {
+    feed->input.kind = ox::ValueKind::kNone;
+    return true;
+  }
+  if (!items.isUndefined()) {
+    // A sequence: {name, items: [feed, ...]} (one level: sequences hold tensors).
+    bool is_array = false;
+    if (depth > 0 || !items.isObject() || !JS::IsArrayObject(cx, items, &is_array) || !is_array)
+      return ThrowTypeError(cx, where + ": a sequence holds an array of tensors");
+    JS::RootedObject list(cx, &items.toObject());
+    uint32_t n = 0;
+    if (!JS::GetArrayLength(cx, list, &n)) return false;
+    if (n > 65536) return ThrowTypeError(cx, where + ": a sequence of more than 65536 tensors");
+    feed->input.kind = ox::ValueKind::kSequence;
+    feed->items.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      JS::RootedValue e(cx);
+      if (!JS_GetElement(cx, list, i, &e)) return false;
+      if (!e.isObject()) return ThrowTypeError(cx, where + ": item " + std::to_string(i));
+      JS::RootedObject eo(cx, &e.toObject());
+      if (!ReadFeed(cx, eo, &feed->items[i], depth + 1)) return false;
+    }
+    if (!JS_GetProperty(cx, f, "dtype", &dtype)) return false;
+    std::string dt;
+    if (dtype.isString() && ValueToUtf8(cx, dtype, &dt)) {
+      if (auto type = ElemTypeNamed(dt)) feed->input.type = *type;
+    }
+    for (const Feed& e : feed->items) feed->input.items.push_back(e.input);
+    return true;
+  }
   if (!tensor.isUndefined()) {
     // A device tensor feeds the session as it is (no copy), in the device dtype of the
     // model's declared type: f32 for float, i32 for int64 (docs/adr/0002-onnx-dtypes.md).
@@ -319,8 +356,54 @@ bool Run(JSContext* cx, unsigned argc, JS::Value* vp) {
 
   JS::RootedObject outputs(cx, JS::NewArrayObject(cx, result->outputs.size()));
   if (!outputs) return false;
+  // A host tensor as {name, dtype, shape, buffer}; a sequence as {name, kind: "sequence",
+  // items: [...]}, an empty optional as {name, kind: "none"}.
+  std::function<JSObject*(const ox::Tensor&)> host_value = [&](const ox::Tensor& t) -> JSObject* {
+    JS::RootedObject o(cx, JS_NewPlainObject(cx));
+    if (!o || !DefineString(cx, o, "name", t.name)) return nullptr;
+    if (t.kind == ox::ValueKind::kNone) {
+      if (!DefineString(cx, o, "kind", "none")) return nullptr;
+      return o;
+    }
+    if (t.kind == ox::ValueKind::kSequence) {
+      JS::RootedObject list(cx, JS::NewArrayObject(cx, t.items.size()));
+      if (!list || !DefineString(cx, o, "kind", "sequence")) return nullptr;
+      for (size_t k = 0; k < t.items.size(); ++k) {
+        JS::RootedObject e(cx, host_value(t.items[k]));
+        if (!e || !JS_SetElement(cx, list, static_cast<uint32_t>(k), e)) return nullptr;
+      }
+      JS::RootedValue lv(cx, JS::ObjectValue(*list));
+      if (!Define(cx, o, "items", lv)) return nullptr;
+      return o;
+    }
+    const char* dtype = DTypeOf(t.type);
+    if (dtype == nullptr) {
+      ThrowError(cx,
+                 "Session.run: output '" + t.name + "' has ONNX type " + ox::ElemTypeName(t.type) +
+                     ", which has no typed array",
+                 "NotSupportedError");
+      return nullptr;
+    }
+    JS::RootedObject shape(cx, JS::NewArrayObject(cx, t.shape.size()));
+    JS::RootedObject buffer(cx, NewArrayBufferFrom(cx, t.data));
+    if (!shape || !buffer || !DefineString(cx, o, "dtype", dtype)) return nullptr;
+    for (size_t k = 0; k < t.shape.size(); ++k) {
+      if (!JS_DefineElement(cx, shape, static_cast<uint32_t>(k), static_cast<double>(t.shape[k]),
+                            JSPROP_ENUMERATE)) {
+        return nullptr;
+      }
+    }
+    JS::RootedValue shape_v(cx, JS::ObjectValue(*shape)), buffer_v(cx, JS::ObjectValue(*buffer));
+    if (!Define(cx, o, "shape", shape_v) || !Define(cx, o, "buffer", buffer_v)) return nullptr;
+    return o;
+  };
   for (size_t i = 0; i < result->outputs.size(); ++i) {
     const ox::Tensor& t = result->outputs[i];
+    if (t.kind != ox::ValueKind::kTensor) {
+      JS::RootedObject o(cx, host_value(t));
+      if (!o || !JS_SetElement(cx, outputs, static_cast<uint32_t>(i), o)) return false;
+      continue;
+    }
     JS::RootedObject o(cx, JS_NewPlainObject(cx));
     if (!o || !DefineString(cx, o, "name", t.name)) return false;
     const char* dtype = DTypeOf(t.type);

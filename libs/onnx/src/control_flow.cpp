@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 
 #include "proto.h"
@@ -71,6 +72,23 @@ void Need(const Program& p, std::set<std::string>& needed, bool conditions) {
     if (!conditions && n.record != nullptr) {
       for (uint32_t h : n.record->host_inputs) {
         if (h < n.inputs.size() && !n.inputs[h].empty()) needed.insert(n.inputs[h]);
+      }
+    }
+    if (!conditions && IsSequenceOp(n.op)) {
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        if (IsSequenceHostInput(n.op, i) && !n.inputs[i].empty()) needed.insert(n.inputs[i]);
+      }
+      // SequenceMap plans its body per element: what the body reads on the host, its inputs
+      // (the elements) and the names it captures are read on the host too.
+      for (const auto& [attr, g] : n.graphs) {
+        std::set<std::string> inner;
+        Need(*g, inner, conditions);
+        for (size_t i = 0; i < g->input_names.size() && i < n.inputs.size(); ++i) {
+          if (inner.count(g->input_names[i])) needed.insert(n.inputs[i]);
+        }
+        for (const auto& name : inner) {
+          if (g->free.count(name)) needed.insert(name);
+        }
       }
     }
     if (n.op == "Shape" || n.op == "Size") continue;
@@ -192,6 +210,14 @@ std::string SeedKey(const std::vector<Value>& seeds) {
   std::string key;
   for (const Value& v : seeds) {
     key += v.name;
+    if (v.kind == ValueKind::kNone) {
+      key += ":none;";
+      continue;
+    }
+    if (v.kind == ValueKind::kSequence) {
+      key += ":[" + SeedKey(v.elems) + "];";
+      continue;
+    }
     key += ':';
     key += std::to_string(static_cast<int>(v.dtype));
     key += compute::ShapeToString(v.shape);
@@ -285,12 +311,15 @@ Result<std::shared_ptr<Program>> Session::Impl::LoadSubgraph(const ::onnx::Graph
     p->inits[tp.name()] = std::move(init);
   }
   auto tensor_type = [&](const ::onnx::ValueInfoProto& v, const char* kind) -> Result<ElemType> {
-    if (!v.type().has_tensor_type()) {
+    const ::onnx::TypeProto* t = &v.type();
+    if (t->has_optional_type()) t = &t->optional_type().elem_type();
+    if (t->has_sequence_type()) t = &t->sequence_type().elem_type();
+    if (!t->has_tensor_type() && t->value_case() != ::onnx::TypeProto::VALUE_NOT_SET) {
       return Error{ErrorCode::kUnsupported,
                    where + kind + " '" + v.name() +
-                       "' is not a tensor (sequences, maps and optionals are not supported)"};
+                       "' is not a tensor, a sequence of tensors or an optional of those"};
     }
-    return static_cast<ElemType>(v.type().tensor_type().elem_type());
+    return static_cast<ElemType>(t->tensor_type().elem_type());
   };
   for (const auto& v : g.input()) {
     ALKNET_ASSIGN_OR_RETURN(ElemType t, tensor_type(v, "input"));
@@ -382,12 +411,20 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
   };
   // A value the subgraph does not read on the host goes in on the device, so that a changing
   // value (a counter) does not change the plan key.
-  auto as_input = [&](Value v, const Program& g, size_t i) -> Result<Value> {
-    if (v.known && !(i < g.host_read.size() && g.host_read[i])) {
+  std::function<Status(Value&)> to_device = [&](Value& v) -> Status {
+    if (v.kind == ValueKind::kSequence) {
+      for (Value& e : v.elems) ALKNET_TRY(to_device(e));
+      return Ok{};
+    }
+    if (v.kind == ValueKind::kTensor && v.known) {
       ALKNET_ASSIGN_OR_RETURN(v.device, ToDevice(v));
       v.known = nullptr;
       v.host = nullptr;
     }
+    return Ok{};
+  };
+  auto as_input = [&](Value v, const Program& g, size_t i) -> Result<Value> {
+    if (!(i < g.host_read.size() && g.host_read[i])) ALKNET_TRY(to_device(v));
     v.name = g.input_names[i];
     return v;
   };

@@ -1,6 +1,8 @@
 // Loading a model: the protobuf (proto.cpp: size caps, external data confined to the model's
 // folder), ONNX shape inference for the declared types, attributes converted, every node
 // checked against the op table, and which inputs a plan reads on the host.
+#include <onnx/onnx-data_pb.h>
+
 #include <set>
 
 #include "proto.h"
@@ -46,12 +48,22 @@ bool HasAttribute(const OpRecord* r, const std::string& name) {
 Result<ValueInfo> InfoOf(const ::onnx::ValueInfoProto& v, const std::string& model) {
   ValueInfo info;
   info.name = v.name();
-  if (!v.type().has_tensor_type()) {
+  const ::onnx::TypeProto* t = &v.type();
+  if (t->has_optional_type()) {
+    info.optional = true;
+    t = &t->optional_type().elem_type();
+  }
+  if (t->has_sequence_type()) {
+    info.sequence = true;
+    t = &t->sequence_type().elem_type();
+  }
+  if (!t->has_tensor_type()) {
     return Error{ErrorCode::kUnsupported,
                  model + ": value '" + v.name() +
-                     "' is not a tensor (sequences, maps and optionals are not supported)"};
+                     "' is not a tensor, a sequence of tensors or an optional of those (maps, "
+                     "sparse tensors and nested sequences are not supported)"};
   }
-  const auto& tt = v.type().tensor_type();
+  const auto& tt = t->tensor_type();
   info.type = static_cast<ElemType>(tt.elem_type());
   if (tt.has_shape()) {
     info.has_shape = true;
@@ -175,13 +187,16 @@ Result<NodeInfo> Session::Impl::LoadNode(const ::onnx::NodeProto& np, int k,
     }
     for (const auto& a : np.attribute()) {
       const std::string what = n.Where(model) + ": attribute '" + a.name() + "'";
-      if (a.type() == ::onnx::AttributeProto::GRAPH && IsControlOp(n.op)) {
+      if (a.type() == ::onnx::AttributeProto::GRAPH &&
+          (IsControlOp(n.op) || n.op == "SequenceMap")) {
         const std::string scope = n.scope + "node " + std::to_string(k) +
                                   (n.name.empty() ? "" : " '" + n.name + "'") + " (" + n.op + ") " +
                                   a.name() + ": ";
         ALKNET_ASSIGN_OR_RETURN(n.graphs[a.name()], LoadSubgraph(a.g(), parent, scope));
         continue;
       }
+      // Optional's `type` says what an empty optional would hold: values carry their kind.
+      if (a.type() == ::onnx::AttributeProto::TYPE_PROTO && n.op == "Optional") continue;
       ALKNET_ASSIGN_OR_RETURN(compute::AttrValue v,
                               detail::ConvertAttribute(a, base_dir, f16, what, options.check_read));
       if (HasDtypeAttribute(n.op, a.name()) && v.index() == 0) {
@@ -196,6 +211,22 @@ Result<NodeInfo> Session::Impl::LoadNode(const ::onnx::NodeProto& np, int k,
       ALKNET_TRY(CheckControlNode(n, model));
     } else if (n.host_op != nullptr) {
       // Computed on the host (host_ops.cpp): no record.
+    } else if (IsSequenceOp(n.op)) {
+      // Planned by the importer (plan.cpp): no record.
+      if (n.op == "SequenceMap") {
+        auto body = n.graphs.find("body");
+        if (body == n.graphs.end())
+          return Error{ErrorCode::kInvalidArgument, n.Where(model) + ": needs a body graph"};
+        if (body->second->input_names.size() != n.inputs.size() ||
+            body->second->output_names.size() != n.outputs.size() || n.inputs.empty()) {
+          return Error{ErrorCode::kInvalidArgument,
+                       n.Where(model) + ": the body has " +
+                           std::to_string(body->second->input_names.size()) + " inputs and " +
+                           std::to_string(body->second->output_names.size()) +
+                           " outputs, the node " + std::to_string(n.inputs.size()) + " and " +
+                           std::to_string(n.outputs.size())};
+        }
+      }
     } else if (!IsImporterOp(n.op)) {
       n.record = table.Find(n.op, n.opset);
       if (n.record == nullptr) {
@@ -261,6 +292,74 @@ Result<std::vector<std::string>> ReadOpTypes(const fs::path& path) {
   std::vector<std::string> ops;
   for (const auto& n : m->graph().node()) ops.push_back(n.op_type());
   return ops;
+}
+
+namespace {
+
+Result<Tensor> DecodeSequence(const ::onnx::SequenceProto& sp, const fs::path& dir,
+                              const std::string& what) {
+  if (sp.elem_type() != ::onnx::SequenceProto::TENSOR &&
+      !(sp.elem_type() == ::onnx::SequenceProto::UNDEFINED && sp.tensor_values_size() == 0)) {
+    return Error{ErrorCode::kUnsupported, what + ": a sequence of " +
+                                              ::onnx::SequenceProto_DataType_Name(sp.elem_type()) +
+                                              " (only sequences of tensors are supported)"};
+  }
+  Tensor seq;
+  seq.name = sp.name();
+  seq.kind = ValueKind::kSequence;
+  seq.type = ElemType::kUndefined;
+  for (int i = 0; i < sp.tensor_values_size(); ++i) {
+    ALKNET_ASSIGN_OR_RETURN(
+        Tensor t,
+        detail::DecodeTensor(sp.tensor_values(i), dir, what + ": element " + std::to_string(i)));
+    if (i > 0 && t.type != seq.type) {
+      return Error{ErrorCode::kInvalidArgument, what + ": element " + std::to_string(i) + " is " +
+                                                    ElemTypeName(t.type) + ", element 0 " +
+                                                    ElemTypeName(seq.type)};
+    }
+    seq.type = t.type;
+    seq.items.push_back(std::move(t));
+  }
+  return seq;
+}
+
+}  // namespace
+
+Result<Tensor> ReadValueFile(const fs::path& path, ValueKind kind) {
+  if (kind == ValueKind::kTensor) return ReadTensorFile(path);
+  ALKNET_ASSIGN_OR_RETURN(std::vector<std::byte> bytes,
+                          detail::ReadFileBytes(path, uint64_t{2} << 30));
+  const std::string what = path.string();
+  if (kind == ValueKind::kSequence) {
+    ::onnx::SequenceProto sp;
+    if (!sp.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+      return Error{ErrorCode::kInvalidArgument, what + ": not a SequenceProto"};
+    return DecodeSequence(sp, path.parent_path(), what);
+  }
+  ::onnx::OptionalProto op;
+  if (!op.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return Error{ErrorCode::kInvalidArgument, what + ": not an OptionalProto"};
+  if (op.has_tensor_value()) {
+    ALKNET_ASSIGN_OR_RETURN(Tensor t,
+                            detail::DecodeTensor(op.tensor_value(), path.parent_path(), what));
+    if (t.name.empty()) t.name = op.name();
+    return t;
+  }
+  if (op.has_sequence_value()) {
+    ALKNET_ASSIGN_OR_RETURN(Tensor t,
+                            DecodeSequence(op.sequence_value(), path.parent_path(), what));
+    if (t.name.empty()) t.name = op.name();
+    return t;
+  }
+  if (op.has_sparse_tensor_value() || op.has_map_value() || op.has_optional_value()) {
+    return Error{ErrorCode::kUnsupported,
+                 what + ": an optional holding a sparse tensor, a map or an optional"};
+  }
+  Tensor none;
+  none.name = op.name();
+  none.kind = ValueKind::kNone;
+  none.type = ElemType::kUndefined;
+  return none;
 }
 
 Result<Tensor> ReadTensorFile(const fs::path& path) {

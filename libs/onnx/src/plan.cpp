@@ -29,6 +29,9 @@ struct Slot {
   ElemType type = ElemType::kUndefined;
   const Initializer* init = nullptr;
   std::optional<Error> unavailable;
+  // A sequence (its tensors' slots) or an empty optional.
+  ValueKind kind = ValueKind::kTensor;
+  std::vector<Slot> elems;
 };
 
 struct LocalRef {
@@ -55,8 +58,10 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
   std::unordered_map<std::string, Slot> slots;
   std::vector<LocalRef> refs;
   std::vector<LocalNode> lnodes;
-  std::vector<bool> input_used(seeds.size(), false);
-  std::vector<int> input_ref(seeds.size(), -1);
+  std::vector<const Value*> flat;  // the seeds' tensors, sequences flattened
+  FlattenValues(seeds, flat);
+  std::vector<bool> input_used(flat.size(), false);
+  std::vector<int> input_ref(flat.size(), -1);
 
   auto type_of = [&](const std::string& name, DType d) {
     auto it = value_types.find(name);
@@ -64,18 +69,27 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
                                                                          : FallbackType(d);
   };
 
-  for (size_t i = 0; i < seeds.size(); ++i) {
-    const Value& in = seeds[i];
+  // Seed slots; the tensors numbered in FlattenValues' order.
+  int next_flat = 0;
+  std::function<Slot(const Value&)> seed_slot = [&](const Value& in) {
     Slot s;
     s.defined = true;
-    s.desc = TensorDesc{in.dtype, in.shape};
     s.type = in.type;
-    refs.push_back({LocalRef::kInput, static_cast<int>(i), 0});
+    s.kind = in.kind;
+    if (in.kind == ValueKind::kSequence) {
+      for (const Value& e : in.elems) s.elems.push_back(seed_slot(e));
+      return s;
+    }
+    if (in.kind == ValueKind::kNone) return s;
+    const int i = next_flat++;
+    s.desc = TensorDesc{in.dtype, in.shape};
+    refs.push_back({LocalRef::kInput, i, 0});
     s.ref = static_cast<int>(refs.size()) - 1;
-    input_ref[i] = s.ref;
+    input_ref[static_cast<size_t>(i)] = s.ref;
     s.known = in.known;
-    slots[in.name] = std::move(s);
-  }
+    return s;
+  };
+  for (const Value& in : seeds) slots[in.name] = seed_slot(in);
   // An initializer's slot (of this graph, a graph around it, or an inlined branch).
   auto define_init = [&](const std::string& name, const auto& init) -> Status {
     Slot s;
@@ -147,6 +161,8 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
   // Plans one node; true when it is a control node that must run on its own (the segment
   // stops before it).
   std::function<Result<bool>(const NodeInfo&)> process;
+  // Sequence and optional ops (below).
+  std::function<Result<bool>(const NodeInfo&)> process_sequence;
   // An If with a known condition: its branch planned in place. When the branch itself holds
   // a node that must run on its own, everything it planned is undone and the If stops the
   // segment instead.
@@ -220,6 +236,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
       const auto& branch = n.graphs.at(c.data[0] != 0 ? "then_branch" : "else_branch");
       return inline_if(n, *branch);
     }
+    if (IsSequenceOp(n.op)) return process_sequence(n);
     // Inputs.
     OpNode on{n.op, n.name, n.opset, n.attrs, {}, {}, {}};
     compute::RequestOutputs(on, n.record, static_cast<int>(n.outputs.size()));
@@ -241,6 +258,13 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
       }
       Slot& s = it->second;
       if (s.unavailable) return *s.unavailable;
+      if (s.kind != ValueKind::kTensor && n.op != "Identity") {
+        return fail(
+            Error{ErrorCode::kUnsupported,
+                  "input '" + name + "' is " +
+                      (s.kind == ValueKind::kSequence ? "a sequence" : "an empty optional") + "; " +
+                      n.op + " takes tensors"});
+      }
       on.inputs.push_back(s.known ? TensorDesc{s.known->dtype, s.known->shape} : s.desc);
       on.input_values.push_back(s.known);
       in_slots.push_back(&s);
@@ -373,6 +397,408 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
     return false;
   };
 
+  process_sequence = [&](const NodeInfo& n) -> Result<bool> {
+    // The planner's side of sequences: a sequence slot lists its tensors' slots (on the device
+    // or known), so these ops dispatch nothing; positions and split sizes are read on the host.
+    auto fail = [&](ErrorCode code, const std::string& e) {
+      return Error{code, n.Where(model) + ": " + e};
+    };
+    auto input = [&](size_t i) -> Result<const Slot*> {
+      if (i >= n.inputs.size() || n.inputs[i].empty()) return static_cast<const Slot*>(nullptr);
+      auto it = slots.find(n.inputs[i]);
+      if (it == slots.end()) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "input '" + n.inputs[i] +
+                        "' is not defined by any earlier node, graph input or initializer");
+      }
+      if (it->second.unavailable) return *it->second.unavailable;
+      return &it->second;
+    };
+    auto kind_name = [](const Slot& s) {
+      return s.kind == ValueKind::kSequence ? "a sequence"
+             : s.kind == ValueKind::kNone   ? "an empty optional"
+                                            : "a tensor";
+    };
+    auto sequence_in = [&](size_t i) -> Result<const Slot*> {
+      ALKNET_ASSIGN_OR_RETURN(const Slot* s, input(i));
+      if (s == nullptr)
+        return fail(ErrorCode::kInvalidArgument, "needs input " + std::to_string(i));
+      if (s->kind != ValueKind::kSequence) {
+        return fail(ErrorCode::kInvalidArgument, "input " + std::to_string(i) + " ('" +
+                                                     n.inputs[i] + "') is " + kind_name(*s) +
+                                                     ", not a sequence");
+      }
+      return s;
+    };
+    auto tensor_in = [&](size_t i) -> Result<const Slot*> {
+      ALKNET_ASSIGN_OR_RETURN(const Slot* s, input(i));
+      if (s == nullptr)
+        return fail(ErrorCode::kInvalidArgument, "needs input " + std::to_string(i));
+      if (s->kind != ValueKind::kTensor) {
+        return fail(ErrorCode::kInvalidArgument, "input " + std::to_string(i) + " ('" +
+                                                     n.inputs[i] + "') is " + kind_name(*s) +
+                                                     ", not a tensor");
+      }
+      return s;
+    };
+    // A position input: one integer, known at plan time.
+    auto position = [&](size_t i) -> Result<std::optional<int64_t>> {
+      ALKNET_ASSIGN_OR_RETURN(const Slot* s, input(i));
+      if (s == nullptr) return std::optional<int64_t>();
+      if (s->kind != ValueKind::kTensor || !s->known || s->known->data.size() != 1) {
+        return fail(ErrorCode::kUnsupported, "input " + std::to_string(i) + " ('" + n.inputs[i] +
+                                                 "') must be one integer known when the plan is "
+                                                 "built");
+      }
+      return std::optional<int64_t>(static_cast<int64_t>(s->known->data[0]));
+    };
+    auto out = [&](size_t o, Slot s) {
+      if (o < n.outputs.size() && !n.outputs[o].empty()) {
+        s.defined = true;
+        slots[n.outputs[o]] = std::move(s);
+      }
+    };
+    auto scalar = [&](size_t o, DType d, ElemType t, double v) {
+      Slot s;
+      s.type = t;
+      s.desc = TensorDesc{d, {}};
+      s.known = std::make_shared<const RefTensor>(RefTensor{d, {}, {v}});
+      out(o, std::move(s));
+      ++plan->folded;
+    };
+    auto attr_int = [&](const char* name, int64_t fallback) {
+      auto it = n.attrs.find(name);
+      if (it == n.attrs.end()) return fallback;
+      if (const int64_t* v = std::get_if<int64_t>(&it->second)) return *v;
+      return fallback;
+    };
+    // A node the planner makes for this one (Split, Concat, Unsqueeze, Squeeze), planned like
+    // any other; its messages name both.
+    auto planned = [&](const char* op, int opset, compute::Attributes attrs,
+                       std::vector<std::string> ins, std::vector<std::string> outs) -> Status {
+      NodeInfo m;
+      m.op = op;
+      m.name = n.name;
+      m.opset = opset;
+      m.index = n.index;
+      m.scope = n.scope;
+      m.via = n.op;
+      m.attrs = std::move(attrs);
+      m.inputs = std::move(ins);
+      m.outputs = std::move(outs);
+      m.record = table.Find(op, opset);
+      if (m.record == nullptr)
+        return fail(ErrorCode::kUnknownOp, std::string("the op table has no ") + op);
+      ALKNET_ASSIGN_OR_RETURN(bool stop, process(m));
+      if (stop) return fail(ErrorCode::kUnsupported, "internal: a planned node stopped the plan");
+      return Ok{};
+    };
+    const std::string tmp = "\x1f" + n.scope + std::to_string(n.index) + ":";
+    auto known_ints = [&](const std::string& name, std::vector<double> v) {
+      Slot s;
+      s.type = ElemType::kInt64;
+      s.desc = TensorDesc{DType::kI32, {v.size()}};
+      s.known = std::make_shared<const RefTensor>(RefTensor{DType::kI32, {v.size()}, std::move(v)});
+      s.defined = true;
+      slots[name] = std::move(s);
+    };
+    auto check_length = [&](uint64_t len) -> Status {
+      if (len > kMaxSequenceLength) {
+        return fail(ErrorCode::kLimit, "the sequence would hold " + std::to_string(len) +
+                                           " tensors, more than the limit of " +
+                                           std::to_string(kMaxSequenceLength));
+      }
+      return Ok{};
+    };
+
+    if (n.op == "SequenceEmpty") {
+      Slot s;
+      s.kind = ValueKind::kSequence;
+      s.type = static_cast<ElemType>(attr_int("dtype", static_cast<int64_t>(ElemType::kFloat)));
+      out(0, std::move(s));
+      ++plan->folded;
+      return false;
+    }
+    if (n.op == "SequenceConstruct") {
+      Slot s;
+      s.kind = ValueKind::kSequence;
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        ALKNET_ASSIGN_OR_RETURN(const Slot* e, tensor_in(i));
+        if (i > 0 && e->type != s.type) {
+          return fail(ErrorCode::kInvalidArgument,
+                      "input " + std::to_string(i) + " is " + ElemTypeName(e->type) + ", input 0 " +
+                          ElemTypeName(s.type) + " (a sequence holds one type)");
+        }
+        s.type = e->type;
+        s.elems.push_back(*e);
+      }
+      out(0, std::move(s));
+      ++plan->folded;
+      return false;
+    }
+    if (n.op == "SequenceInsert" || n.op == "SequenceErase" || n.op == "SequenceAt") {
+      ALKNET_ASSIGN_OR_RETURN(const Slot* seq, sequence_in(0));
+      const bool insert = n.op == "SequenceInsert";
+      const size_t at = insert ? 2 : 1;
+      ALKNET_ASSIGN_OR_RETURN(std::optional<int64_t> pos, position(at));
+      const int64_t len = static_cast<int64_t>(seq->elems.size());
+      if (!pos) {
+        if (n.op == "SequenceAt")
+          return fail(ErrorCode::kInvalidArgument, "needs input 1 (the position)");
+        pos = insert ? len : -1;
+      }
+      int64_t p = *pos < 0 ? *pos + len : *pos;
+      if (p < 0 || p > len || (!insert && p == len)) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "position " + std::to_string(*pos) + " is out of range for a sequence of " +
+                        std::to_string(len) + " tensors (" +
+                        (insert ? "-" + std::to_string(len) + ".." + std::to_string(len)
+                                : "-" + std::to_string(len) + ".." + std::to_string(len - 1)) +
+                        ")");
+      }
+      if (n.op == "SequenceAt") {
+        out(0, seq->elems[static_cast<size_t>(p)]);
+        ++plan->folded;
+        return false;
+      }
+      Slot s = *seq;
+      if (insert) {
+        ALKNET_ASSIGN_OR_RETURN(const Slot* t, tensor_in(1));
+        if (!s.elems.empty() && t->type != s.type) {
+          return fail(ErrorCode::kInvalidArgument, "inserting a " + ElemTypeName(t->type) +
+                                                       " tensor into a sequence of " +
+                                                       ElemTypeName(s.type));
+        }
+        ALKNET_TRY(check_length(s.elems.size() + 1));
+        s.type = t->type;
+        s.elems.insert(s.elems.begin() + p, *t);
+      } else {
+        s.elems.erase(s.elems.begin() + p);
+      }
+      out(0, std::move(s));
+      ++plan->folded;
+      return false;
+    }
+    if (n.op == "SequenceLength") {
+      ALKNET_ASSIGN_OR_RETURN(const Slot* seq, sequence_in(0));
+      scalar(0, DType::kI32, ElemType::kInt64, static_cast<double>(seq->elems.size()));
+      return false;
+    }
+    if (n.op == "Optional") {
+      ALKNET_ASSIGN_OR_RETURN(const Slot* v, input(0));
+      Slot s;
+      if (v != nullptr) {
+        s = *v;
+      } else {
+        s.kind = ValueKind::kNone;
+      }
+      out(0, std::move(s));
+      ++plan->folded;
+      return false;
+    }
+    if (n.op == "OptionalHasElement") {
+      ALKNET_ASSIGN_OR_RETURN(const Slot* v, input(0));
+      const bool has = v != nullptr && v->kind != ValueKind::kNone;
+      scalar(0, DType::kBool, ElemType::kBool, has ? 1.0 : 0.0);
+      return false;
+    }
+    if (n.op == "OptionalGetElement") {
+      ALKNET_ASSIGN_OR_RETURN(const Slot* v, input(0));
+      if (v == nullptr || v->kind == ValueKind::kNone)
+        return fail(ErrorCode::kInvalidArgument, "the optional input is empty");
+      out(0, *v);
+      ++plan->folded;
+      return false;
+    }
+    if (n.op == "SplitToSequence") {
+      ALKNET_ASSIGN_OR_RETURN(const Slot* x, tensor_in(0));
+      const TensorDesc d = x->known ? TensorDesc{x->known->dtype, x->known->shape} : x->desc;
+      const int64_t rank = static_cast<int64_t>(d.shape.size());
+      int64_t axis = attr_int("axis", 0);
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank) {
+        return fail(ErrorCode::kInvalidAttribute, "axis " + std::to_string(attr_int("axis", 0)) +
+                                                      " is out of range for rank " +
+                                                      std::to_string(rank));
+      }
+      const uint64_t dim = d.shape[static_cast<size_t>(axis)];
+      ALKNET_ASSIGN_OR_RETURN(const Slot* split, input(1));
+      std::vector<double> sizes;
+      bool squeeze = false;
+      if (split == nullptr) {
+        ALKNET_TRY(check_length(dim));
+        sizes.assign(dim, 1.0);
+        squeeze = attr_int("keepdims", 1) == 0;
+      } else {
+        if (split->kind != ValueKind::kTensor || !split->known) {
+          return fail(ErrorCode::kUnsupported,
+                      "input 1 (split) must be known when the plan is built");
+        }
+        const RefTensor& sp = *split->known;
+        if (sp.shape.empty()) {
+          const double each = sp.data[0];
+          if (!(each >= 1)) {
+            return fail(ErrorCode::kInvalidArgument,
+                        "split = " + std::to_string(each) + "; a scalar split must be positive");
+          }
+          const uint64_t step = each >= static_cast<double>(dim) ? std::max<uint64_t>(dim, 1)
+                                                                 : static_cast<uint64_t>(each);
+          ALKNET_TRY(check_length(dim / step + 1));
+          for (uint64_t at = 0; at < dim; at += step) {
+            sizes.push_back(static_cast<double>(std::min(step, dim - at)));
+          }
+        } else {
+          ALKNET_TRY(check_length(sp.data.size()));
+          double sum = 0;
+          for (double v : sp.data) {
+            if (v < 0) return fail(ErrorCode::kInvalidArgument, "split holds a negative size");
+            sum += v;
+          }
+          if (sum != static_cast<double>(dim)) {
+            return fail(ErrorCode::kInvalidArgument, "the split sizes add up to " +
+                                                         std::to_string(static_cast<int64_t>(sum)) +
+                                                         ", the axis has " + std::to_string(dim));
+          }
+          sizes = sp.data;
+        }
+      }
+      Slot s;
+      s.kind = ValueKind::kSequence;
+      s.type = x->type;
+      if (!sizes.empty()) {
+        const std::string x_name = n.inputs[0];
+        known_ints(tmp + "split", sizes);
+        std::vector<std::string> pieces;
+        for (size_t k = 0; k < sizes.size(); ++k) pieces.push_back(tmp + std::to_string(k));
+        ALKNET_TRY(planned("Split", 13, {{"axis", axis}}, {x_name, tmp + "split"}, pieces));
+        if (squeeze) {
+          known_ints(tmp + "axes", {static_cast<double>(axis)});
+          for (size_t k = 0; k < pieces.size(); ++k) {
+            const std::string sq = tmp + "sq" + std::to_string(k);
+            ALKNET_TRY(planned("Squeeze", 13, {}, {pieces[k], tmp + "axes"}, {sq}));
+            pieces[k] = sq;
+          }
+        }
+        for (const std::string& p : pieces) {
+          ALKNET_ASSIGN_OR_RETURN(const Slot* e, [&]() -> Result<const Slot*> {
+            auto it = slots.find(p);
+            if (it->second.unavailable) return *it->second.unavailable;
+            return &it->second;
+          }());
+          Slot el = *e;
+          el.type = x->type;
+          s.elems.push_back(std::move(el));
+        }
+      }
+      out(0, std::move(s));
+      return false;
+    }
+    if (n.op == "ConcatFromSequence") {
+      ALKNET_ASSIGN_OR_RETURN(const Slot* seq, sequence_in(0));
+      if (seq->elems.empty()) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "the sequence is empty (ConcatFromSequence needs at least one tensor)");
+      }
+      const Slot first = seq->elems[0];
+      const int64_t rank =
+          static_cast<int64_t>((first.known ? first.known->shape : first.desc.shape).size());
+      const bool new_axis = attr_int("new_axis", 0) != 0;
+      int64_t axis = attr_int("axis", 0);
+      const int64_t out_rank = rank + (new_axis ? 1 : 0);
+      if (axis < 0) axis += out_rank;
+      if (axis < 0 || axis >= out_rank) {
+        return fail(ErrorCode::kInvalidAttribute, "axis " + std::to_string(attr_int("axis", 0)) +
+                                                      " is out of range for rank " +
+                                                      std::to_string(out_rank));
+      }
+      const std::vector<Slot> elems = seq->elems;
+      const ElemType type = seq->type;
+      std::vector<std::string> parts;
+      for (size_t k = 0; k < elems.size(); ++k) {
+        const std::string e = tmp + std::to_string(k);
+        slots[e] = elems[k];
+        parts.push_back(e);
+      }
+      if (new_axis) {
+        known_ints(tmp + "axes", {static_cast<double>(axis)});
+        for (size_t k = 0; k < parts.size(); ++k) {
+          const std::string u = tmp + "u" + std::to_string(k);
+          ALKNET_TRY(planned("Unsqueeze", 13, {}, {parts[k], tmp + "axes"}, {u}));
+          parts[k] = u;
+        }
+      }
+      ALKNET_TRY(planned("Concat", 13, {{"axis", axis}}, parts, {tmp + "concat"}));
+      Slot s = slots[tmp + "concat"];
+      if (s.unavailable) return *s.unavailable;
+      s.type = type;
+      out(0, std::move(s));
+      return false;
+    }
+    if (n.op == "SequenceMap") {
+      const Program& body = *n.graphs.at("body");
+      ALKNET_ASSIGN_OR_RETURN(const Slot* first, sequence_in(0));
+      const size_t len = first->elems.size();
+      std::vector<Slot> ins;
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        ALKNET_ASSIGN_OR_RETURN(const Slot* s, input(i));
+        if (s == nullptr || s->kind == ValueKind::kNone) {
+          return fail(ErrorCode::kInvalidArgument, "input " + std::to_string(i) + " is empty");
+        }
+        if (s->kind == ValueKind::kSequence && s->elems.size() != len) {
+          return fail(ErrorCode::kInvalidArgument, "input " + std::to_string(i) + " holds " +
+                                                       std::to_string(s->elems.size()) +
+                                                       " tensors, input 0 " + std::to_string(len));
+        }
+        ins.push_back(*s);
+      }
+      std::vector<Slot> results(body.output_names.size());
+      for (size_t o = 0; o < results.size(); ++o) {
+        results[o].kind = ValueKind::kSequence;
+        auto t = value_types.find(body.output_names[o]);
+        if (t != value_types.end()) results[o].type = t->second;
+      }
+      for (size_t e = 0; e < len; ++e) {
+        auto saved = slots;
+        for (size_t i = 0; i < ins.size() && i < body.input_names.size(); ++i) {
+          Slot s = ins[i].kind == ValueKind::kSequence ? ins[i].elems[e] : ins[i];
+          s.defined = true;
+          slots[body.input_names[i]] = std::move(s);
+        }
+        for (auto& [name, init] : body.inits) ALKNET_TRY(define_init(name, init));
+        for (const NodeInfo& inner : body.nodes) {
+          ALKNET_ASSIGN_OR_RETURN(bool stop, process(inner));
+          if (stop) {
+            return fail(ErrorCode::kUnsupported, "the body holds a node decided by the data (" +
+                                                     inner.op + " '" + inner.name +
+                                                     "'); SequenceMap plans its body per element");
+          }
+        }
+        for (size_t o = 0; o < body.output_names.size(); ++o) {
+          auto it = slots.find(body.output_names[o]);
+          if (it == slots.end()) {
+            return fail(ErrorCode::kInvalidArgument,
+                        "body output '" + body.output_names[o] + "' is not computed");
+          }
+          if (it->second.unavailable) return *it->second.unavailable;
+          results[o].type = it->second.type;
+          results[o].elems.push_back(it->second);
+        }
+        // Outer values first put on the device in the body keep their upload.
+        for (auto& [name, slot] : slots) {
+          auto old = saved.find(name);
+          if (old != saved.end() && old->second.ref < 0 && slot.ref >= 0 && !slot.unavailable &&
+              old->second.init == slot.init && old->second.known == slot.known) {
+            old->second.ref = slot.ref;
+          }
+        }
+        slots = std::move(saved);
+      }
+      for (size_t o = 0; o < results.size(); ++o) out(o, std::move(results[o]));
+      return false;
+    }
+    return fail(ErrorCode::kUnknownOp, "internal: sequence op " + n.op + " has no plan");
+  };
+
   for (size_t k = start; k < prog.nodes.size(); ++k) {
     ALKNET_ASSIGN_OR_RETURN(bool stop, process(prog.nodes[k]));
     if (stop) {
@@ -416,18 +842,21 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
     }
   }
   std::vector<int> output_refs;
-  for (size_t o = 0; o < out_names.size(); ++o) {
-    const std::string& name = out_names[o];
-    auto it = slots.find(name);
-    if (it == slots.end()) {
-      return Error{ErrorCode::kInvalidArgument,
-                   model + ": " + prog.scope + "output '" + name + "' is not computed by any node"};
-    }
-    Slot& s = it->second;
+  std::function<Result<Plan::Output>(Slot&, const std::string&, ElemType)> make_output =
+      [&](Slot& s, const std::string& name, ElemType type) -> Result<Plan::Output> {
     if (s.unavailable) return *s.unavailable;
     Plan::Output po;
     po.name = name;
-    po.type = out_types[o] != ElemType::kUndefined ? out_types[o] : s.type;
+    po.type = type != ElemType::kUndefined ? type : s.type;
+    po.kind = s.kind;
+    if (s.kind == ValueKind::kSequence) {
+      for (Slot& e : s.elems) {
+        ALKNET_ASSIGN_OR_RETURN(Plan::Output eo, make_output(e, name, type));
+        po.elems.push_back(std::move(eo));
+      }
+      return po;
+    }
+    if (s.kind == ValueKind::kNone) return po;
     po.desc = s.known ? TensorDesc{s.known->dtype, s.known->shape} : s.desc;
     // Between segments a known value stays known: the plan after the node folds with it.
     if (s.known && (s.ref < 0 || plan->stop >= 0)) {
@@ -438,13 +867,23 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
       po.graph_output = static_cast<int>(output_refs.size());
       output_refs.push_back(r);
     }
+    return po;
+  };
+  for (size_t o = 0; o < out_names.size(); ++o) {
+    const std::string& name = out_names[o];
+    auto it = slots.find(name);
+    if (it == slots.end()) {
+      return Error{ErrorCode::kInvalidArgument,
+                   model + ": " + prog.scope + "output '" + name + "' is not computed by any node"};
+    }
+    ALKNET_ASSIGN_OR_RETURN(Plan::Output po, make_output(it->second, name, out_types[o]));
     plan->outputs.push_back(std::move(po));
   }
 
   // Assemble the graph: used user inputs, then constants, then nodes.
   std::vector<int> graph_id(refs.size(), -1);
   int next = 0;
-  for (size_t i = 0; i < seeds.size(); ++i) {
+  for (size_t i = 0; i < flat.size(); ++i) {
     if (!input_used[i]) continue;
     graph_id[input_ref[i]] = next++;
     plan->user_inputs.push_back(static_cast<int>(i));

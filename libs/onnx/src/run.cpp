@@ -1,6 +1,7 @@
 // Running a plan: inputs checked against the model, the plan found in the LRU cache (or
 // built), inputs uploaded, one Executor::Run, outputs downloaded in the declared ONNX types.
 #include <algorithm>
+#include <functional>
 
 #include "alknet/compute/passes.h"
 #include "session_impl.h"
@@ -35,6 +36,11 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     if (ordered[i] != nullptr)
       return Error{ErrorCode::kInvalidArgument, model + ": input '" + in.name + "' given twice"};
     const ValueInfo& v = *it;
+    if (in.kind != ValueKind::kTensor || v.sequence || v.optional) {
+      // Sequences and optionals: checked element by element when the seeds are made.
+      ordered[i] = &in;
+      continue;
+    }
     if (in.type != v.type) {
       return Error{ErrorCode::kInvalidArgument, model + ": input '" + in.name + "' is " +
                                                     ElemTypeName(in.type) +
@@ -102,23 +108,80 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
   // The seeds of the main graph: the inputs, those read on the host known (the plan key holds
   // every shape plus their values).
   std::vector<Value> seeds;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const HostInput& in = *ordered[i];
+  // A seed from an input; sequences and optionals are checked here against the declaration.
+  std::function<Result<Value>(const HostInput&, const ValueInfo&, bool, bool, const std::string&)>
+      make_seed = [&](const HostInput& in, const ValueInfo& decl, bool host, bool element,
+                      const std::string& what) -> Result<Value> {
     Value v;
-    v.name = inputs[i].name;
+    v.name = decl.name;
+    v.kind = in.kind;
     v.type = in.type;
-    ALKNET_ASSIGN_OR_RETURN(v.dtype, DeviceTypeOf(in.type, f16, "input '" + in.name + "'"));
+    if (in.kind == ValueKind::kNone) {
+      if (!decl.optional || element) {
+        return Error{ErrorCode::kInvalidArgument,
+                     model + ": " + what + " is an empty optional; the model declares " +
+                         (decl.sequence && !element ? "a sequence" : "a tensor")};
+      }
+      return v;
+    }
+    if (in.kind == ValueKind::kSequence) {
+      if (!decl.sequence || element) {
+        return Error{ErrorCode::kInvalidArgument,
+                     model + ": " + what + " is a sequence; the model declares a tensor"};
+      }
+      if (in.items.size() > kMaxSequenceLength) {
+        return Error{ErrorCode::kLimit,
+                     model + ": " + what + " holds " + std::to_string(in.items.size()) +
+                         " tensors, more than the limit of " + std::to_string(kMaxSequenceLength)};
+      }
+      v.type = decl.type;
+      for (size_t k = 0; k < in.items.size(); ++k) {
+        ALKNET_ASSIGN_OR_RETURN(Value e, make_seed(in.items[k], decl, host, true,
+                                                   what + " element " + std::to_string(k)));
+        v.elems.push_back(std::move(e));
+      }
+      return v;
+    }
+    if (decl.sequence && !element) {
+      return Error{ErrorCode::kInvalidArgument,
+                   model + ": " + what + " is a tensor; the model declares a sequence"};
+    }
+    if ((decl.sequence || decl.optional) && !in.device.valid()) {
+      if (in.type != decl.type) {
+        return Error{ErrorCode::kInvalidArgument,
+                     model + ": " + what + " is " + ElemTypeName(in.type) +
+                         ", the model declares " + ElemTypeName(decl.type)};
+      }
+      const std::optional<uint64_t> n = compute::CheckedElements(in.shape);
+      if (!n || !compute::CheckedBytes(in.shape, 8) || in.data.size() != *n * ElemSize(in.type)) {
+        return Error{ErrorCode::kInvalidArgument,
+                     model + ": " + what + " has " + std::to_string(in.data.size()) +
+                         " bytes, which its shape " + compute::ShapeToString(in.shape) +
+                         " and type do not need"};
+      }
+    }
+    ALKNET_ASSIGN_OR_RETURN(v.dtype, DeviceTypeOf(in.type, f16, what));
     v.shape = in.shape;
     if (in.device.valid()) {
       v.device = in.device;
     } else {
       v.host = &in;
     }
-    if (host_read[i]) {
-      Tensor t{in.name, in.type, in.shape, std::vector<std::byte>(in.data.begin(), in.data.end())};
-      ALKNET_ASSIGN_OR_RETURN(RefTensor r, ToRef(t, f16));
-      v.known = std::make_shared<const RefTensor>(std::move(r));
+    if (host) {
+      if (in.device.valid()) {
+        ALKNET_ASSIGN_OR_RETURN(v, ToHostKnown(v));
+      } else {
+        Tensor t{in.name, in.type, in.shape,
+                 std::vector<std::byte>(in.data.begin(), in.data.end())};
+        ALKNET_ASSIGN_OR_RETURN(RefTensor r, ToRef(t, f16));
+        v.known = std::make_shared<const RefTensor>(std::move(r));
+      }
     }
+    return v;
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ALKNET_ASSIGN_OR_RETURN(Value v, make_seed(*ordered[i], inputs[i], host_read[i], false,
+                                               "input '" + inputs[i].name + "'"));
     seeds.push_back(std::move(v));
   }
   RunResult result;
@@ -135,13 +198,34 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
   }
   result.run_ms = MsSince(tr);
   const auto tdl = std::chrono::steady_clock::now();
+  // A value to the host in `type` (sequences element by element).
+  std::function<Result<Tensor>(const Value&, ElemType)> to_host =
+      [&](const Value& v, ElemType type) -> Result<Tensor> {
+    if (v.kind != ValueKind::kTensor) {
+      Tensor t;
+      t.name = v.name;
+      t.kind = v.kind;
+      t.type = type != ElemType::kUndefined ? type : v.type;
+      for (const Value& e : v.elems) {
+        ALKNET_ASSIGN_OR_RETURN(Tensor et, to_host(e, type));
+        et.name = v.name;
+        t.items.push_back(std::move(et));
+      }
+      return t;
+    }
+    const ElemType to = type != ElemType::kUndefined ? type : v.type;
+    if (!v.device.valid() && v.known) return FromRef(v.name, *v.known, to);
+    ALKNET_ASSIGN_OR_RETURN(compute::Tensor dt, ToDevice(v));
+    ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(dt));
+    return FromDevice(v.name, h.dtype, h.shape, h.data, to);
+  };
   for (size_t o = 0; o < outs.size(); ++o) {
     const Value& v = outs[o];
     const ElemType type =
         o < outputs.size() && outputs[o].type != ElemType::kUndefined ? outputs[o].type : v.type;
-    if (!v.device.valid() && v.known) {
+    if (v.kind != ValueKind::kTensor || (!v.device.valid() && v.known)) {
       if (ro.download) {
-        ALKNET_ASSIGN_OR_RETURN(Tensor t, FromRef(v.name, *v.known, type));
+        ALKNET_ASSIGN_OR_RETURN(Tensor t, to_host(v, type));
         result.outputs.push_back(std::move(t));
       }
       if (ro.keep_device_outputs) result.device_outputs.emplace_back();
@@ -181,8 +265,10 @@ Result<std::shared_ptr<Plan>> Session::Impl::PlanFor(PlanCache& plans, const Pro
   // graph and shapes never change. The graph is then marked so the executor skips them.
   if (options.fuse && plan->graph.nodes.size() > 1) {
     std::vector<compute::TensorDesc> descs;
+    std::vector<const Value*> flat;
+    FlattenValues(seeds, flat);
     for (int i : plan->user_inputs) {
-      const Value& v = seeds[i];
+      const Value& v = *flat[static_cast<size_t>(i)];
       descs.push_back(v.device.valid() ? v.device.desc()
                                        : compute::TensorDesc{.dtype = v.dtype, .shape = v.shape});
     }
@@ -233,6 +319,12 @@ Result<std::vector<Value>> Session::Impl::RunProgram(const Program& p, PlanCache
 }
 
 Result<compute::Tensor> Session::Impl::ToDevice(const Value& v) {
+  if (v.kind != ValueKind::kTensor) {
+    return Error{ErrorCode::kUnsupported,
+                 model + ": value '" + v.name + "' is " +
+                     (v.kind == ValueKind::kSequence ? "a sequence" : "an empty optional") +
+                     " where a tensor is needed"};
+  }
   if (v.device.valid()) return v.device;
   if (v.host != nullptr) {
     const HostInput& in = *v.host;
@@ -267,8 +359,10 @@ Result<std::vector<Value>> Session::Impl::RunSegment(const Plan& plan,
   (void)ro;
   const auto tu = std::chrono::steady_clock::now();
   std::vector<compute::Tensor> device_in;
+  std::vector<const Value*> flat;
+  FlattenValues(seeds, flat);
   for (int i : plan.user_inputs) {
-    ALKNET_ASSIGN_OR_RETURN(compute::Tensor t, ToDevice(seeds[static_cast<size_t>(i)]));
+    ALKNET_ASSIGN_OR_RETURN(compute::Tensor t, ToDevice(*flat[static_cast<size_t>(i)]));
     device_in.push_back(std::move(t));
   }
   if (result != nullptr) result->upload_ms += MsSince(tu);
@@ -281,12 +375,15 @@ Result<std::vector<Value>> Session::Impl::RunSegment(const Plan& plan,
     if (!ran.ok()) return Error{ran.error().code, model + ": " + ran.error().message};
     device_out = std::move(ran).value();
   }
-  std::vector<Value> outs;
-  for (const auto& o : plan.outputs) {
+  std::function<Value(const Plan::Output&)> value_of = [&](const Plan::Output& o) {
     Value v;
     v.name = o.name;
     v.type = o.type;
-    if (o.graph_output < 0) {
+    v.kind = o.kind;
+    if (o.kind == ValueKind::kSequence) {
+      for (const Plan::Output& e : o.elems) v.elems.push_back(value_of(e));
+    } else if (o.kind == ValueKind::kNone) {
+    } else if (o.graph_output < 0) {
       v.known = o.known;
       v.dtype = o.known->dtype;
       v.shape = o.known->shape;
@@ -295,8 +392,10 @@ Result<std::vector<Value>> Session::Impl::RunSegment(const Plan& plan,
       v.dtype = v.device.dtype();
       v.shape = v.device.shape();
     }
-    outs.push_back(std::move(v));
-  }
+    return v;
+  };
+  std::vector<Value> outs;
+  for (const auto& o : plan.outputs) outs.push_back(value_of(o));
   return outs;
 }
 

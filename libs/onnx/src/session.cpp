@@ -22,6 +22,17 @@ Result<HostInput> InputFromView(const tensor::TensorView& view, std::string name
   return in;
 }
 
+HostInput InputFromTensor(const Tensor& t, std::string name) {
+  HostInput in;
+  in.name = name.empty() ? t.name : std::move(name);
+  in.type = t.type;
+  in.shape = t.shape;
+  in.data = t.data;
+  in.kind = t.kind;
+  for (const Tensor& e : t.items) in.items.push_back(InputFromTensor(e, e.name));
+  return in;
+}
+
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;

@@ -45,6 +45,22 @@ inline bool IsImporterOp(const std::string& op) {
 inline bool IsControlOp(const std::string& op) {
   return op == "If" || op == "Loop" || op == "Scan";
 }
+// Sequences and optionals (sequence.cpp): bookkeeping the planner does on the host (which
+// device tensors a sequence holds); SplitToSequence and ConcatFromSequence plan Split and
+// Concat nodes, SequenceMap plans its body once per element.
+inline bool IsSequenceOp(const std::string& op) {
+  return op == "SequenceConstruct" || op == "SequenceInsert" || op == "SequenceErase" ||
+         op == "SequenceAt" || op == "SequenceLength" || op == "SequenceEmpty" ||
+         op == "SplitToSequence" || op == "ConcatFromSequence" || op == "SequenceMap" ||
+         op == "Optional" || op == "OptionalHasElement" || op == "OptionalGetElement";
+}
+// The inputs of a sequence op the planner reads on the host (positions, split sizes).
+inline bool IsSequenceHostInput(const std::string& op, size_t i) {
+  return (op == "SequenceInsert" && i == 2) || (op == "SequenceErase" && i == 1) ||
+         (op == "SequenceAt" && i == 1) || (op == "SplitToSequence" && i == 1);
+}
+// Most tensors one sequence may hold (SplitToSequence of a long axis, a growing Loop).
+inline constexpr uint64_t kMaxSequenceLength = 65536;
 
 struct Program;
 struct NodeInfo;
@@ -78,11 +94,12 @@ struct NodeInfo {
   std::map<std::string, std::shared_ptr<Program>> graphs;
   const HostOp* host_op = nullptr;  // set when the node runs on the host (host_ops.cpp)
   std::string scope;  // "" in the main graph; "node 3 'If_1' (If) then_branch: " in a subgraph
+  std::string via;    // a node the planner made for another (Concat for ConcatFromSequence)
 
   std::string Where(const std::string& model) const {
     std::string s = model + ": " + scope + "node " + std::to_string(index);
     if (!name.empty()) s += " '" + name + "'";
-    s += " (" + op + ", opset " + std::to_string(opset) +
+    s += " (" + op + (via.empty() ? "" : " for " + via) + ", opset " + std::to_string(opset) +
          (domain.empty() ? "" : ", domain " + domain) + ")";
     return s;
   }
@@ -104,7 +121,21 @@ struct Value {
   compute::Tensor device;
   ConstValue known;
   const HostInput* host = nullptr;
+  // A sequence (`elems`, each a tensor value) or an empty optional instead of a tensor.
+  ValueKind kind = ValueKind::kTensor;
+  std::vector<Value> elems;
 };
+// The tensors of `values`, depth first (a sequence's elements in order): the order of a plan's
+// user inputs.
+inline void FlattenValues(const std::vector<Value>& values, std::vector<const Value*>& out) {
+  for (const Value& v : values) {
+    if (v.kind == ValueKind::kSequence) {
+      FlattenValues(v.elems, out);
+    } else if (v.kind == ValueKind::kTensor) {
+      out.push_back(&v);
+    }
+  }
+}
 
 struct Plan;
 using PlanCache = std::list<std::pair<std::string, std::shared_ptr<Plan>>>;
@@ -130,7 +161,8 @@ struct Program {
 // segment after the node is planned for the shapes the node produced (`next`).
 struct Plan {
   Graph graph;
-  std::vector<int> user_inputs;            // graph input j (j < size) is seed user_inputs[j]
+  // Graph input j (j < size) is flattened seed user_inputs[j] (FlattenValues).
+  std::vector<int> user_inputs;
   std::vector<compute::Tensor> constants;  // graph inputs after the user inputs
   struct Output {
     int graph_output = -1;  // index into graph.outputs, or -1 when known
@@ -138,6 +170,8 @@ struct Plan {
     ElemType type = ElemType::kUndefined;
     std::string name;
     TensorDesc desc;
+    ValueKind kind = ValueKind::kTensor;
+    std::vector<Output> elems;  // a sequence's
   };
   std::vector<Output> outputs;
   int stop = -1;  // index of the control node this segment stops before; -1: the end

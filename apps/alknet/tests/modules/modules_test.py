@@ -210,7 +210,8 @@ def test_onnx(d):
     y = np.maximum(x @ w.astype(np.float64) + b.astype(np.float64), 0)
     z = y[:, [4, 0, 2]]
     assert [i["name"] for i in out["inputs"]] == ["x", "idx"], out["inputs"]
-    assert out["inputs"][0] == {"name": "x", "onnxType": "float", "dtype": "f32", "shape": ["batch", 4]}, out["inputs"]
+    assert out["inputs"][0] == {"name": "x", "onnxType": "float", "dtype": "f32", "shape": ["batch", 4],
+                                "sequence": False, "optional": False}, out["inputs"]
     assert out["inputs"][1]["dtype"] == "i64" and out["inputs"][1]["shape"] == [3], out["inputs"]
     assert [o["name"] for o in out["outputs"]] == ["y", "z", "count"] and out["opset"] == 13, out
     assert out["opTypes"] == ["MatMul", "Add", "Relu", "Gather", "Shape"], out["opTypes"]

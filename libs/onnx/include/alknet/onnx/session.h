@@ -75,6 +75,10 @@ struct ValueInfo {
   std::vector<int64_t> shape;
   std::vector<std::string> dim_names;
   bool has_shape = false;  // false: the model declares no shape (any rank)
+  // sequence(tensor): `type` and `shape` are the elements'. optional(...): the value may be
+  // absent (an empty optional). optional(sequence(tensor)) sets both.
+  bool sequence = false;
+  bool optional = false;
 };
 
 // An input in host memory; `data` is borrowed for the duration of Run.
@@ -87,7 +91,12 @@ struct HostInput {
   // INT64, ...) and of `shape`; `data` is then ignored. Used as they are, without a copy,
   // unless the plan reads this input on the host (a shape input), which downloads it.
   compute::Tensor device;
+  // A sequence input (`items`, each a tensor; `type` is theirs) or an empty optional.
+  ValueKind kind = ValueKind::kTensor;
+  std::vector<HostInput> items;
 };
+// A host tensor (or sequence, or empty optional) as an input, borrowing its bytes.
+HostInput InputFromTensor(const Tensor& t, std::string name = {});
 // A metatensor view as an input (its name is the input name unless `name` is given).
 Result<HostInput> InputFromView(const tensor::TensorView& view, std::string name = {});
 

@@ -53,12 +53,19 @@ Result<compute::DType> DeviceTypeOf(ElemType t, bool shader_f16, const std::stri
 // The ONNX type for a metatensor dtype (nullopt: none).
 std::optional<ElemType> ElemTypeOf(compute::DType d);
 
+// What a value is: a tensor, a sequence of values (ONNX sequence(tensor)), or an optional
+// without a value (an optional holding a value is that value).
+enum class ValueKind : uint8_t { kTensor, kSequence, kNone };
+
 // A tensor in host memory in an ONNX type: little-endian, row-major, natural element size.
+// Or (kind) a sequence of such tensors in `items`, or an empty optional.
 struct Tensor {
   std::string name;
-  ElemType type = ElemType::kFloat;
+  ElemType type = ElemType::kFloat;  // a sequence: its elements' type
   std::vector<uint64_t> shape;
   std::vector<std::byte> data;
+  ValueKind kind = ValueKind::kTensor;
+  std::vector<Tensor> items;  // kSequence
 
   uint64_t elements() const;
   // Element i as a double (int64 beyond 2^53 rounds).
@@ -68,6 +75,11 @@ struct Tensor {
 // A TensorProto file (the ONNX test data's input_N.pb / output_N.pb). External data is
 // resolved against the file's directory with the same checks as model loading.
 Result<Tensor> ReadTensorFile(const std::filesystem::path& path);
+// A TensorProto, SequenceProto or OptionalProto file (`kind`: which one the model expects:
+// kTensor a TensorProto, kSequence a SequenceProto of tensors, kNone an OptionalProto holding
+// a tensor or a sequence of tensors, or nothing). Nested sequences, maps and sparse tensors are
+// refused (kUnsupported).
+Result<Tensor> ReadValueFile(const std::filesystem::path& path, ValueKind kind);
 
 // The float64 form used for folding: device dtype (INT64 -> i32, ...) with exact values
 // (no range check: host-side values such as Slice's INT64_MAX ends stay intact).
