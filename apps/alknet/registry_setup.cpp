@@ -45,6 +45,7 @@ call::Result<std::unique_ptr<call::CallTarget>> OpenTarget(const TargetFlags& fl
   }
   call::RemoteOptions o;
   o.address = flags.remote;
+  o.async_threads = flags.concurrency;
   auto token = call::LoadToken(flags.token_file);
   if (!token) return token.error();
   o.token = *token;

@@ -9,6 +9,7 @@
 // it, because one WebGPU queue runs one command stream anyway.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,17 @@
 namespace alknet::compute {
 
 call::Component ComputeComponent();
+
+// The device behind these calls, for a server's health and stats (alknet serve).
+struct DeviceStatus {
+  bool opened = false;  // the first compute call opens it
+  bool lost = false;    // a lost device fails every call: the server reports NOT_SERVING
+  std::string lost_message;
+  std::string adapter;
+  std::uint64_t max_buffer_bytes = 0;
+  int queue_depth = 0;  // calls waiting for the device behind the one running
+};
+DeviceStatus DeviceStatusNow();
 // "LeakyRelu" -> "compute.leaky_relu", "MatMul" -> "compute.mat_mul", "PRelu" -> "compute.prelu".
 std::string CallNameOf(std::string_view op);
 
