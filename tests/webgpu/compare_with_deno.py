@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Runs one WebGPU script under `alknet run` and under Deno and diffs their stdout.
 
-Usage: compare_with_deno.py ALKNET DENO SCRIPT [--import-map FILE] [--timeout S]
+Usage: compare_with_deno.py ALKNET DENO SCRIPT [--import-map FILE] [--timeout S] [--node NODE]
+
+With --node NODE the reference is Node + npm `webgpu` (dawn.node, through dawn_node.mjs)
+instead of Deno: the runtime the WebGPU CTS is run against upstream.
 
 Deno is the independent reference (its WebGPU is wgpu; ours is Dawn). Exit status 0 when
 both print the same and exit the same way, 1 on a difference (with a diff), 77 (ctest's
@@ -36,6 +39,8 @@ def commands(args, script):
     # Both runtimes may read files (tfjs lives in node_modules, which may be a symlink).
     alknet = [args.alknet, "run", "--allow-read"] + import_map + [script]
     deno = [args.deno, "run", "--quiet", "--unstable-webgpu", "--allow-read", "--no-lock"] + import_map + [script]
+    if args.node:
+        deno = [args.node, os.path.join(HERE, "dawn_node.mjs"), script]
     return alknet, deno
 
 
@@ -54,15 +59,20 @@ def main():
     ap.add_argument("script")
     ap.add_argument("--import-map")
     ap.add_argument("--timeout", type=float, default=240)
+    ap.add_argument("--node")
     args = ap.parse_args()
     env = deno_env()
-    if not os.access(args.deno, os.X_OK):
+    ref = "node+dawn.node" if args.node else "deno"
+    if args.node and not os.access(args.node, os.X_OK):
+        print(f"SKIP: Node not found at {args.node} (npm ci installs it)")
+        return SKIP
+    if not args.node and not os.access(args.deno, os.X_OK):
         print(f"SKIP: Deno not found at {args.deno} (npm ci installs it)")
         return SKIP
 
     probe = os.path.join(HERE, "probe_adapter.mjs")
     alknet_probe, deno_probe = commands(argparse.Namespace(**{**vars(args), "import_map": None}), probe)
-    for name, cmd in (("deno", deno_probe), ("alknet", alknet_probe)):
+    for name, cmd in ((ref, deno_probe), ("alknet", alknet_probe)):
         rc, out, err = run(cmd, env, 120)
         if rc != 0 or out.strip() != "adapter":
             print(f"SKIP: {name} gets no WebGPU adapter on this machine "
@@ -73,16 +83,16 @@ def main():
     a_rc, a_out, a_err = run(alknet_cmd, env, args.timeout)
     d_rc, d_out, d_err = run(deno_cmd, env, args.timeout)
     same = a_rc == d_rc and a_out == d_out
-    print(f"alknet: exit {a_rc}, {len(a_out.splitlines())} lines; deno: exit {d_rc}, {len(d_out.splitlines())} lines")
+    print(f"alknet: exit {a_rc}, {len(a_out.splitlines())} lines; {ref}: exit {d_rc}, {len(d_out.splitlines())} lines")
     if same:
         print(a_out, end="")
         return 0
-    print("DIFFERENT OUTPUT (--- deno, +++ alknet):")
-    sys.stdout.writelines(difflib.unified_diff(d_out.splitlines(True), a_out.splitlines(True), "deno", "alknet"))
+    print(f"DIFFERENT OUTPUT (--- {ref}, +++ alknet):")
+    sys.stdout.writelines(difflib.unified_diff(d_out.splitlines(True), a_out.splitlines(True), ref, "alknet"))
     if a_err.strip():
         print("alknet stderr:\n" + a_err[-3000:])
     if d_err.strip():
-        print("deno stderr:\n" + d_err[-3000:])
+        print(f"{ref} stderr:\n" + d_err[-3000:])
     return 1
 
 

@@ -58,6 +58,50 @@ await b.mapAsync(GPUMapMode.READ);
 b.destroy();
 check("state after destroy while mapped", b.mapState, "unmapped");
 
+// Issue 21, where dawn.node differs too. WebIDL sequences come from any iterable, not only
+// arrays (WebIDL 3.2.x "sequence<T>": GetMethod(V, @@iterator)).
+const storage = device.createBuffer({ size: 16, usage: GPUBufferUsage.STORAGE });
+device.pushErrorScope("validation");
+const setLayout = device.createBindGroupLayout({
+  entries: new Set([{ binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: "storage" } }]),
+});
+device.createPipelineLayout({ bindGroupLayouts: new Set([setLayout]) });
+device.createBindGroup({ layout: setLayout, entries: new Map([[0, { binding: 0, resource: { buffer: storage } }]]).values() });
+check("sequences from a Set, a Map iterator", String(await device.popErrorScope()), "null");
+check("GPUExtent3D from an iterable", device.createTexture({ size: new Set([4, 2]), format: "r8unorm", usage: GPUTextureUsage.COPY_DST }).height, 2);
+function* endless() { for (;;) yield setLayout; }
+check("an endless iterator is refused, not a hang", errorName(() => device.createPipelineLayout({ bindGroupLayouts: endless() })), "TypeError");
+// Attributes are prototype accessors on every interface (WebIDL 3.7.6): no own properties.
+check("Object.keys(device)", JSON.stringify(Object.keys(device)), "[]");
+check("Object.keys(adapter)", JSON.stringify(Object.keys(adapter)), "[]");
+check("device.queue is a prototype accessor", Object.getOwnPropertyDescriptor(device, "queue"), undefined);
+// externalTexture layout entries: no GPUExternalTexture can exist here, so a validation error.
+device.pushErrorScope("validation");
+device.createBindGroupLayout({ entries: [{ binding: 0, visibility: GPUShaderStage.FRAGMENT, externalTexture: {} }] });
+check("externalTexture entry is a validation error", (await device.popErrorScope())?.constructor.name, "GPUValidationError");
+check("importExternalTexture without a source type", errorName(() => device.importExternalTexture({ source: {} })), "TypeError");
+// maxDrawCount reaches Dawn: a pass with maxDrawCount 1 and two draws is invalid.
+{
+  const t = device.createTexture({ size: [1, 1], format: "rgba8unorm", usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const pipeline = device.createRenderPipeline({
+    layout: "auto", vertex: { module }, fragment: { module, targets: [{ format: "rgba8unorm" }] },
+  });
+  for (const [maxDrawCount, want] of [[1, "GPUValidationError"], [2, "null"]]) {
+    device.pushErrorScope("validation");
+    const enc = device.createCommandEncoder();
+    const pass = enc.beginRenderPass({ colorAttachments: [{ view: t, loadOp: "clear", storeOp: "store" }], maxDrawCount });
+    pass.setPipeline(pipeline);
+    pass.draw(1);
+    pass.draw(1);
+    pass.end();
+    enc.finish();
+    const e = await device.popErrorScope();
+    check(`two draws under maxDrawCount ${maxDrawCount}`, e === null ? "null" : e.constructor.name, want);
+  }
+}
+// A huge mappedAtCreation buffer: RangeError (spec createBuffer step 3.3).
+check("mappedAtCreation of 2^52 bytes", errorName(() => device.createBuffer({ size: 2 ** 52, usage: GPUBufferUsage.MAP_WRITE, mappedAtCreation: true })), "RangeError");
+
 device.destroy();
 console.log(failures === 0 ? "all ok" : `${failures} failed`);
 if (failures) throw new Error(`${failures} spec checks failed`);

@@ -22,7 +22,12 @@ const char kRuntimeFlagsHelp[] =
     "                             0 waits forever)\n\n"
     "JavaScript:\n"
     "  --max-heap=MIB             the JS heap's limit in MiB (default 4095, the most\n"
-    "                             SpiderMonkey 102 takes: it counts in 32 bits)\n";
+    "                             SpiderMonkey 102 takes: it counts in 32 bits)\n"
+    "  --unhandled-rejections=MODE  a promise rejected with no handler fires\n"
+    "                             'unhandledrejection' on globalThis; unless a listener calls\n"
+    "                             preventDefault(): warn (default, as browsers) reports it and\n"
+    "                             runs on, exiting with 1 at the end; throw (as Deno and Node)\n"
+    "                             ends the script at once with exit code 1\n";
 
 Result<size_t> ParseRuntimeFlag(std::span<const std::string_view> args, size_t i,
                                 RuntimeOptions& options) {
@@ -55,6 +60,15 @@ Result<size_t> ParseRuntimeFlag(std::span<const std::string_view> args, size_t i
       return MakeError("--max-heap expects MiB from 16 to 4095, got '" + std::string(text) + "'");
     }
     options.max_heap_bytes = mib << 20;
+    return size_t{1};
+  }
+  if (arg.substr(0, 23) == "--unhandled-rejections=") {
+    std::string_view mode = arg.substr(23);
+    if (mode != "throw" && mode != "warn") {
+      return MakeError("--unhandled-rejections expects throw or warn, got '" + std::string(mode) +
+                       "'");
+    }
+    options.unhandled_rejections_throw = mode == "throw";
     return size_t{1};
   }
   auto permission = options.permissions.ParseFlag(arg);

@@ -56,6 +56,7 @@ Result<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   host.write = rt->options_.write;
   host.args = rt->options_.args;
   host.max_heap_bytes = rt->options_.max_heap_bytes;
+  host.unhandled_rejections_throw = rt->options_.unhandled_rejections_throw;
   host.calls = rt->options_.calls.get();
   host.connect_remote = rt->options_.connect_remote;
   auto engine = CreateSpiderMonkeyEngine(std::move(host));

@@ -83,15 +83,46 @@ TEST(Engine, RejectionHandledInTheSameTickIsNotReported) {
   EXPECT_EQ(c.err, "");
 }
 
+// The browser default: reported, the script runs on (exit status 1 at the end), and a
+// handler attached later fires 'rejectionhandled'.
 TEST(Engine, RejectionStillUnhandledAfterTheTickIsReported) {
   Captured c;
   auto rt = MakeRuntime(c);
+  ASSERT_TRUE(rt);
+  EXPECT_EQ(rt->RunSource("addEventListener('unhandledrejection', (e) => console.log('event', "
+                          "e.reason, e.promise === p));\n"
+                          "addEventListener('rejectionhandled', (e) => console.log('handled', "
+                          "e.reason));\n"
+                          "const p = Promise.reject(42);\n"
+                          "setTimeout(() => p.catch(() => console.log('too late')), 5);"),
+            1);
+  EXPECT_EQ(c.out, "event 42 true\ntoo late\nhandled 42\n");
+  EXPECT_NE(c.err.find("Uncaught (in promise) 42"), std::string::npos) << c.err;
+}
+
+TEST(Engine, UnhandledRejectionThrowModeEndsTheScript) {
+  Captured c;
+  RuntimeOptions options;
+  options.unhandled_rejections_throw = true;
+  auto rt = MakeRuntime(c, std::move(options));
   ASSERT_TRUE(rt);
   EXPECT_EQ(rt->RunSource("const p = Promise.reject(42);\n"
                           "setTimeout(() => p.catch(() => console.log('too late')), 5);"),
             1);
   EXPECT_EQ(c.out, "");
   EXPECT_NE(c.err.find("Uncaught (in promise) 42"), std::string::npos) << c.err;
+}
+
+TEST(Engine, UnhandledRejectionCancelledByAListenerIsNotReported) {
+  Captured c;
+  auto rt = MakeRuntime(c);
+  ASSERT_TRUE(rt);
+  EXPECT_EQ(rt->RunSource("addEventListener('unhandledrejection', (e) => e.preventDefault());\n"
+                          "Promise.reject(new Error('quiet'));\n"
+                          "setTimeout(() => console.log('after'), 1);"),
+            0);
+  EXPECT_EQ(c.out, "after\n");
+  EXPECT_EQ(c.err, "");
 }
 
 TEST(Engine, ReplKeepsBindingsAndAwaitsPromises) {

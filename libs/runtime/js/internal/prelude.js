@@ -400,6 +400,32 @@
   defineGlobal("CustomEvent", CustomEvent);
   defineGlobal("EventTarget", EventTarget);
 
+  // globalThis is an EventTarget (as in browsers and Deno): 'unhandledrejection' and
+  // 'rejectionhandled' are fired on it.
+  {
+    const globalTarget = new EventTarget();
+    for (const name of ["addEventListener", "removeEventListener", "dispatchEvent"]) {
+      const method = EventTarget.prototype[name];
+      defineGlobal(name, { [name](...args) { return method.apply(globalTarget, args); } }[name]);
+    }
+    var dispatchOnGlobal = (event) => globalTarget.dispatchEvent(event);
+  }
+  const rejectionState = new WeakMap();
+  class PromiseRejectionEvent extends Event {
+    constructor(type, init) {
+      super(type, init);
+      if (init === null || typeof init !== "object" || !("promise" in init)) {
+        throw new TypeError("PromiseRejectionEvent: init.promise is required");
+      }
+      rejectionState.set(this, { promise: init.promise, reason: init.reason });
+    }
+    get promise() { return rejectionState.get(this).promise; }
+    get reason() { return rejectionState.get(this).reason; }
+  }
+  defineGlobal("PromiseRejectionEvent", PromiseRejectionEvent);
+  // Promises 'unhandledrejection' was fired for (HTML's outstanding rejected promises).
+  const reportedRejections = new WeakSet();
+
   // ---- timers and microtasks (HTML: timers; the loop is src/event_loop.cpp) -------------------
   const timerCallbacks = new Map();
   core.setTimerHandler((id) => {
@@ -543,15 +569,428 @@
   });
 
   // ---- structuredClone (HTML) --------------------------------------------------------------------
-  defineGlobal("structuredClone", function structuredClone(value) {
-    if (arguments.length === 0) throw new TypeError("structuredClone: 1 argument required, but only 0 present");
+  // ArrayBuffers handed out by GPUBuffer.getMappedRange (WebGPU: not transferable).
+  const mappedRanges = new WeakSet();
+  // HTML StructuredSerializeWithTransfer, for ArrayBuffers: the clone is made first, then the
+  // transferred buffers are detached on the sending side.
+  function cloneWithTransfer(value, transfer, api) {
+    const list = transfer === undefined ? [] : [...transfer];
+    const seen = new Set();
+    for (const t of list) {
+      if (!(t instanceof ArrayBuffer)) throw new DOMException(`${api}: only ArrayBuffers can be transferred here`, "DataCloneError");
+      if (seen.has(t)) throw new DOMException(`${api}: an ArrayBuffer is listed twice in the transfer list`, "DataCloneError");
+      seen.add(t);
+      if (mappedRanges.has(t) && !core.isDetachedArrayBuffer(t)) {
+        throw new TypeError(`${api}: an ArrayBuffer from GPUBuffer.getMappedRange cannot be transferred`);
+      }
+      if (core.isDetachedArrayBuffer(t)) throw new DOMException(`${api}: a detached ArrayBuffer cannot be transferred`, "DataCloneError");
+    }
+    let out;
     try {
-      return core.structuredClone(value);
+      out = core.structuredClone(value);
     } catch (e) {
       if (e instanceof DOMException) throw e;
       throw new DOMException(`${inspect(value)} could not be cloned: ${e.message}`, "DataCloneError");
     }
+    for (const t of list) core.detachArrayBuffer(t);
+    return out;
+  }
+  defineGlobal("structuredClone", function structuredClone(value, options = undefined) {
+    if (arguments.length === 0) throw new TypeError("structuredClone: 1 argument required, but only 0 present");
+    return cloneWithTransfer(value, options?.transfer, "structuredClone");
   });
+
+  // ---- URL, URLSearchParams (WHATWG URL, without IDNA: hosts are ASCII-lowercased) ----------
+  const kSpecialPorts = { "ftp:": "21", "file:": "", "http:": "80", "https:": "443", "ws:": "80", "wss:": "443" };
+  const isSpecial = (scheme) => Object.prototype.hasOwnProperty.call(kSpecialPorts, scheme);
+  const utf8 = new TextEncoder();
+  // Percent-encodes every code point outside the printable ASCII range and those in `set`.
+  function percentEncode(input, set, keepSpace = false) {
+    let out = "";
+    for (const ch of input) {
+      const c = ch.codePointAt(0);
+      if ((c > 0x20 || (keepSpace && c === 0x20)) && c < 0x7f && !set.includes(ch)) { out += ch; continue; }
+      for (const b of utf8.encode(ch)) out += "%" + b.toString(16).toUpperCase().padStart(2, "0");
+    }
+    return out;
+  }
+  const kFragmentSet = " \"<>`";
+  const kQuerySet = " \"#<>";
+  const kSpecialQuerySet = " \"#<>'";
+  const kPathSet = " \"#<>?`{}";
+  const kUserinfoSet = " \"#<>?`{}/:;=@[\\]^|";
+  function parseUrl(input, base) {
+    input = String(input).replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, "").replace(/[\t\n\r]/g, "");
+    const m = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s.exec(input);
+    const u = { scheme: "", username: "", password: "", host: null, port: "", path: [], opaque: null, query: null, fragment: null };
+    let rest;
+    if (m) {
+      u.scheme = m[1].toLowerCase() + ":";
+      rest = m[2];
+      if (isSpecial(u.scheme) && base && base.scheme === u.scheme && !/^[/\\]/.test(rest)) {
+        return relative(u, rest, base);
+      }
+    } else {
+      if (!base) throw new TypeError(`Invalid URL: '${input}'`);
+      u.scheme = base.scheme;
+      if (base.opaque !== null) {
+        if (!input.startsWith("#")) throw new TypeError(`Invalid URL: '${input}'`);
+        Object.assign(u, base, { fragment: null });
+        return withFragment(u, input.slice(1));
+      }
+      return relative(u, input, base);
+    }
+    const special = isSpecial(u.scheme);
+    if (u.scheme === "file:") {
+      if (/^[/\\]{2}/.test(rest)) return authority(u, rest.slice(2));
+      u.host = "";
+      return pathQueryFragment(u, rest);
+    }
+    if (special) return authority(u, rest.replace(/^[/\\]*/, ""));
+    if (rest.startsWith("//")) return authority(u, rest.slice(2));
+    if (rest.startsWith("/")) return pathQueryFragment(u, rest);
+    // Opaque path (mailto:, data:, ...).
+    const [beforeHash, ...h] = rest.split("#");
+    const [opaque, ...q] = beforeHash.split("?");
+    u.opaque = percentEncode(opaque, "", true);
+    if (q.length) u.query = percentEncode(q.join("?"), kQuerySet);
+    if (h.length) u.fragment = percentEncode(h.join("#"), kFragmentSet);
+    return u;
+  }
+  function withFragment(u, f) { u.fragment = percentEncode(f, kFragmentSet); return u; }
+  function relative(u, rest, base) {
+    const special = isSpecial(u.scheme);
+    if ((special ? /^[/\\]{2}/ : /^\/\//).test(rest)) return authority(u, rest.replace(special ? /^[/\\]+/ : /^\/\//, ""));
+    Object.assign(u, { username: base.username, password: base.password, host: base.host, port: base.port });
+    if (rest === "") { u.path = [...base.path]; u.query = base.query; return u; }
+    if (/^[/\\]/.test(rest) && (special || rest[0] === "/")) return pathQueryFragment(u, rest);
+    if (rest.startsWith("?")) { u.path = [...base.path]; return pathQueryFragment(u, rest, true); }
+    if (rest.startsWith("#")) { u.path = [...base.path]; u.query = base.query; return withFragment(u, rest.slice(1)); }
+    u.path = base.path.slice(0, -1);
+    return pathQueryFragment(u, rest, false, true);
+  }
+  function authority(u, rest) {
+    const special = isSpecial(u.scheme);
+    const end = rest.search(special ? /[/\\?#]/ : /[/?#]/);
+    let auth = end < 0 ? rest : rest.slice(0, end);
+    rest = end < 0 ? "" : rest.slice(end);
+    const at = auth.lastIndexOf("@");
+    if (at >= 0) {
+      const info = auth.slice(0, at);
+      auth = auth.slice(at + 1);
+      const colon = info.indexOf(":");
+      u.username = percentEncode(colon < 0 ? info : info.slice(0, colon), kUserinfoSet);
+      u.password = colon < 0 ? "" : percentEncode(info.slice(colon + 1), kUserinfoSet);
+    }
+    const pm = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(auth);
+    if (!pm) throw new TypeError(`Invalid URL: bad host '${auth}'`);
+    let host = pm[1];
+    if (special) {
+      host = decodeURIComponentSafe(host).toLowerCase();
+      if (host === "" && u.scheme !== "file:") throw new TypeError("Invalid URL: empty host");
+      if (/[\u0000\t\n\r #/:<>?@[\\\]^|%]/.test(host.replace(/^\[.*\]$/, ""))) throw new TypeError(`Invalid URL: bad host '${host}'`);
+      if (u.scheme === "file:" && host === "localhost") host = "";
+    } else {
+      host = percentEncode(host, "");
+    }
+    u.host = host;
+    if (pm[2] !== undefined && pm[2] !== "") {
+      const port = Number(pm[2]);
+      if (port > 65535) throw new TypeError(`Invalid URL: port ${pm[2]} out of range`);
+      u.port = String(port) === kSpecialPorts[u.scheme] ? "" : String(port);
+    }
+    return pathQueryFragment(u, rest);
+  }
+  function decodeURIComponentSafe(s) { try { return decodeURIComponent(s); } catch { return s; } }
+  function pathQueryFragment(u, rest, queryOnly = false, keepBase = false) {
+    const special = isSpecial(u.scheme);
+    let fragment = null, query = null;
+    const h = rest.indexOf("#");
+    if (h >= 0) { fragment = rest.slice(h + 1); rest = rest.slice(0, h); }
+    const q = rest.indexOf("?");
+    if (q >= 0) { query = rest.slice(q + 1); rest = rest.slice(0, q); }
+    if (!queryOnly) {
+      const segments = rest.split(special ? /[/\\]/ : /\//);
+      if (!keepBase && segments[0] === "") segments.shift();
+      if (keepBase && segments[0] === "" && rest.length && /^[/\\]/.test(rest)) segments.shift();
+      const path = keepBase ? u.path : [];
+      for (let i = 0; i < segments.length; i++) {
+        const seg = segments[i];
+        const lower = seg.toLowerCase();
+        const last = i === segments.length - 1;
+        if (lower === ".." || lower === ".%2e" || lower === "%2e." || lower === "%2e%2e") {
+          path.pop();
+          if (last) path.push("");
+        } else if (lower === "." || lower === "%2e") {
+          if (last) path.push("");
+        } else {
+          path.push(percentEncode(seg, kPathSet));
+        }
+      }
+      u.path = path;
+    }
+    if (query !== null) u.query = percentEncode(query, special ? kSpecialQuerySet : kQuerySet);
+    else if (!queryOnly) u.query = null;
+    if (fragment !== null) u.fragment = percentEncode(fragment, kFragmentSet);
+    return u;
+  }
+  function serialize(u, excludeFragment = false) {
+    let out = u.scheme;
+    if (u.host !== null) {
+      out += "//";
+      if (u.username || u.password) out += u.username + (u.password ? ":" + u.password : "") + "@";
+      out += u.host + (u.port ? ":" + u.port : "");
+    }
+    out += u.opaque !== null ? u.opaque : (u.host === null && u.path.length > 1 && u.path[0] === "" ? "/." : "") + (u.path.length || u.host !== null ? "/" + u.path.join("/") : "");
+    if (u.query !== null) out += "?" + u.query;
+    if (!excludeFragment && u.fragment !== null) out += "#" + u.fragment;
+    return out;
+  }
+  const urlRecord = new WeakMap();
+  const paramsState = new WeakMap();
+  const formEncode = (s) => percentEncode(String(s), " !\"#$%&'()+,/:;<=>?@[\\]^`{|}~").replace(/%20/g, "+");
+  const formDecode = (s) => decodeURIComponentSafe(s.replace(/\+/g, " "));
+  class URLSearchParams {
+    constructor(init = "") {
+      const list = [];
+      paramsState.set(this, { list, url: null });
+      if (typeof init === "object" && init !== null) {
+        if (typeof init[Symbol.iterator] === "function") {
+          for (const pair of init) {
+            const p = [...pair];
+            if (p.length !== 2) throw new TypeError("URLSearchParams: each pair must have two elements");
+            list.push([String(p[0]), String(p[1])]);
+          }
+        } else {
+          for (const key of Object.keys(init)) list.push([key, String(init[key])]);
+        }
+      } else {
+        let text = String(init);
+        if (text.startsWith("?")) text = text.slice(1);
+        parseParams(text, list);
+      }
+    }
+    get size() { return paramsState.get(this).list.length; }
+    append(name, value) { paramsState.get(this).list.push([String(name), String(value)]); updateUrl(this); }
+    delete(name, value = undefined) {
+      const st = paramsState.get(this);
+      st.list = st.list.filter(([k, v]) => !(k === String(name) && (value === undefined || v === String(value))));
+      updateUrl(this);
+    }
+    get(name) { const e = paramsState.get(this).list.find(([k]) => k === String(name)); return e ? e[1] : null; }
+    getAll(name) { return paramsState.get(this).list.filter(([k]) => k === String(name)).map(([, v]) => v); }
+    has(name, value = undefined) { return paramsState.get(this).list.some(([k, v]) => k === String(name) && (value === undefined || v === String(value))); }
+    set(name, value) {
+      const st = paramsState.get(this);
+      name = String(name);
+      const i = st.list.findIndex(([k]) => k === name);
+      if (i < 0) st.list.push([name, String(value)]);
+      else {
+        st.list[i][1] = String(value);
+        st.list = st.list.filter(([k], j) => j <= i || k !== name);
+      }
+      updateUrl(this);
+    }
+    sort() {
+      const st = paramsState.get(this);
+      st.list = st.list.map((e, i) => [e, i]).sort((a, b) => (a[0][0] < b[0][0] ? -1 : a[0][0] > b[0][0] ? 1 : a[1] - b[1])).map(([e]) => e);
+      updateUrl(this);
+    }
+    forEach(callback, thisArg = undefined) { for (const [k, v] of paramsState.get(this).list) callback.call(thisArg, v, k, this); }
+    *entries() { for (const [k, v] of paramsState.get(this).list) yield [k, v]; }
+    *keys() { for (const [k] of paramsState.get(this).list) yield k; }
+    *values() { for (const [, v] of paramsState.get(this).list) yield v; }
+    [Symbol.iterator]() { return this.entries(); }
+    toString() { return paramsState.get(this).list.map(([k, v]) => formEncode(k) + "=" + formEncode(v)).join("&"); }
+  }
+  function parseParams(text, list) {
+    list.length = 0;
+    for (const part of text.split("&")) {
+      if (part === "") continue;
+      const eq = part.indexOf("=");
+      list.push(eq < 0 ? [formDecode(part), ""] : [formDecode(part.slice(0, eq)), formDecode(part.slice(eq + 1))]);
+    }
+  }
+  function updateUrl(params) {
+    const st = paramsState.get(params);
+    if (!st.url) return;
+    const u = urlRecord.get(st.url);
+    const q = params.toString();
+    u.query = q === "" ? null : q;
+  }
+  class URL {
+    constructor(url, base = undefined) {
+      const b = base === undefined ? null : parseUrl(base instanceof URL ? base.href : base, null);
+      urlRecord.set(this, parseUrl(url instanceof URL ? url.href : url, b));
+    }
+    static canParse(url, base = undefined) { try { new URL(url, base); return true; } catch { return false; } }
+    static parse(url, base = undefined) { try { return new URL(url, base); } catch { return null; } }
+    get href() { return serialize(urlRecord.get(this)); }
+    set href(v) { urlRecord.set(this, parseUrl(v, null)); const sp = paramsState.get(this.#params ?? {}); if (sp) parseParams(urlRecord.get(this).query ?? "", sp.list); }
+    get origin() {
+      const u = urlRecord.get(this);
+      if (u.scheme === "blob:") { try { return new URL(u.opaque).origin; } catch { return "null"; } }
+      if (!isSpecial(u.scheme) || u.scheme === "file:") return "null";
+      return u.scheme + "//" + u.host + (u.port ? ":" + u.port : "");
+    }
+    get protocol() { return urlRecord.get(this).scheme; }
+    set protocol(v) {
+      const scheme = String(v).replace(/:.*$/s, "").toLowerCase() + ":";
+      const u = urlRecord.get(this);
+      if (!/^[a-z][a-z0-9+.-]*:$/.test(scheme) || isSpecial(scheme) !== isSpecial(u.scheme)) return;
+      u.scheme = scheme;
+      if (u.port === kSpecialPorts[scheme]) u.port = "";
+    }
+    get username() { return urlRecord.get(this).username; }
+    set username(v) { const u = urlRecord.get(this); if (u.host) u.username = percentEncode(String(v), kUserinfoSet); }
+    get password() { return urlRecord.get(this).password; }
+    set password(v) { const u = urlRecord.get(this); if (u.host) u.password = percentEncode(String(v), kUserinfoSet); }
+    get host() { const u = urlRecord.get(this); return u.host === null ? "" : u.host + (u.port ? ":" + u.port : ""); }
+    set host(v) { const u = urlRecord.get(this); if (u.opaque !== null) return; try { const p = parseUrl(u.scheme + "//" + String(v), null); u.host = p.host; u.port = p.port; } catch {} }
+    get hostname() { const u = urlRecord.get(this); return u.host ?? ""; }
+    set hostname(v) { const u = urlRecord.get(this); if (u.opaque !== null) return; try { u.host = parseUrl(u.scheme + "//" + String(v).replace(/:.*$/s, ""), null).host; } catch {} }
+    get port() { return urlRecord.get(this).port; }
+    set port(v) {
+      const u = urlRecord.get(this);
+      if (u.host === null || u.host === "" || u.scheme === "file:") return;
+      const digits = /^\d*/.exec(String(v))[0];
+      if (digits === "") { if (String(v) === "") u.port = ""; return; }
+      if (Number(digits) > 65535) return;
+      u.port = String(Number(digits)) === kSpecialPorts[u.scheme] ? "" : String(Number(digits));
+    }
+    get pathname() { const u = urlRecord.get(this); return u.opaque !== null ? u.opaque : u.path.length || u.host !== null ? "/" + u.path.join("/") : ""; }
+    set pathname(v) { const u = urlRecord.get(this); if (u.opaque !== null) return; const q = u.query, f = u.fragment; pathQueryFragment(u, String(v).replace(/[?#]/g, (c) => (c === "?" ? "%3F" : "%23"))); u.query = q; u.fragment = f; }
+    get search() { const q = urlRecord.get(this).query; return q === null || q === "" ? "" : "?" + q; }
+    set search(v) {
+      const u = urlRecord.get(this);
+      let s = String(v);
+      if (s.startsWith("?")) s = s.slice(1);
+      u.query = s === "" ? null : percentEncode(s, isSpecial(u.scheme) ? kSpecialQuerySet : kQuerySet);
+      parseParams(u.query ?? "", paramsState.get(this.searchParams).list);
+    }
+    get hash() { const f = urlRecord.get(this).fragment; return f === null || f === "" ? "" : "#" + f; }
+    set hash(v) { const u = urlRecord.get(this); let s = String(v); if (s.startsWith("#")) s = s.slice(1); u.fragment = s === "" ? null : percentEncode(s, kFragmentSet); }
+    #params = null;
+    get searchParams() {
+      if (this.#params === null) {
+        this.#params = new URLSearchParams(urlRecord.get(this).query ?? "");
+        paramsState.get(this.#params).url = this;
+      }
+      return this.#params;
+    }
+    toString() { return this.href; }
+    toJSON() { return this.href; }
+  }
+  defineGlobal("URL", URL);
+  defineGlobal("URLSearchParams", URLSearchParams);
+
+  // ---- AbortController / AbortSignal (DOM Standard) ------------------------------------------
+  const signalState = new WeakMap();
+  const kSignalToken = Symbol("alknet.abortSignal");
+  class AbortSignal extends EventTarget {
+    constructor(token) {
+      if (token !== kSignalToken) throw new TypeError("Illegal constructor");
+      super();
+      signalState.set(this, { aborted: false, reason: undefined, onabort: null });
+    }
+    get aborted() { return signalState.get(this).aborted; }
+    get reason() { return signalState.get(this).reason; }
+    get onabort() { return signalState.get(this).onabort; }
+    set onabort(fn) { signalState.get(this).onabort = typeof fn === "function" ? fn : null; }
+    throwIfAborted() { const s = signalState.get(this); if (s.aborted) throw s.reason; }
+    static abort(reason = new DOMException("This operation was aborted", "AbortError")) {
+      const signal = new AbortSignal(kSignalToken);
+      Object.assign(signalState.get(signal), { aborted: true, reason });
+      return signal;
+    }
+    static timeout(ms) {
+      const signal = new AbortSignal(kSignalToken);
+      setTimeout(() => abortSignal(signal, new DOMException("The operation timed out", "TimeoutError")), Number(ms));
+      return signal;
+    }
+    static any(signals) {
+      const signal = new AbortSignal(kSignalToken);
+      for (const s of signals) {
+        if (s.aborted) { abortSignal(signal, s.reason); return signal; }
+      }
+      for (const s of signals) s.addEventListener("abort", () => abortSignal(signal, s.reason), { once: true });
+      return signal;
+    }
+  }
+  function abortSignal(signal, reason) {
+    const s = signalState.get(signal);
+    if (s.aborted) return;
+    s.aborted = true;
+    s.reason = reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
+    const event = new Event("abort");
+    if (s.onabort) s.onabort.call(signal, event);
+    signal.dispatchEvent(event);
+  }
+  class AbortController {
+    #signal = new AbortSignal(kSignalToken);
+    get signal() { return this.#signal; }
+    abort(reason = undefined) { abortSignal(this.#signal, reason); }
+  }
+  defineGlobal("AbortSignal", AbortSignal);
+  defineGlobal("AbortController", AbortController);
+
+  // ---- MessageChannel / MessagePort / MessageEvent (HTML, within one realm) -----------------
+  const eventInit = new WeakMap();
+  class MessageEvent extends Event {
+    constructor(type, init = {}) {
+      super(type, init);
+      eventInit.set(this, { data: init?.data, origin: String(init?.origin ?? ""), lastEventId: String(init?.lastEventId ?? ""),
+                            source: init?.source ?? null, ports: Object.freeze([...(init?.ports ?? [])]) });
+    }
+    get data() { return eventInit.get(this).data; }
+    get origin() { return eventInit.get(this).origin; }
+    get lastEventId() { return eventInit.get(this).lastEventId; }
+    get source() { return eventInit.get(this).source; }
+    get ports() { return eventInit.get(this).ports; }
+  }
+  const portState = new WeakMap();
+  const kPortToken = Symbol("alknet.messagePort");
+  class MessagePort extends EventTarget {
+    constructor(token) {
+      if (token !== kPortToken) throw new TypeError("Illegal constructor");
+      super();
+      portState.set(this, { other: null, started: false, closed: false, queue: [], onmessage: null });
+    }
+    postMessage(message, transfer = undefined) {
+      const s = portState.get(this);
+      const list = Array.isArray(transfer) || transfer?.[Symbol.iterator] ? transfer : transfer?.transfer;
+      const data = cloneWithTransfer(message, list, "MessagePort.postMessage");
+      if (s.closed || !s.other) return;
+      const target = s.other;
+      // Delivered as a task (a timer of 0 ms), after the current one, in order.
+      setTimeout(() => deliver(target, data), 0);
+    }
+    start() { const s = portState.get(this); if (s.started) return; s.started = true; for (const d of s.queue.splice(0)) deliver(this, d); }
+    close() { const s = portState.get(this); s.closed = true; if (s.other) portState.get(s.other).other = null; s.other = null; }
+    get onmessage() { return portState.get(this).onmessage; }
+    set onmessage(fn) { const s = portState.get(this); s.onmessage = typeof fn === "function" ? fn : null; this.start(); }
+  }
+  function deliver(port, data) {
+    const s = portState.get(port);
+    if (s.closed) return;
+    if (!s.started) { s.queue.push(data); return; }
+    const event = new MessageEvent("message", { data });
+    if (s.onmessage) s.onmessage.call(port, event);
+    port.dispatchEvent(event);
+  }
+  class MessageChannel {
+    #port1 = new MessagePort(kPortToken);
+    #port2 = new MessagePort(kPortToken);
+    constructor() {
+      portState.get(this.#port1).other = this.#port2;
+      portState.get(this.#port2).other = this.#port1;
+    }
+    get port1() { return this.#port1; }
+    get port2() { return this.#port2; }
+  }
+  defineGlobal("MessageEvent", MessageEvent);
+  defineGlobal("MessagePort", MessagePort);
+  defineGlobal("MessageChannel", MessageChannel);
 
   // ---- crypto (Web Crypto: getRandomValues, randomUUID) -------------------------------------------
   const kIntegerArrays = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array,
@@ -625,10 +1064,140 @@
   defineGlobal("GPUUncapturedErrorEvent", GPUUncapturedErrorEvent);
   // GPUDevice is an EventTarget (its native prototype gets EventTarget.prototype above it).
   Object.setPrototypeOf(global.GPUDevice.prototype, EventTarget.prototype);
+  // onuncapturederror: an EventHandler attribute on the prototype.
+  const uncapturedHandlers = new WeakMap();
+  Object.defineProperty(global.GPUDevice.prototype, "onuncapturederror", {
+    get: function onuncapturederror() { return uncapturedHandlers.get(this) ?? null; },
+    set: function onuncapturederror(handler) {
+      if (!(this instanceof global.GPUDevice)) throw new TypeError("Illegal invocation: not a GPUDevice");
+      uncapturedHandlers.set(this, typeof handler === "function" || (typeof handler === "object" && handler !== null) ? handler : null);
+    },
+    enumerable: true, configurable: true,
+  });
+
+  // GPUPipelineError (a DOMException with a reason), constructible from script.
+  const kPipelineErrorReasons = ["validation", "internal"];
+  class GPUPipelineError extends DOMException {
+    #reason;
+    constructor(message = "", options = undefined) {
+      if (options === null || typeof options !== "object") {
+        throw new TypeError("GPUPipelineError: the options argument (a GPUPipelineErrorInit) is required");
+      }
+      const reason = options.reason;
+      if (reason === undefined) throw new TypeError("GPUPipelineErrorInit: required member reason is undefined");
+      if (!kPipelineErrorReasons.includes(String(reason))) {
+        throw new TypeError(`GPUPipelineErrorInit.reason: '${reason}' is not a valid GPUPipelineErrorReason`);
+      }
+      super(message, "GPUPipelineError");
+      this.#reason = String(reason);
+    }
+    get reason() { return this.#reason; }
+  }
+  defineGlobal("GPUPipelineError", GPUPipelineError);
+
+  // The WebGPU interfaces that are views of plain data, built by the native binding through
+  // the gpuMake hook below: not constructible from script ("Illegal constructor"), attributes
+  // as prototype getters (so Object.keys(instance) is empty, as for every platform object).
+  const kConstruct = Symbol("alknet.gpu.construct");
+  const dataOf = new WeakMap();
+  const brandCheck = (self, iface) => {
+    const d = dataOf.get(self);
+    if (d === undefined || d.iface !== iface) throw new TypeError(`Illegal invocation: not a ${iface}`);
+    return d.values;
+  };
+  function dataInterface(name, attributes) {
+    const C = {
+      [name]: class {
+        constructor(token, values) {
+          if (token !== kConstruct) throw new TypeError("Illegal constructor");
+          dataOf.set(this, { iface: name, values });
+        }
+      },
+    }[name];
+    for (const attr of attributes) defineGetter(C, name, attr);
+    Object.defineProperty(C.prototype, Symbol.toStringTag, { value: name, configurable: true });
+    defineGlobal(name, C);
+    return C;
+  }
+  function defineGetter(C, name, attr) {
+    Object.defineProperty(C.prototype, attr, {
+      get: { [attr]() { return brandCheck(this, name)[attr]; } }[attr],
+      enumerable: true, configurable: true,
+    });
+  }
+  // Readonly setlike<DOMString> (WebIDL): has, size, entries, keys, values, forEach, @@iterator.
+  function setlikeInterface(name) {
+    const C = dataInterface(name, []);
+    const set = (self) => brandCheck(self, name);
+    Object.defineProperty(C.prototype, "size", {
+      get: function size() { return set(this).size; }, enumerable: true, configurable: true,
+    });
+    const methods = {
+      has(value) { return set(this).has(String(value)); },
+      entries() { return set(this).entries(); },
+      keys() { return set(this).keys(); },
+      values() { return set(this).values(); },
+      forEach(callback, thisArg = undefined) {
+        if (typeof callback !== "function") throw new TypeError(`${name}.forEach: the callback must be a function`);
+        for (const v of set(this)) callback.call(thisArg, v, v, this);
+      },
+    };
+    for (const [key, fn] of Object.entries(methods)) {
+      Object.defineProperty(C.prototype, key, { value: fn, writable: true, enumerable: true, configurable: true });
+    }
+    Object.defineProperty(C.prototype, Symbol.iterator, { value: C.prototype.values, writable: true, configurable: true });
+    return C;
+  }
+  const GPUSupportedLimits = dataInterface("GPUSupportedLimits", []);
+  const GPUSupportedFeatures = setlikeInterface("GPUSupportedFeatures");
+  const WGSLLanguageFeatures = setlikeInterface("WGSLLanguageFeatures");
+  const GPUAdapterInfo = dataInterface("GPUAdapterInfo", ["vendor", "architecture", "device", "description",
+                                                          "subgroupMinSize", "subgroupMaxSize", "isFallbackAdapter"]);
+  const GPUCompilationMessage = dataInterface("GPUCompilationMessage", ["message", "type", "lineNum", "linePos",
+                                                                        "offset", "length"]);
+  const GPUCompilationInfo = dataInterface("GPUCompilationInfo", ["messages"]);
+  const GPUDeviceLostInfo = dataInterface("GPUDeviceLostInfo", ["reason", "message"]);
+  const makers = {
+    GPUSupportedLimits(data) {
+      // The limit names come from the native side (one list, libs/webgpu's LimitList).
+      for (const key of Object.keys(data)) {
+        if (!Object.prototype.hasOwnProperty.call(GPUSupportedLimits.prototype, key)) {
+          defineGetter(GPUSupportedLimits, "GPUSupportedLimits", key);
+        }
+      }
+      return new GPUSupportedLimits(kConstruct, Object.freeze({ ...data }));
+    },
+    MappedRange: (ab) => { mappedRanges.add(ab); return ab; },
+    GPUSupportedFeatures: (names) => new GPUSupportedFeatures(kConstruct, new Set(names)),
+    WGSLLanguageFeatures: (names) => new WGSLLanguageFeatures(kConstruct, new Set(names)),
+    GPUAdapterInfo: (data) => new GPUAdapterInfo(kConstruct, Object.freeze({ ...data })),
+    GPUDeviceLostInfo: (data) => new GPUDeviceLostInfo(kConstruct, Object.freeze({ ...data })),
+    GPUCompilationInfo(data) {
+      const messages = Object.freeze(data.messages.map((m) => new GPUCompilationMessage(kConstruct, Object.freeze({ ...m }))));
+      return new GPUCompilationInfo(kConstruct, { messages });
+    },
+  };
 
   // The engine's entry points into this file.
   return {
     inspect: (v) => inspect(v),
+    // A rejection no handler took by the microtask checkpoint: true when nobody cancelled
+    // the 'unhandledrejection' event (the engine then reports it).
+    unhandledRejection(promise, reason) {
+      reportedRejections.add(promise);
+      const event = new PromiseRejectionEvent("unhandledrejection", { promise, reason, cancelable: true });
+      return dispatchOnGlobal(event);
+    },
+    rejectionHandled(promise) {
+      if (!reportedRejections.has(promise)) return;
+      reportedRejections.delete(promise);
+      dispatchOnGlobal(new PromiseRejectionEvent("rejectionhandled", { promise, reason: core.promiseResult(promise) }));
+    },
+    gpuMake(kind, data) {
+      const make = makers[kind];
+      if (make === undefined) throw new TypeError(`internal: gpuMake has no ${kind}`);
+      return make(data);
+    },
     // An error no error scope caught: onuncapturederror, then the listeners; with neither,
     // the console (WebGPU spec: "uncapturederror" is reported to the developer console).
     gpuUncapturedError(device, error) {

@@ -148,11 +148,15 @@ SmEngine::~SmEngine() {
   modules_.clear();
   inspect_fn_.reset();
   gpu_error_hook_.reset();
+  gpu_make_hook_.reset();
   timer_handler_.reset();
   main_promise_.reset();
   repl_promise_.reset();
   repl_value_.reset();
   unhandled_.reset();
+  handled_later_.reset();
+  cleanup_jobs_.reset();
+  hooks_.reset();
   if (global_) {
     JS::LeaveRealm(cx_, old_realm_);
     global_.reset();
@@ -182,9 +186,15 @@ Status SmEngine::Init() {
   job_queue_ = std::make_unique<JobQueue>(cx_);
   JS::SetJobQueue(cx_, job_queue_.get());
   unhandled_.emplace(cx_);
+  handled_later_.emplace(cx_);
+  hooks_.emplace(cx_);
   JS::SetPromiseRejectionTrackerCallback(cx_, &SmEngine::OnRejectionTracked, this);
 
   JS::RealmOptions options;
+  // WeakRef and FinalizationRegistry (off by default in SpiderMonkey 102's embedding API).
+  options.creationOptions().setWeakRefsEnabled(JS::WeakRefSpecifier::EnabledWithoutCleanupSome);
+  cleanup_jobs_.emplace(cx_);
+  JS::SetHostCleanupFinalizationRegistryCallback(cx_, &SmEngine::OnFinalizationCleanup, this);
   JS::RootedObject global(
       cx_, JS_NewGlobalObject(cx_, &kGlobalClass, nullptr, JS::FireOnNewGlobalHook, options));
   if (!global) return MakeError("SpiderMonkey could not create the global object");
@@ -194,6 +204,7 @@ Status SmEngine::Init() {
   timer_handler_.emplace(cx_);
   inspect_fn_.emplace(cx_);
   gpu_error_hook_.emplace(cx_);
+  gpu_make_hook_.emplace(cx_);
   main_promise_.emplace(cx_);
   repl_promise_.emplace(cx_);
   repl_value_.emplace(cx_);
@@ -223,6 +234,7 @@ Status SmEngine::RunBootstrap() {
   if (!JS_CallFunctionValue(cx_, nullptr, fn, args, &hooks)) return TakeException();
   if (!hooks.isObject()) return MakeError("the bootstrap did not return its hooks");
   JS::RootedObject hooks_obj(cx_, &hooks.toObject());
+  hooks_->set(hooks_obj);
   JS::RootedValue inspect(cx_);
   if (!JS_GetProperty(cx_, hooks_obj, "inspect", &inspect) || !inspect.isObject()) {
     return MakeError("the bootstrap has no inspect hook");
@@ -233,6 +245,11 @@ Status SmEngine::RunBootstrap() {
     return MakeError("the bootstrap has no gpuUncapturedError hook");
   }
   gpu_error_hook_->set(&gpu_hook.toObject());
+  JS::RootedValue make_hook(cx_);
+  if (!JS_GetProperty(cx_, hooks_obj, "gpuMake", &make_hook) || !make_hook.isObject()) {
+    return MakeError("the bootstrap has no gpuMake hook");
+  }
+  gpu_make_hook_->set(&make_hook.toObject());
   if (!timer_handler_->get()) return MakeError("the bootstrap did not install a timer handler");
   return Ok{};
 }
@@ -307,7 +324,10 @@ void SmEngine::OnRejectionTracked(JSContext*, bool, JS::HandleObject promise,
   if (state == JS::PromiseRejectionHandlingState::Unhandled) {
     if (!list.append(promise)) return;
   } else {
+    size_t before = list.length();
     list.eraseIf([&](JSObject* p) { return p == promise; });
+    // Handled before its checkpoint: it was never reported. Otherwise it may have been.
+    if (list.length() == before) (void)self->handled_later_->get().append(promise);
   }
 }
 
@@ -315,22 +335,74 @@ Status SmEngine::CheckUnhandledRejections() {
   auto& list = unhandled_->get();
   // The REPL's own promise is reported by TakeReplResult, not as an unhandled rejection.
   list.eraseIf([&](JSObject* p) { return p == repl_promise_->get(); });
+  JS::RootedObject hooks(cx_, hooks_->get());
+  JS::RootedValue rval(cx_);
+  // 'rejectionhandled' for promises that were reported and have a handler now (HTML).
+  JS::RootedObjectVector handled(cx_);
+  if (!handled.appendAll(handled_later_->get())) return MakeError("out of memory");
+  handled_later_->get().clear();
+  for (JSObject* p : handled) {
+    JS::RootedValue arg(cx_, JS::ObjectValue(*p));
+    if (!JS_CallFunctionName(cx_, hooks, "rejectionHandled", JS::HandleValueArray(arg), &rval))
+      return TakeException();
+  }
   if (list.empty()) return Ok{};
-  JS::RootedObject promise(cx_, list[0]);
+  JS::RootedObjectVector pending(cx_);
+  if (!pending.appendAll(list)) return MakeError("out of memory");
   list.clear();
-  JS::RootedValue reason(cx_, JS::GetPromiseResult(promise));
-  // The main module's evaluation promise carries the module's own uncaught error.
-  std::string_view prefix =
-      promise == main_promise_->get() ? "Uncaught " : "Uncaught (in promise) ";
-  // Where the promise was rejected: the location of a thrown non-Error value (`throw 42`).
-  JS::RootedObject site(cx_, JS::GetPromiseResolutionSite(promise));
-  return MakeError(Describe(reason, site, prefix));
+  for (JSObject* p : pending) {
+    JS::RootedObject promise(cx_, p);
+    if (JS::GetPromiseState(promise) != JS::PromiseState::Rejected) continue;
+    JS::RootedValue reason(cx_, JS::GetPromiseResult(promise));
+    bool main = promise == main_promise_->get();
+    // 'unhandledrejection' on globalThis first (not for the main module's own error, which
+    // is the script's uncaught exception); a listener's preventDefault() takes it over.
+    if (!main) {
+      JS::RootedValueArray<2> args(cx_);
+      args[0].setObject(*promise);
+      args[1].set(reason);
+      if (!JS_CallFunctionName(cx_, hooks, "unhandledRejection", args, &rval))
+        return TakeException();
+      if (exit_requested_) return Ok{};
+      if (rval.isBoolean() && !rval.toBoolean()) continue;  // cancelled by a listener
+    }
+    std::string_view prefix = main ? "Uncaught " : "Uncaught (in promise) ";
+    // Where the promise was rejected: the location of a thrown non-Error value (`throw 42`).
+    JS::RootedObject site(cx_, JS::GetPromiseResolutionSite(promise));
+    std::string report = Describe(reason, site, prefix);
+    if (main || host_.unhandled_rejections_throw) return MakeError(report);
+    host_.write(OutputStream::kStderr, report + "\n");
+    rejection_reported_ = true;
+  }
+  return Ok{};
+}
+
+void SmEngine::OnFinalizationCleanup(JSFunction* do_cleanup, JSObject*, void* data) {
+  // Called during GC: only queue; the callbacks run at the next checkpoint.
+  auto* self = static_cast<SmEngine*>(data);
+  if (self->cleanup_jobs_)
+    (void)self->cleanup_jobs_->get().append(JS_GetFunctionObject(do_cleanup));
 }
 
 Status SmEngine::RunMicrotasks() {
   if (gpu_ && !gpu::DeliverUncapturedErrors(cx_)) return TakeException();
   if (!job_queue_->Drain(cx_)) return TakeException();
   if (exit_requested_) return Ok{};
+  // WeakRef targets read during this task may be collected from now on (ECMA-262
+  // ClearKeptObjects), and FinalizationRegistry callbacks the GC queued run here.
+  JS::ClearKeptObjects(cx_);
+  if (cleanup_jobs_ && !cleanup_jobs_->get().empty()) {
+    JS::RootedObjectVector jobs(cx_);
+    if (!jobs.appendAll(cleanup_jobs_->get())) return MakeError("out of memory");
+    cleanup_jobs_->get().clear();
+    JS::RootedValue fn(cx_), rval(cx_);
+    for (JSObject* job : jobs) {
+      fn.setObject(*job);
+      if (!JS_CallFunctionValue(cx_, nullptr, fn, JS::HandleValueArray::empty(), &rval))
+        return TakeException();
+    }
+    if (!job_queue_->Drain(cx_)) return TakeException();
+  }
   return CheckUnhandledRejections();
 }
 

@@ -99,7 +99,10 @@ class SmEngine final : public Engine {
   bool ReplResultPending() const override;
   bool IsCompilableUnit(std::string_view code) override;
   Result<std::string> TakeReplResult() override;
-  int exit_code() const override { return exit_code_; }
+  // An unhandled rejection that was reported (and the script went on) makes it 1 at the end.
+  int exit_code() const override {
+    return exit_requested_ || !rejection_reported_ ? exit_code_ : 1;
+  }
   std::string name() const override;
   // LoopClient
   Status RunMicrotasks() override;
@@ -129,6 +132,8 @@ class SmEngine final : public Engine {
 
   // The bootstrap's gpuUncapturedError(device, error) hook.
   JSObject* gpu_error_hook() const { return gpu_error_hook_->get(); }
+  // The bootstrap's gpuMake(kind, data) hook: the prelude-built WebGPU value interfaces.
+  JSObject* gpu_make_hook() const { return gpu_make_hook_->get(); }
 
   // Renders a value as console.log does (the bootstrap's inspect).
   std::string Inspect(JS::HandleValue value);
@@ -140,6 +145,7 @@ class SmEngine final : public Engine {
   // `prefix` + the error (or the inspected value) + its frames as "    at fn (file:line:col)".
   std::string Describe(JS::HandleValue exception, JS::HandleObject stack, std::string_view prefix);
   Status CheckUnhandledRejections();
+  static void OnFinalizationCleanup(JSFunction* do_cleanup, JSObject* incumbent_global, void* data);
   static void OnRejectionTracked(JSContext* cx, bool muted, JS::HandleObject promise,
                                  JS::PromiseRejectionHandlingState state, void* data);
   Status RunBootstrap();
@@ -153,6 +159,7 @@ class SmEngine final : public Engine {
   std::optional<JS::PersistentRootedObject> timer_handler_;
   std::optional<JS::PersistentRootedObject> inspect_fn_;
   std::optional<JS::PersistentRootedObject> gpu_error_hook_;
+  std::optional<JS::PersistentRootedObject> gpu_make_hook_;
   std::optional<JS::PersistentRootedObject> main_promise_;
   std::optional<JS::PersistentRootedObject> repl_promise_;
   std::optional<JS::PersistentRootedValue> repl_value_;
@@ -162,6 +169,13 @@ class SmEngine final : public Engine {
   JS::Realm* old_realm_ = nullptr;
   bool exit_requested_ = false;
   int exit_code_ = 0;
+  bool rejection_reported_ = false;
+  // Rejected promises that got a handler after being reported unhandled: 'rejectionhandled'
+  // is fired for them at the next checkpoint.
+  std::optional<JS::PersistentRooted<ObjectVector>> handled_later_;
+  std::optional<JS::PersistentRootedObject> hooks_;
+  // FinalizationRegistry cleanup functions queued by the GC.
+  std::optional<JS::PersistentRooted<ObjectVector>> cleanup_jobs_;
   std::unordered_map<std::string, std::unique_ptr<JS::PersistentRootedObject>> modules_;
   std::vector<std::unique_ptr<ModuleInfo>> module_infos_;
   std::unique_ptr<gpu::GpuState> gpu_;

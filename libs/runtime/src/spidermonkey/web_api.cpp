@@ -1,5 +1,6 @@
 // The native half of the realm's Web APIs; js/internal/prelude.js builds console, timers,
 // TextEncoder/TextDecoder, atob/btoa, structuredClone, crypto and performance on top of it.
+#include <js/ArrayBuffer.h>
 #include <js/StructuredClone.h>
 #include <openssl/evp.h>
 #include <sys/random.h>
@@ -169,6 +170,26 @@ bool StructuredClone(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
+// detachArrayBuffer(ab): the sender's side of a transfer (structuredClone / postMessage).
+bool DetachArrayBufferFn(JSContext* cx, unsigned argc, JS::Value* vp) {
+  JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  if (!args.get(0).isObject() || !JS::IsArrayBufferObject(&args.get(0).toObject()))
+    return ThrowTypeError(cx, "detachArrayBuffer: not an ArrayBuffer");
+  JS::RootedObject ab(cx, &args.get(0).toObject());
+  if (!JS::DetachArrayBuffer(cx, ab)) return false;
+  args.rval().setUndefined();
+  return true;
+}
+
+// isDetachedArrayBuffer(ab)
+bool IsDetachedFn(JSContext* cx, unsigned argc, JS::Value* vp) {
+  JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  args.rval().setBoolean(args.get(0).isObject() &&
+                         JS::IsArrayBufferObject(&args.get(0).toObject()) &&
+                         JS::IsDetachedArrayBufferObject(&args.get(0).toObject()));
+  return true;
+}
+
 // promiseState(p) -> -1 not a promise, 0 pending, 1 fulfilled, 2 rejected (for inspect).
 bool PromiseState(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
@@ -233,6 +254,8 @@ const JSFunctionSpec kWebCore[] = {JS_FN("digest", Digest, 2, 0),
                                    JS_FN("decodeUtf8", DecodeUtf8, 3, 0),
                                    JS_FN("fillRandom", FillRandom, 1, 0),
                                    JS_FN("structuredClone", StructuredClone, 1, 0),
+                                   JS_FN("detachArrayBuffer", DetachArrayBufferFn, 1, 0),
+                                   JS_FN("isDetachedArrayBuffer", IsDetachedFn, 1, 0),
                                    JS_FN("promiseState", PromiseState, 1, 0),
                                    JS_FN("promiseResult", PromiseResult, 1, 0),
                                    JS_FS_END};

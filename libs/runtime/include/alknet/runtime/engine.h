@@ -38,6 +38,9 @@ struct HostServices {
   call::RemoteConnector connect_remote;
   // The JS heap's limit (GC things; ArrayBuffer contents are malloc'd beside it).
   uint64_t max_heap_bytes = uint64_t{4095} << 20;
+  // --unhandled-rejections=throw: an unhandled rejection ends the script (Deno's and Node's
+  // default). Otherwise (the browser default) it is reported and the script goes on.
+  bool unhandled_rejections_throw = false;
 };
 
 class Engine : public LoopClient {

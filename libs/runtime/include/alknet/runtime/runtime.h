@@ -50,6 +50,8 @@ struct RuntimeOptions {
   std::chrono::milliseconds gpu_timeout{std::chrono::minutes(5)};
   // The JS heap's limit (--max-heap=MIB).
   uint64_t max_heap_bytes = uint64_t{4095} << 20;
+  // --unhandled-rejections=throw|warn (see HostServices).
+  bool unhandled_rejections_throw = false;
   std::function<void(std::chrono::milliseconds)> on_gpu_hang;
 };
 

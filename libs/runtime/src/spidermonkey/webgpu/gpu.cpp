@@ -3,7 +3,7 @@
 
 namespace alknet::runtime::sm::gpu {
 
-ALKNET_GPU_CLASS(GPU, 0);
+ALKNET_GPU_CLASS(GPU, GPU::kSlotCount);
 
 namespace {
 
@@ -68,11 +68,25 @@ bool RequestAdapter(JSContext* cx, unsigned argc, JS::Value* vp) {
   }
   if (!Member(cx, options, "forceFallbackAdapter", &v, &present)) return false;
   opts.forceFallbackAdapter = present && JS::ToBoolean(v);
+  // featureLevel is a DOMString, not an enum: an unknown level resolves null (spec). A
+  // "compatibility" request may be given a core adapter, which is what Dawn hands out here.
+  bool known_level = true;
+  if (!Member(cx, options, "featureLevel", &v, &present)) return false;
+  if (present) {
+    std::string level;
+    if (!ValueToUtf8(cx, v, &level)) return false;
+    known_level = level == "core" || level == "compatibility";
+  }
 
   WGPUInstance instance = Instance(cx);
   if (!instance) return false;
   auto req = std::make_unique<PendingPromise>(cx);
   JS::RootedObject promise(cx, req->promise);
+  if (!known_level) {
+    req->Resolve(JS::NullHandleValue);
+    args.rval().setObject(*promise);
+    return true;
+  }
   WGPURequestAdapterCallbackInfo cb{};
   cb.mode = WGPUCallbackMode_AllowProcessEvents;
   cb.callback = &OnAdapter;
@@ -91,6 +105,53 @@ bool GetPreferredCanvasFormat(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
+// [SameObject] wgslLanguageFeatures: what the instance's WGSL compiler accepts (loads the
+// library on first use, as requestAdapter does).
+bool GetWgslLanguageFeatures(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPU, "GPU.wgslLanguageFeatures");
+  (void)self;
+  JSObject* obj = &args.thisv().toObject();
+  JS::Value cached = JS::GetReservedSlot(obj, GPU::kWgslLanguageFeatures);
+  if (cached.isObject()) {
+    args.rval().set(cached);
+    return true;
+  }
+  WGPUInstance instance = Instance(cx);
+  if (!instance) return false;
+  std::vector<std::string> names;
+  WGPUSupportedWGSLLanguageFeatures features{};
+  if (wg::P().InstanceGetWGSLLanguageFeatures(instance, &features) == WGPUStatus_Success) {
+    for (size_t i = 0; i < features.featureCount; ++i) {
+      switch (features.features[i]) {
+        case WGPUWGSLLanguageFeatureName_ReadonlyAndReadwriteStorageTextures:
+          names.emplace_back("readonly_and_readwrite_storage_textures");
+          break;
+        case WGPUWGSLLanguageFeatureName_Packed4x8IntegerDotProduct:
+          names.emplace_back("packed_4x8_integer_dot_product");
+          break;
+        case WGPUWGSLLanguageFeatureName_UnrestrictedPointerParameters:
+          names.emplace_back("unrestricted_pointer_parameters");
+          break;
+        case WGPUWGSLLanguageFeatureName_PointerCompositeAccess:
+          names.emplace_back("pointer_composite_access");
+          break;
+        default: break;  // Dawn's testing-only features, or ones this table does not name
+      }
+    }
+    wg::P().SupportedWGSLLanguageFeaturesFreeMembers(features);
+  }
+  JS::RootedObject list(cx, NewStringList(cx, names));
+  if (!list) return false;
+  JS::RootedValue data(cx, JS::ObjectValue(*list));
+  JSObject* set = MakeFromData(cx, "WGSLLanguageFeatures", data);
+  if (!set) return false;
+  JS::SetReservedSlot(obj, GPU::kWgslLanguageFeatures, JS::ObjectValue(*set));
+  args.rval().setObject(*set);
+  return true;
+}
+
+const JSPropertySpec kProperties[] = {
+    JS_PSG("wgslLanguageFeatures", GetWgslLanguageFeatures, JSPROP_ENUMERATE), JS_PS_END};
 const JSFunctionSpec kMethods[] = {
     JS_FN("requestAdapter", RequestAdapter, 0, JSPROP_ENUMERATE),
     JS_FN("getPreferredCanvasFormat", GetPreferredCanvasFormat, 0, JSPROP_ENUMERATE), JS_FS_END};
@@ -98,7 +159,7 @@ const JSFunctionSpec kMethods[] = {
 }  // namespace
 
 bool DefineGPU(JSContext* cx, JS::HandleObject global) {
-  return DefineInterface(cx, global, {&GPU::kClass, nullptr, kMethods});
+  return DefineInterface(cx, global, {&GPU::kClass, kProperties, kMethods, false});
 }
 
 }  // namespace alknet::runtime::sm::gpu

@@ -30,7 +30,10 @@ namespace {
 // clang-format on
 
 struct DeviceRequest : PendingPromise {
-  using PendingPromise::PendingPromise;
+  DeviceRequest(JSContext* cx, JSObject* adapter)
+      : PendingPromise(cx), adapter_object(cx, adapter) {}
+  // Keeps the GPUAdapter alive until the callback (which may hand its state back).
+  JS::PersistentRootedObject adapter_object;
   std::shared_ptr<DeviceShared> shared;
   std::string label;
 };
@@ -42,11 +45,20 @@ void OnDevice(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView 
   if (State(req->cx).closing) return;
   JSContext* cx = req->cx;
   if (status != WGPURequestDeviceStatus_Success || !owned) {
+    // A request Dawn refused does not use the adapter up (spec: only a device does).
+    auto* adapter = JS::GetMaybePtrFromReservedSlot<GPUAdapter>(req->adapter_object, kOwnerSlot);
+    if (adapter) adapter->consumed = false;
     req->RejectWith("OperationError", "requestDevice failed: " + std::string(wg::FromSv(message)));
     return;
   }
   JS::RootedValue v(cx);
-  JSObject* obj = NewDevice(cx, std::move(owned), req->shared, req->label);
+  WGPUAdapterInfo info{};
+  bool have_info = wg::P().DeviceGetAdapterInfo(owned.get(), &info) == WGPUStatus_Success;
+  JS::RootedObject info_obj(cx, have_info ? NewAdapterInfo(cx, info) : nullptr);
+  if (have_info) wg::P().AdapterInfoFreeMembers(info);
+  JS::RootedObject obj(
+      cx, info_obj ? NewDevice(cx, std::move(owned), req->shared, req->label) : nullptr);
+  if (obj) JS::SetReservedSlot(obj, GPUDevice::kAdapterInfo, JS::ObjectValue(*info_obj));
   if (!obj) {
     JS_GetPendingException(cx, &v);
     JS_ClearPendingException(cx);
@@ -76,7 +88,7 @@ bool RequestDevice(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUAdapter, "GPUAdapter.requestDevice");
   JS::RootedObject desc_obj(cx);
   if (!DictArg(cx, args.get(0), "GPUAdapter.requestDevice descriptor", &desc_obj)) return false;
-  auto req = std::make_unique<DeviceRequest>(cx);
+  auto req = std::make_unique<DeviceRequest>(cx, &args.thisv().toObject());
   JS::RootedObject promise(cx, req->promise);
   args.rval().setObject(*promise);
 
@@ -85,13 +97,9 @@ bool RequestDevice(JSContext* cx, unsigned argc, JS::Value* vp) {
   bool present;
   if (!Member(cx, desc_obj, "requiredFeatures", &v, &present)) return false;
   if (present) {
-    JS::RootedObject list(cx, v.isObject() ? &v.toObject() : nullptr);
-    bool is_array = false;
-    if (!list || !JS::IsArrayObject(cx, list, &is_array) || !is_array) {
-      return ThrowTypeError(cx, "GPUAdapter.requestDevice: requiredFeatures must be an array");
-    }
+    JS::RootedObject list(cx);
     uint32_t n = 0;
-    if (!JS::GetArrayLength(cx, list, &n)) return false;
+    if (!ArrayArg(cx, v, "GPUDeviceDescriptor.requiredFeatures", &list, &n)) return false;
     for (uint32_t i = 0; i < n; ++i) {
       std::string name;
       if (!JS_GetElement(cx, list, i, &v) || !ValueToUtf8(cx, v, &name)) return false;
@@ -111,7 +119,9 @@ bool RequestDevice(JSContext* cx, unsigned argc, JS::Value* vp) {
     if (!v.isObject())
       return ThrowTypeError(cx, "GPUAdapter.requestDevice: requiredLimits must be an object");
     JS::RootedObject l(cx, &v.toObject());
-    if (!ReadRequiredLimits(cx, l, &limits)) {
+    WGPULimits supported{};
+    wg::P().AdapterGetLimits(self->adapter.get(), &supported);
+    if (!ReadRequiredLimits(cx, l, supported, &limits)) {
       // An unknown limit name rejects (OperationError), as the spec says.
       JS::RootedValue e(cx);
       JS_GetPendingException(cx, &e);
@@ -122,6 +132,15 @@ bool RequestDevice(JSContext* cx, unsigned argc, JS::Value* vp) {
     have_limits = true;
   }
   std::string label = Label(cx, desc_obj);
+  // Spec: an adapter gives out one device; a second request (even while the first is pending)
+  // rejects. Requests refused above by argument checks leave it unconsumed.
+  if (self->consumed) {
+    req->RejectWith("OperationError",
+                    "requestDevice: this adapter has already given out a device (it is consumed); "
+                    "request a new adapter");
+    return true;
+  }
+  self->consumed = true;
 
   req->shared = NewDeviceShared(cx);
   req->label = label;
@@ -152,7 +171,8 @@ bool GetFeatures(JSContext* cx, unsigned argc, JS::Value* vp) {
   std::vector<std::string> names;
   for (size_t i = 0; i < features.featureCount; ++i) {
     std::string n = wg::FeatureName(features.features[i]);
-    if (n.rfind("unknown-", 0) != 0) names.push_back(std::move(n));
+    // Only the spec's names: Dawn's own features ("dawn-0x5....") are not WebGPU features.
+    if (n.rfind("unknown-", 0) != 0 && n.rfind("dawn-", 0) != 0) names.push_back(std::move(n));
   }
   wg::P().SupportedFeaturesFreeMembers(features);
   JSObject* set = NewFeatureSet(cx, names);
@@ -189,25 +209,9 @@ bool GetInfo(JSContext* cx, unsigned argc, JS::Value* vp) {
   }
   WGPUAdapterInfo info{};
   wg::P().AdapterGetInfo(self->adapter.get(), &info);
-  JS::RootedObject out(cx, JS_NewPlainObject(cx));
-  bool ok = out != nullptr;
-  auto str = [&](const char* name, WGPUStringView sv) {
-    if (!ok) return;
-    JS::RootedString s(cx, NewString(cx, wg::FromSv(sv)));
-    ok = s && JS_DefineProperty(cx, out, name, s, JSPROP_ENUMERATE | JSPROP_READONLY);
-  };
-  str("vendor", info.vendor);
-  str("architecture", info.architecture);
-  str("device", info.device);
-  str("description", info.description);
-  if (ok)
-    ok = JS_DefineProperty(cx, out, "subgroupMinSize", info.subgroupMinSize,
-                           JSPROP_ENUMERATE | JSPROP_READONLY);
-  if (ok)
-    ok = JS_DefineProperty(cx, out, "subgroupMaxSize", info.subgroupMaxSize,
-                           JSPROP_ENUMERATE | JSPROP_READONLY);
+  JSObject* out = NewAdapterInfo(cx, info);
   wg::P().AdapterInfoFreeMembers(info);
-  if (!ok) return false;
+  if (!out) return false;
   JS::SetReservedSlot(obj, GPUAdapter::kInfo, JS::ObjectValue(*out));
   args.rval().setObject(*out);
   return true;
@@ -231,34 +235,112 @@ const JSFunctionSpec kMethods[] = {JS_FN("requestDevice", RequestDevice, 0, JSPR
 
 }  // namespace
 
-JSObject* NewFeatureSet(JSContext* cx, const std::vector<std::string>& names) {
-  JS::RootedObject set(cx, JS::NewSetObject(cx));
-  if (!set) return nullptr;
-  JS::RootedValue v(cx);
-  for (const auto& n : names) {
-    JSString* s = NewString(cx, n);
-    if (!s) return nullptr;
-    v.setString(s);
-    if (!JS::SetAdd(cx, set, v)) return nullptr;
+JSObject* NewStringList(JSContext* cx, const std::vector<std::string>& names) {
+  JS::RootedObject list(cx, JS::NewArrayObject(cx, names.size()));
+  if (!list) return nullptr;
+  for (size_t i = 0; i < names.size(); ++i) {
+    JS::RootedString s(cx, NewString(cx, names[i]));
+    if (!s || !JS_SetElement(cx, list, static_cast<uint32_t>(i), s)) return nullptr;
   }
-  return set;
+  return list;
 }
 
-// GPUSupportedLimits as a frozen object of the limits (reads like the interface's getters).
+// GPUSupportedFeatures: a readonly setlike built by the prelude.
+JSObject* NewFeatureSet(JSContext* cx, const std::vector<std::string>& names) {
+  JS::RootedObject list(cx, NewStringList(cx, names));
+  if (!list) return nullptr;
+  JS::RootedValue data(cx, JS::ObjectValue(*list));
+  return MakeFromData(cx, "GPUSupportedFeatures", data);
+}
+
+JSObject* NewAdapterInfo(JSContext* cx, const WGPUAdapterInfo& info) {
+  JS::RootedObject out(cx, JS_NewPlainObject(cx));
+  bool ok = out != nullptr;
+  auto str = [&](const char* name, WGPUStringView sv) {
+    if (!ok) return;
+    JS::RootedString s(cx, NewString(cx, wg::FromSv(sv)));
+    ok = s && JS_DefineProperty(cx, out, name, s, JSPROP_ENUMERATE);
+  };
+  str("vendor", info.vendor);
+  str("architecture", info.architecture);
+  str("device", info.device);
+  str("description", info.description);
+  if (ok)
+    ok = JS_DefineProperty(cx, out, "subgroupMinSize", info.subgroupMinSize, JSPROP_ENUMERATE);
+  if (ok)
+    ok = JS_DefineProperty(cx, out, "subgroupMaxSize", info.subgroupMaxSize, JSPROP_ENUMERATE);
+  if (ok) {
+    JS::RootedValue fallback(cx, JS::BooleanValue(info.adapterType == WGPUAdapterType_CPU));
+    ok = JS_DefineProperty(cx, out, "isFallbackAdapter", fallback, JSPROP_ENUMERATE);
+  }
+  if (!ok) return nullptr;
+  JS::RootedValue data(cx, JS::ObjectValue(*out));
+  return MakeFromData(cx, "GPUAdapterInfo", data);
+}
+
+namespace {
+// Limits of the spec that this Dawn's WGPULimits does not carry: in a core-mode device they
+// are the per-shader-stage limit they refine (the spec's compatibility mode lowers them).
+struct StageLimit {
+  const char* name;
+  uint32_t WGPULimits::*core;
+};
+constexpr StageLimit kStageLimits[] = {
+    {"maxStorageBuffersInVertexStage", &WGPULimits::maxStorageBuffersPerShaderStage},
+    {"maxStorageBuffersInFragmentStage", &WGPULimits::maxStorageBuffersPerShaderStage},
+    {"maxStorageTexturesInVertexStage", &WGPULimits::maxStorageTexturesPerShaderStage},
+    {"maxStorageTexturesInFragmentStage", &WGPULimits::maxStorageTexturesPerShaderStage},
+};
+}  // namespace
+
+// GPUSupportedLimits: prototype getters over the limits, built by the prelude.
 JSObject* NewSupportedLimits(JSContext* cx, const WGPULimits& limits) {
   JS::RootedObject out(cx, JS_NewPlainObject(cx));
   if (!out) return nullptr;
   for (const auto& [name, value] : wg::LimitList(limits)) {
     if (name == "maxImmediateSize") continue;  // not a WebGPU (JS) limit
     JS::RootedValue v(cx, JS::NumberValue(static_cast<double>(value)));
-    if (!JS_DefineProperty(cx, out, name.c_str(), v, JSPROP_ENUMERATE | JSPROP_READONLY))
-      return nullptr;
+    if (!JS_DefineProperty(cx, out, name.c_str(), v, JSPROP_ENUMERATE)) return nullptr;
   }
-  if (!JS_FreezeObject(cx, out)) return nullptr;
-  return out;
+  for (const auto& stage : kStageLimits) {
+    JS::RootedValue v(cx, JS::NumberValue(static_cast<double>(limits.*stage.core)));
+    if (!JS_DefineProperty(cx, out, stage.name, v, JSPROP_ENUMERATE)) return nullptr;
+  }
+  JS::RootedValue data(cx, JS::ObjectValue(*out));
+  return MakeFromData(cx, "GPUSupportedLimits", data);
 }
 
-bool ReadRequiredLimits(JSContext* cx, JS::HandleObject dict, WGPULimits* limits) {
+namespace {
+bool RejectLimit(JSContext* cx, const std::string& message) {
+  JSObject* e = NewNamedError(cx, "DOMException", "requestDevice: " + message, "OperationError");
+  if (e) {
+    JS::RootedValue ev(cx, JS::ObjectValue(*e));
+    JS_SetPendingException(cx, ev);
+  }
+  return false;
+}
+
+// The spec's checks of one requested limit against the adapter's (OperationError): an
+// alignment must be a power of two and not below the adapter's, a maximum not above it.
+bool CheckLimit(JSContext* cx, const std::string& name, uint64_t value, uint64_t supported) {
+  bool alignment = name.rfind("min", 0) == 0;
+  if (alignment) {
+    if (value == 0 || (value & (value - 1)) != 0)
+      return RejectLimit(cx, name + " = " + std::to_string(value) + " is not a power of 2");
+    if (value < supported) {
+      return RejectLimit(cx, name + " = " + std::to_string(value) +
+                                 " is better than the adapter's " + std::to_string(supported));
+    }
+  } else if (value > supported) {
+    return RejectLimit(cx, name + " = " + std::to_string(value) + " is better than the adapter's " +
+                               std::to_string(supported));
+  }
+  return true;
+}
+}  // namespace
+
+bool ReadRequiredLimits(JSContext* cx, JS::HandleObject dict, const WGPULimits& supported,
+                        WGPULimits* limits) {
 #define ALKNET_UNDEF32(n) limits->n = WGPU_LIMIT_U32_UNDEFINED;
 #define ALKNET_UNDEF64(n) limits->n = WGPU_LIMIT_U64_UNDEFINED;
   ALKNET_GPU_U32_LIMITS(ALKNET_UNDEF32)
@@ -279,31 +361,34 @@ bool ReadRequiredLimits(JSContext* cx, JS::HandleObject dict, WGPULimits* limits
   if (name == #n) {                                                    \
     known = true;                                                      \
     if (!ToU32(cx, v, "requiredLimits." #n, &limits->n)) return false; \
+    if (!CheckLimit(cx, name, limits->n, supported.n)) return false;   \
   }
 #define ALKNET_SET64(n)                                                \
   if (name == #n) {                                                    \
     known = true;                                                      \
     if (!ToU64(cx, v, "requiredLimits." #n, &limits->n)) return false; \
+    if (!CheckLimit(cx, name, limits->n, supported.n)) return false;   \
   }
     ALKNET_GPU_U32_LIMITS(ALKNET_SET32)
     ALKNET_GPU_U64_LIMITS(ALKNET_SET64)
 #undef ALKNET_SET32
 #undef ALKNET_SET64
-    if (!known) {
-      JSObject* e = NewNamedError(cx, "DOMException", "requestDevice: unknown limit '" + name + "'",
-                                  "OperationError");
-      if (e) {
-        JS::RootedValue ev(cx, JS::ObjectValue(*e));
-        JS_SetPendingException(cx, ev);
+    for (const auto& stage : kStageLimits) {
+      if (name != stage.name) continue;
+      known = true;
+      uint32_t value;
+      if (!ToU32(cx, v, "requiredLimits." + name, &value) ||
+          !CheckLimit(cx, name, value, supported.*stage.core)) {
+        return false;
       }
-      return false;
     }
+    if (!known) return RejectLimit(cx, "unknown limit '" + name + "'");
   }
   return true;
 }
 
 bool DefineGPUAdapter(JSContext* cx, JS::HandleObject global) {
-  return DefineInterface(cx, global, {&GPUAdapter::kClass, kProperties, kMethods});
+  return DefineInterface(cx, global, {&GPUAdapter::kClass, kProperties, kMethods, false});
 }
 
 }  // namespace alknet::runtime::sm::gpu

@@ -18,7 +18,11 @@ bool DetachRanges(JSContext* cx, GPUBuffer* self) {
   if (self->device) UntrackMappedBuffer(*self->device, self);
   self->map_size = 0;
   self->map_offset = 0;
+  self->mapped = false;
   self->mapped_at_creation = false;
+  // A pending mapAsync is aborted (its promise rejects with AbortError when Dawn reports).
+  self->map_pending = false;
+  ++self->map_generation;
   return true;
 }
 
@@ -28,6 +32,7 @@ struct MapRequest : PendingPromise {
   MapRequest(JSContext* cx, JSObject* buffer) : PendingPromise(cx), buffer_object(cx, buffer) {}
   JS::PersistentRootedObject buffer_object;  // keeps the GPUBuffer alive until the callback
   uint64_t offset = 0, size = 0;
+  uint64_t generation = 0;
   bool write = false;
 };
 
@@ -35,8 +40,13 @@ void OnMapped(WGPUMapAsyncStatus status, WGPUStringView message, void* ud, void*
   std::unique_ptr<MapRequest> req(static_cast<MapRequest*>(ud));
   if (State(req->cx).closing) return;
   auto* self = JS::GetMaybePtrFromReservedSlot<GPUBuffer>(req->buffer_object, kOwnerSlot);
-  self->map_pending = false;
-  if (status == WGPUMapAsyncStatus_Success) {
+  bool current = self->map_generation == req->generation;
+  if (current) self->map_pending = false;
+  if (!current) {
+    // unmap() or destroy() came first: the spec rejects this mapping with AbortError.
+    req->RejectWith("AbortError", "mapAsync was aborted (unmap or destroy before it finished)");
+  } else if (status == WGPUMapAsyncStatus_Success) {
+    self->mapped = true;
     self->map_offset = req->offset;
     self->map_size = req->size;
     self->writable_mapping = req->write;
@@ -60,13 +70,17 @@ bool MapAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
     return false;
   auto req = std::make_unique<MapRequest>(cx, &args.thisv().toObject());
   args.rval().setObject(*req->promise);
-  if (self->map_pending || self->map_size != 0 || self->mapped_at_creation) {
-    req->RejectWith("OperationError",
-                    "GPUBuffer.mapAsync: the buffer is already mapped or being mapped");
+  if (self->map_pending) {
+    // Spec: a second mapAsync while one is pending rejects at once, with no validation error.
+    req->RejectWith("OperationError", "GPUBuffer.mapAsync: a mapAsync is already pending");
     return true;
   }
+  // Anything else (an already mapped buffer, a bad range or mode, a destroyed buffer) is for
+  // Dawn to validate: a validation error, then the promise rejects; mapState is "pending"
+  // meanwhile.
   req->offset = offset;
   req->size = size;
+  req->generation = self->map_generation;
   req->write = (mode & WGPUMapMode_Write) != 0;
   self->map_pending = true;
   WGPUBufferMapCallbackInfo cb{};
@@ -83,7 +97,7 @@ bool MapAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
 // detached again by unmap().
 bool GetMappedRange(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.getMappedRange");
-  if (self->map_size == 0 && !self->mapped_at_creation) {
+  if (!self->mapped) {
     return ThrowError(cx, "GPUBuffer.getMappedRange: the buffer is not mapped", "OperationError");
   }
   // Spec defaults: offset 0, size = the rest of the *buffer* (not of the mapping).
@@ -117,6 +131,11 @@ bool GetMappedRange(JSContext* cx, unsigned argc, JS::Value* vp) {
     ab = JS::NewArrayBufferWithUserOwnedContents(cx, size, data);
   }
   if (!ab) return false;
+  {
+    // The prelude remembers mapped ranges: they cannot be transferred (postMessage).
+    JS::RootedValue v(cx, JS::ObjectValue(*ab));
+    if (!MakeFromData(cx, "MappedRange", v)) return false;
+  }
   self->ranges.push_back(std::make_unique<JS::PersistentRootedObject>(cx, ab));
   if (self->device) TrackMappedBuffer(*self->device, self);
   args.rval().setObject(*ab);
@@ -154,12 +173,8 @@ bool GetUsage(JSContext* cx, unsigned argc, JS::Value* vp) {
 
 bool GetMapState(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.mapState");
-  const char* state = "unmapped";
-  switch (wg::P().BufferGetMapState(self->buffer.get())) {
-    case WGPUBufferMapState_Pending: state = "pending"; break;
-    case WGPUBufferMapState_Mapped: state = "mapped"; break;
-    default: break;
-  }
+  // A mapping wins over a pending map (a mapAsync on a mapped buffer leaves it "mapped").
+  const char* state = self->mapped ? "mapped" : self->map_pending ? "pending" : "unmapped";
   JSString* s = NewString(cx, state);
   if (!s) return false;
   args.rval().setString(s);

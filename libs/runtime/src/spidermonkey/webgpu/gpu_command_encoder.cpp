@@ -105,6 +105,31 @@ bool CopyTexture(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
+// An attachment's view: (GPUTexture or GPUTextureView); a texture stands for its default view,
+// created here and kept in `keep` until the pass has been begun.
+WGPUTextureView AttachmentView(JSContext* cx, JS::HandleValue v, const std::string& where,
+                               std::vector<wg::TextureView>* keep) {
+  if (v.isObject() && JS::GetClass(&v.toObject()) == &GPUTexture::kClass) {
+    auto* texture = UnwrapValue<GPUTexture>(cx, v, where);
+    if (!texture) return nullptr;
+    keep->push_back(
+        wg::TextureView::Adopt(wg::P().TextureCreateView(texture->texture.get(), nullptr)));
+    return keep->back().get();
+  }
+  auto* view = UnwrapValue<GPUTextureView>(cx, v, where + " (a GPUTexture or GPUTextureView)");
+  return view ? view->view.get() : nullptr;
+}
+
+bool RequiredAttachmentView(JSContext* cx, JS::HandleObject a, const std::string& where,
+                            std::vector<wg::TextureView>* keep, WGPUTextureView* out) {
+  JS::RootedValue e(cx);
+  bool present;
+  if (!Member(cx, a, "view", &e, &present)) return false;
+  if (!present) return MissingMember(cx, where, "view");
+  *out = AttachmentView(cx, e, where + ".view", keep);
+  return *out != nullptr;
+}
+
 // beginRenderPass({colorAttachments, depthStencilAttachment, occlusionQuerySet,
 // timestampWrites, maxDrawCount, label})
 bool BeginRenderPass(JSContext* cx, unsigned argc, JS::Value* vp) {
@@ -120,6 +145,9 @@ bool BeginRenderPass(JSContext* cx, unsigned argc, JS::Value* vp) {
   uint32_t n = 0;
   if (!ArrayArg(cx, v, std::string(what) + ".colorAttachments", &list, &n)) return false;
   std::vector<WGPURenderPassColorAttachment> colors(n);
+  // Default views of textures given as attachments (no reallocation: pointers stay valid).
+  std::vector<wg::TextureView> keep;
+  keep.reserve(2 * static_cast<size_t>(n) + 1);
   for (uint32_t i = 0; i < n; ++i) {
     WGPURenderPassColorAttachment& c = colors[i];
     c.depthSlice = WGPU_DEPTH_SLICE_UNDEFINED;
@@ -128,15 +156,12 @@ bool BeginRenderPass(JSContext* cx, unsigned argc, JS::Value* vp) {
     std::string where = std::string(what) + ".colorAttachments[" + std::to_string(i) + "]";
     JS::RootedObject a(cx);
     if (!DictArg(cx, v, where, &a)) return false;
-    auto* view = RequiredObject<GPUTextureView>(cx, a, "view", where);
-    if (!view) return false;
-    c.view = view->view.get();
+    if (!RequiredAttachmentView(cx, a, where, &keep, &c.view)) return false;
     JS::RootedValue e(cx);
     if (!Member(cx, a, "resolveTarget", &e, &present)) return false;
     if (present) {
-      auto* resolve = UnwrapValue<GPUTextureView>(cx, e, where + ".resolveTarget");
-      if (!resolve) return false;
-      c.resolveTarget = resolve->view.get();
+      c.resolveTarget = AttachmentView(cx, e, where + ".resolveTarget", &keep);
+      if (!c.resolveTarget) return false;
     }
     if (!OptionalU32(cx, a, "depthSlice", where, WGPU_DEPTH_SLICE_UNDEFINED, &c.depthSlice))
       return false;
@@ -157,9 +182,7 @@ bool BeginRenderPass(JSContext* cx, unsigned argc, JS::Value* vp) {
     std::string where = std::string(what) + ".depthStencilAttachment";
     JS::RootedObject a(cx);
     if (!DictArg(cx, v, where, &a)) return false;
-    auto* view = RequiredObject<GPUTextureView>(cx, a, "view", where);
-    if (!view) return false;
-    depth.view = view->view.get();
+    if (!RequiredAttachmentView(cx, a, where, &keep, &depth.view)) return false;
     double clear = std::nan("");
     bool depth_read_only, stencil_read_only;
     JS::RootedValue e(cx);
@@ -188,6 +211,11 @@ bool BeginRenderPass(JSContext* cx, unsigned argc, JS::Value* vp) {
   WGPUPassTimestampWrites timestamps{};
   if (!ToTimestampWrites(cx, d, what, &timestamps, &present)) return false;
   if (present) desc.timestampWrites = &timestamps;
+  // maxDrawCount (default 50000000) reaches Dawn as a chained struct.
+  WGPURenderPassMaxDrawCount max_draw{};
+  max_draw.chain.sType = WGPUSType_RenderPassMaxDrawCount;
+  if (!OptionalU64(cx, d, "maxDrawCount", what, 50000000, &max_draw.maxDrawCount)) return false;
+  if (max_draw.maxDrawCount != 50000000) desc.nextInChain = &max_draw.chain;
   std::string label = Label(cx, d);
   desc.label = wg::Sv(label);
   desc.colorAttachmentCount = colors.size();

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <js/ForOfIterator.h>
 #include <js/MemoryFunctions.h>
 
 namespace alknet::runtime::sm {
@@ -26,6 +27,41 @@ void Finalize(JS::GCContext*, JSObject* obj) {
 bool IllegalConstructor(JSContext* cx, unsigned, JS::Value*) {
   return ThrowTypeError(cx, "Illegal constructor");
 }
+
+// GPUObjectBase.label: any of our objects (their classes share kClassOps).
+GpuObject* AnyOwner(JSContext* cx, JS::HandleValue thisv, const char* what) {
+  if (thisv.isObject() && JS::GetClass(&thisv.toObject())->cOps == &kClassOps) {
+    auto* owner = JS::GetMaybePtrFromReservedSlot<GpuObject>(&thisv.toObject(), kOwnerSlot);
+    if (owner) return owner;
+  }
+  ThrowTypeError(cx, std::string(what) + ": 'this' is not a WebGPU object");
+  return nullptr;
+}
+
+bool GetLabel(JSContext* cx, unsigned argc, JS::Value* vp) {
+  JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  GpuObject* owner = AnyOwner(cx, args.thisv(), "GPUObjectBase.label");
+  if (!owner) return false;
+  JSString* s = NewString(cx, owner->label);
+  if (!s) return false;
+  args.rval().setString(s);
+  return true;
+}
+
+bool SetLabel(JSContext* cx, unsigned argc, JS::Value* vp) {
+  JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  GpuObject* owner = AnyOwner(cx, args.thisv(), "GPUObjectBase.label");
+  if (!owner) return false;
+  // USVString: ToString (a Symbol throws).
+  std::string label;
+  if (!ValueToUtf8(cx, args.get(0), &label)) return false;
+  owner->label = std::move(label);
+  args.rval().setUndefined();
+  return true;
+}
+
+const JSPropertySpec kLabelProperties[] = {JS_PSGS("label", GetLabel, SetLabel, JSPROP_ENUMERATE),
+                                           JS_PS_END};
 
 }  // namespace
 
@@ -69,6 +105,7 @@ bool DefineInterface(JSContext* cx, JS::HandleObject global, const InterfaceSpec
   JS::RootedObject proto(cx, JS_InitClass(cx, global, nullptr, spec.cls, IllegalConstructor, 0,
                                           spec.properties, spec.methods, nullptr, nullptr));
   if (!proto) return false;
+  if (spec.labelled && !JS_DefineProperties(cx, proto, kLabelProperties)) return false;
   State(cx).prototypes[spec.cls] = std::make_unique<JS::PersistentRootedObject>(cx, proto);
   return true;
 }
@@ -89,11 +126,8 @@ JSObject* Wrap(JSContext* cx, const JSClass* cls, std::unique_ptr<GpuObject> own
 
 JSObject* WrapLabelled(JSContext* cx, const JSClass* cls, std::unique_ptr<GpuObject> owner,
                        std::string_view label) {
-  JS::RootedObject obj(cx, Wrap(cx, cls, std::move(owner)));
-  if (!obj) return nullptr;
-  JS::RootedString s(cx, NewString(cx, label));
-  if (!s || !JS_DefineProperty(cx, obj, "label", s, JSPROP_ENUMERATE)) return nullptr;
-  return obj;
+  owner->label = std::string(label);
+  return Wrap(cx, cls, std::move(owner));
 }
 
 bool Member(JSContext* cx, JS::HandleObject dict, const char* name, JS::MutableHandleValue out,
@@ -263,14 +297,41 @@ bool OptionalDouble(JSContext* cx, JS::HandleObject dict, const char* name, std:
   return ToFiniteDouble(cx, v, std::string(what) + "." + name, out);
 }
 
+constexpr uint32_t kMaxIterableElements = 1u << 20;
+
 bool ArrayArg(JSContext* cx, JS::HandleValue v, std::string_view what, JS::MutableHandleObject out,
               uint32_t* length) {
   bool is_array = false;
-  if (!v.isObject() || !JS::IsArrayObject(cx, v, &is_array) || !is_array) {
-    return ThrowTypeError(cx, std::string(what) + " must be a sequence (array)");
+  if (!v.isObject()) return ThrowTypeError(cx, std::string(what) + " must be a sequence");
+  if (!JS::IsArrayObject(cx, v, &is_array)) return false;
+  if (is_array) {
+    out.set(&v.toObject());
+    return JS::GetArrayLength(cx, out, length);
   }
-  out.set(&v.toObject());
-  return JS::GetArrayLength(cx, out, length);
+  JS::ForOfIterator it(cx);
+  if (!it.init(v, JS::ForOfIterator::AllowNonIterable)) return false;
+  if (!it.valueIsIterable()) {
+    return ThrowTypeError(cx, std::string(what) + " must be a sequence (an iterable object)");
+  }
+  JS::RootedObject array(cx, JS::NewArrayObject(cx, 0));
+  if (!array) return false;
+  JS::RootedValue e(cx);
+  uint32_t n = 0;
+  for (;;) {
+    bool done = false;
+    if (!it.next(&e, &done)) return false;
+    if (done) break;
+    // An endless iterator must not hang the script or exhaust memory: no WebGPU sequence
+    // needs anywhere near this many elements.
+    if (n == kMaxIterableElements) {
+      return ThrowTypeError(cx, std::string(what) + ": more than " +
+                                    std::to_string(kMaxIterableElements) + " elements");
+    }
+    if (!JS_DefineElement(cx, array, n++, e, JSPROP_ENUMERATE)) return false;
+  }
+  out.set(array);
+  *length = n;
+  return true;
 }
 
 bool RequiredDict(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what,
@@ -289,13 +350,17 @@ namespace {
 // A sequence form of GPUExtent3D/GPUOrigin3D/GPUColor: reads up to `max` elements after
 // checking the length is in [min, max].
 bool SequenceValues(JSContext* cx, JS::HandleObject list, uint32_t min, uint32_t max,
-                    std::string_view what, std::vector<JS::Value>* out, bool* is_sequence) {
-  bool is_array = false;
-  if (!JS::IsArrayObject(cx, list, &is_array)) return false;
-  *is_sequence = is_array;
-  if (!is_array) return true;
+                    std::string_view what, JS::MutableHandleValueVector out, bool* is_sequence) {
+  // WebIDL union (sequence or dictionary): an object with @@iterator is the sequence.
+  JS::RootedValue iter(cx);
+  JS::RootedId id(cx, JS::GetWellKnownSymbolKey(cx, JS::SymbolCode::iterator));
+  if (!JS_GetPropertyById(cx, list, id, &iter)) return false;
+  *is_sequence = !iter.isNullOrUndefined();
+  if (!*is_sequence) return true;
+  JS::RootedValue list_value(cx, JS::ObjectValue(*list));
+  JS::RootedObject array(cx);
   uint32_t n = 0;
-  if (!JS::GetArrayLength(cx, list, &n)) return false;
+  if (!ArrayArg(cx, list_value, what, &array, &n)) return false;
   if (n < min || n > max) {
     return ThrowTypeError(cx, std::string(what) + ": a sequence of " + std::to_string(min) +
                                   " to " + std::to_string(max) + " numbers was expected, got " +
@@ -303,8 +368,8 @@ bool SequenceValues(JSContext* cx, JS::HandleObject list, uint32_t min, uint32_t
   }
   JS::RootedValue v(cx);
   for (uint32_t i = 0; i < n; ++i) {
-    if (!JS_GetElement(cx, list, i, &v)) return false;
-    out->push_back(v);
+    if (!JS_GetElement(cx, array, i, &v)) return false;
+    if (!out.append(v)) return false;
   }
   return true;
 }
@@ -315,13 +380,13 @@ bool ToExtent3D(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUExt
     return ThrowTypeError(cx,
                           std::string(what) + " must be a GPUExtent3D (sequence or dictionary)");
   JS::RootedObject obj(cx, &v.toObject());
-  std::vector<JS::Value> values;
+  JS::RootedValueVector values(cx);
   bool is_sequence;
   if (!SequenceValues(cx, obj, 1, 3, what, &values, &is_sequence)) return false;
   *out = WGPUExtent3D{0, 1, 1};
   if (is_sequence) {
     uint32_t* fields[] = {&out->width, &out->height, &out->depthOrArrayLayers};
-    for (size_t i = 0; i < values.size(); ++i) {
+    for (size_t i = 0; i < values.length(); ++i) {
       JS::RootedValue e(cx, values[i]);
       if (!ToU32(cx, e, std::string(what) + "[" + std::to_string(i) + "]", fields[i])) return false;
     }
@@ -339,12 +404,12 @@ bool ToOrigin3D(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUOri
     return ThrowTypeError(cx,
                           std::string(what) + " must be a GPUOrigin3D (sequence or dictionary)");
   JS::RootedObject obj(cx, &v.toObject());
-  std::vector<JS::Value> values;
+  JS::RootedValueVector values(cx);
   bool is_sequence;
   if (!SequenceValues(cx, obj, 0, 3, what, &values, &is_sequence)) return false;
   if (is_sequence) {
     uint32_t* fields[] = {&out->x, &out->y, &out->z};
-    for (size_t i = 0; i < values.size(); ++i) {
+    for (size_t i = 0; i < values.length(); ++i) {
       JS::RootedValue e(cx, values[i]);
       if (!ToU32(cx, e, std::string(what) + "[" + std::to_string(i) + "]", fields[i])) return false;
     }
@@ -358,7 +423,7 @@ bool ToColor(JSContext* cx, JS::HandleValue v, std::string_view what, WGPUColor*
   if (!v.isObject())
     return ThrowTypeError(cx, std::string(what) + " must be a GPUColor (sequence or dictionary)");
   JS::RootedObject obj(cx, &v.toObject());
-  std::vector<JS::Value> values;
+  JS::RootedValueVector values(cx);
   bool is_sequence;
   if (!SequenceValues(cx, obj, 4, 4, what, &values, &is_sequence)) return false;
   double* fields[] = {&out->r, &out->g, &out->b, &out->a};
@@ -468,6 +533,22 @@ void PendingPromise::RejectWith(std::string_view name, std::string_view message)
     JS_GetPendingException(cx, &error);
   JS_ClearPendingException(cx);
   Reject(error);
+}
+
+JSObject* MakeFromData(JSContext* cx, const char* kind, JS::HandleValue data) {
+  JS::RootedValue hook(cx, JS::ObjectOrNullValue(SmEngine::From(cx)->gpu_make_hook()));
+  JS::RootedValueArray<2> args(cx);
+  JSString* k = NewString(cx, kind);
+  if (!k) return nullptr;
+  args[0].setString(k);
+  args[1].set(data);
+  JS::RootedValue out(cx);
+  if (!JS_CallFunctionValue(cx, nullptr, hook, args, &out)) return nullptr;
+  if (!out.isObject()) {
+    ThrowError(cx, std::string("internal: gpuMake(") + kind + ") returned no object");
+    return nullptr;
+  }
+  return &out.toObject();
 }
 
 JSObject* NewNamedError(JSContext* cx, const char* ctor, std::string_view message,

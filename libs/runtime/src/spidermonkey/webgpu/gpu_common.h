@@ -26,6 +26,8 @@ struct GpuObject {
   // on lavapipe), told to the GC with JS::AddAssociatedMemory so that unreachable buffers are
   // collected under memory pressure; removed again by the finalizer or an explicit destroy().
   size_t associated_bytes = 0;
+  // GPUObjectBase.label (a prototype accessor reads and writes it).
+  std::string label;
 };
 // Adds/removes `bytes` of associated memory for `obj`'s owner.
 void AssociateMemory(JSObject* obj, GpuObject* owner, uint64_t bytes);
@@ -56,13 +58,15 @@ struct InterfaceSpec {
   const JSClass* cls;
   const JSPropertySpec* properties;
   const JSFunctionSpec* methods;
+  // GPUObjectBase interfaces get the `label` accessor on their prototype.
+  bool labelled = true;
 };
 // Puts the interface on the global, not constructible from script (as in browsers).
 bool DefineInterface(JSContext* cx, JS::HandleObject global, const InterfaceSpec& spec);
 // A new JS object of `cls` owning `owner`.
 JSObject* Wrap(JSContext* cx, const JSClass* cls, std::unique_ptr<GpuObject> owner);
-// The same for GPUObjectBase interfaces, whose `label` starts as the descriptor's (a writable
-// data property here).
+// The same for GPUObjectBase interfaces, whose `label` starts as the descriptor's (read and
+// written through the prototype's accessor).
 JSObject* WrapLabelled(JSContext* cx, const JSClass* cls, std::unique_ptr<GpuObject> owner,
                        std::string_view label);
 
@@ -113,7 +117,8 @@ bool OptionalDouble(JSContext* cx, JS::HandleObject dict, const char* name, std:
 // A required member that must be one of our interfaces.
 template <typename T>
 T* RequiredObject(JSContext* cx, JS::HandleObject dict, const char* name, std::string_view what);
-// sequence<T> from an Array (WebIDL takes any iterable; arrays are what scripts pass).
+// sequence<T> from any iterable (WebIDL): an Array is used as it is, another iterable is read
+// through its @@iterator into a new Array; anything else is a TypeError.
 bool ArrayArg(JSContext* cx, JS::HandleValue v, std::string_view what, JS::MutableHandleObject out,
               uint32_t* length);
 // GPUExtent3D, GPUOrigin3D, GPUColor: a sequence or a dictionary, with the spec's defaults.
@@ -142,6 +147,11 @@ struct PendingPromise {
   // Rejects with `new DOMException(message, name)`.
   void RejectWith(std::string_view name, std::string_view message);
 };
+
+// An instance of an interface the prelude implements over plain data (GPUSupportedLimits,
+// GPUSupportedFeatures, WGSLLanguageFeatures, GPUAdapterInfo, GPUCompilationInfo,
+// GPUCompilationMessage, GPUDeviceLostInfo): the bootstrap's gpuMake(kind, data) hook.
+JSObject* MakeFromData(JSContext* cx, const char* kind, JS::HandleValue data);
 
 // A DOMException or GPU error object built by the realm's own constructors.
 JSObject* NewNamedError(JSContext* cx, const char* ctor, std::string_view message,
@@ -177,16 +187,19 @@ bool DefineGPURenderBundle(JSContext* cx, JS::HandleObject global);
 // ---- the interfaces' C++ halves (thin: a handle and what the spec makes observable) -----------
 struct GPU : GpuObject {
   static const JSClass kClass;
+  enum Slot { kWgslLanguageFeatures = 1, kSlotCount = 1 };
 };
 struct GPUAdapter : GpuObject {
   static const JSClass kClass;
   enum Slot { kFeatures = 1, kLimits, kInfo, kSlotCount = 3 };
   wg::Adapter adapter;
+  // Spec [[state]] "consumed": a device was requested from it (one per adapter).
+  bool consumed = false;
 };
 struct DeviceShared;  // errors and loss, shared with callbacks (gpu_device.cpp)
 struct GPUDevice : GpuObject {
   static const JSClass kClass;
-  enum Slot { kQueue = 1, kLost, kFeatures, kLimits, kSlotCount = 4 };
+  enum Slot { kQueue = 1, kLost, kFeatures, kLimits, kAdapterInfo, kSlotCount = 5 };
   ~GPUDevice() override;
   wg::DeviceHandle device;
   std::shared_ptr<DeviceShared> shared;
@@ -202,10 +215,16 @@ struct GPUBuffer : GpuObject {
   uint64_t usage = 0;
   // [offset, offset+size) of the current mapping, and the ArrayBuffers handed out for it
   // (detached on unmap, as the spec requires).
+  // The content timeline's view of the map state (spec [[mapping]], [[pending_map]]), which
+  // mapState reports: Dawn's own state says "unmapped" while a mapAsync that fails validation
+  // is still to be rejected, where the spec says "pending".
   uint64_t map_offset = 0, map_size = 0;
+  bool mapped = false;
   bool mapped_at_creation = false;
   bool map_pending = false;
   bool writable_mapping = false;
+  // Bumped by unmap/destroy, so that a stale mapAsync callback leaves the state alone.
+  uint64_t map_generation = 0;
   std::vector<std::unique_ptr<JS::PersistentRootedObject>> ranges;
   // The device, which detaches this buffer's ranges when it is destroyed or lost.
   std::shared_ptr<DeviceShared> device;
@@ -318,7 +337,14 @@ std::shared_ptr<DeviceShared> NewDeviceShared(JSContext* cx);
 void SetDeviceCallbacks(WGPUDeviceDescriptor& desc, DeviceShared* shared);
 // A GPUSupportedLimits object (gpu_adapter.cpp) and a limits dictionary reader.
 JSObject* NewSupportedLimits(JSContext* cx, const WGPULimits& limits);
-bool ReadRequiredLimits(JSContext* cx, JS::HandleObject dict, WGPULimits* limits);
+// requiredLimits: unknown names and values better than `supported` (or alignments that are
+// not powers of two) are an OperationError pending, as the spec's requestDevice says.
+bool ReadRequiredLimits(JSContext* cx, JS::HandleObject dict, const WGPULimits& supported,
+                        WGPULimits* limits);
 JSObject* NewFeatureSet(JSContext* cx, const std::vector<std::string>& names);
+// A JS array of strings.
+JSObject* NewStringList(JSContext* cx, const std::vector<std::string>& names);
+// A GPUAdapterInfo (adapter.info, device.adapterInfo).
+JSObject* NewAdapterInfo(JSContext* cx, const WGPUAdapterInfo& info);
 
 }  // namespace alknet::runtime::sm::gpu

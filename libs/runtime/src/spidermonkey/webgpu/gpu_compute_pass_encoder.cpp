@@ -1,6 +1,7 @@
 // GPUComputePassEncoder: setPipeline, setBindGroup, dispatchWorkgroups(Indirect), end.
 // https://www.w3.org/TR/webgpu/#gpucomputepassencoder
 #include "spidermonkey/webgpu/gpu_common.h"
+#include "spidermonkey/webgpu/gpu_render_commands.h"
 
 namespace alknet::runtime::sm::gpu {
 
@@ -80,6 +81,7 @@ const JSFunctionSpec kMethods[] = {
     JS_FN("dispatchWorkgroups", DispatchWorkgroups, 1, JSPROP_ENUMERATE),
     JS_FN("dispatchWorkgroupsIndirect", DispatchWorkgroupsIndirect, 2, JSPROP_ENUMERATE),
     JS_FN("end", End, 0, JSPROP_ENUMERATE),
+    ALKNET_GPU_DEBUG_COMMANDS(GPUComputePassEncoder),
     JS_FS_END};
 
 }  // namespace

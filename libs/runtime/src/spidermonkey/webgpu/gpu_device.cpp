@@ -89,8 +89,12 @@ void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView
   JS::RootedValue v(cx);
   if (info && why && text && JS_DefineProperty(cx, info, "reason", why, JSPROP_ENUMERATE) &&
       JS_DefineProperty(cx, info, "message", text, JSPROP_ENUMERATE)) {
-    v.setObject(*info);
-    JS::ResolvePromise(cx, promise, v);
+    JS::RootedValue data(cx, JS::ObjectValue(*info));
+    JSObject* lost_info = MakeFromData(cx, "GPUDeviceLostInfo", data);
+    if (lost_info) {
+      v.setObject(*lost_info);
+      JS::ResolvePromise(cx, promise, v);
+    }
   }
   JS_ClearPendingException(cx);
 }
@@ -175,11 +179,26 @@ bool CreateBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
   owner->usage = usage;
   owner->device = self->shared;
   if (mapped) {
+    owner->mapped = true;
     owner->mapped_at_creation = true;
     owner->writable_mapping = true;
     owner->map_size = size;
   }
   bool ok = static_cast<bool>(owner->buffer);
+  if (mapped && size > 0 &&
+      (!ok || wg::P().BufferGetMappedRange(owner->buffer.get(), 0, static_cast<size_t>(size)) ==
+                  nullptr)) {
+    // Spec: mappedAtCreation memory that cannot be allocated is a RangeError thrown here
+    // (Dawn returns no buffer, or an error buffer with no mapping).
+    JSObject* re = NewNamedError(cx, "RangeError",
+                                 "GPUDevice.createBuffer: cannot allocate " + std::to_string(size) +
+                                     " bytes for mappedAtCreation");
+    if (re) {
+      JS::RootedValue e(cx, JS::ObjectValue(*re));
+      JS_SetPendingException(cx, e);
+    }
+    return false;
+  }
   GPUBuffer* buffer = owner.get();
   JS::RootedObject obj(
       cx, WrapNew(cx, &GPUBuffer::kClass, std::move(owner), ok, "createBuffer", label));
@@ -187,12 +206,23 @@ bool CreateBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
   return Return(args, obj);
 }
 
-// GPUPipelineError is a DOMException named "GPUPipelineError" with a `reason` (spec 22.3).
+// new GPUPipelineError(message, {reason}): the prelude's class, a DOMException (spec 22.3).
 JSObject* NewPipelineError(JSContext* cx, std::string_view message, const char* reason) {
-  JS::RootedObject e(cx, NewNamedError(cx, "DOMException", message, "GPUPipelineError"));
+  JS::RootedObject global(cx, JS::CurrentGlobalOrNull(cx));
+  JS::RootedValue ctor(cx);
+  JS::RootedObject options(cx, JS_NewPlainObject(cx));
+  JS::RootedString m(cx, NewString(cx, message));
   JS::RootedString r(cx, NewString(cx, reason));
-  if (!e || !r || !JS_DefineProperty(cx, e, "reason", r, JSPROP_ENUMERATE)) return nullptr;
-  return e;
+  if (!options || !m || !r || !JS_DefineProperty(cx, options, "reason", r, JSPROP_ENUMERATE) ||
+      !JS_GetProperty(cx, global, "GPUPipelineError", &ctor)) {
+    return nullptr;
+  }
+  JS::RootedValueArray<2> args(cx);
+  args[0].setString(m);
+  args[1].setObject(*options);
+  JS::RootedObject out(cx);
+  if (!JS::Construct(cx, ctor, args, &out)) return nullptr;
+  return out;
 }
 
 struct PipelineRequest : PendingPromise {
@@ -839,14 +869,12 @@ bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::RootedValue v(cx);
   bool present;
   if (!Member(cx, d, "entries", &v, &present)) return false;
-  bool is_array = false;
-  JS::RootedObject list(cx, v.isObject() ? &v.toObject() : nullptr);
-  if (!list || !JS::IsArrayObject(cx, list, &is_array) || !is_array) {
-    return ThrowTypeError(cx, "GPUBindGroupLayoutDescriptor: entries must be an array");
-  }
+  if (!present) return MissingMember(cx, "GPUBindGroupLayoutDescriptor", "entries");
+  JS::RootedObject list(cx);
   uint32_t n = 0;
-  if (!JS::GetArrayLength(cx, list, &n)) return false;
+  if (!ArrayArg(cx, v, "GPUBindGroupLayoutDescriptor.entries", &list, &n)) return false;
   std::vector<WGPUBindGroupLayoutEntry> entries(n);
+  bool external_texture = false;
   for (uint32_t i = 0; i < n; ++i) {
     if (!JS_GetElement(cx, list, i, &v) || !v.isObject()) {
       return ThrowTypeError(
@@ -861,6 +889,8 @@ bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
     entries[i].binding = static_cast<uint32_t>(binding);
     entries[i].visibility = visibility;
     if (!ReadLayoutEntryResource(cx, e, "GPUBindGroupLayoutEntry", &entries[i])) return false;
+    if (!Member(cx, e, "externalTexture", &v, &present)) return false;
+    external_texture = external_texture || present;
   }
   std::string label = Label(cx, d);
   WGPUBindGroupLayoutDescriptor desc{};
@@ -870,6 +900,14 @@ bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUBindGroupLayout>();
   owner->layout =
       wg::BindGroupLayout::Adopt(wg::P().DeviceCreateBindGroupLayout(self->device.get(), &desc));
+  if (external_texture) {
+    // No GPUExternalTexture can exist here (importExternalTexture has no source to take), so
+    // such a layout could never be bound: a validation error, as for any unusable descriptor,
+    // rather than a layout silently missing the entry.
+    wg::P().DeviceInjectError(self->device.get(), WGPUErrorType_Validation,
+                              wg::Sv("GPUBindGroupLayoutEntry.externalTexture: external "
+                                     "textures are not supported by alknet"));
+  }
   bool ok = static_cast<bool>(owner->layout);
   return Return(args, WrapNew(cx, &GPUBindGroupLayout::kClass, std::move(owner), ok,
                               "createBindGroupLayout", label));
@@ -880,17 +918,20 @@ bool CreatePipelineLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::RootedObject d(cx);
   if (!DictArg(cx, args.get(0), "GPUDevice.createPipelineLayout descriptor", &d)) return false;
   JS::RootedValue v(cx);
-  bool present, is_array = false;
+  bool present;
   if (!Member(cx, d, "bindGroupLayouts", &v, &present)) return false;
-  JS::RootedObject list(cx, v.isObject() ? &v.toObject() : nullptr);
-  if (!list || !JS::IsArrayObject(cx, list, &is_array) || !is_array) {
-    return ThrowTypeError(cx, "GPUPipelineLayoutDescriptor: bindGroupLayouts must be an array");
-  }
+  if (!present) return MissingMember(cx, "GPUPipelineLayoutDescriptor", "bindGroupLayouts");
+  JS::RootedObject list(cx);
   uint32_t n = 0;
-  if (!JS::GetArrayLength(cx, list, &n)) return false;
+  if (!ArrayArg(cx, v, "GPUPipelineLayoutDescriptor.bindGroupLayouts", &list, &n)) return false;
   std::vector<WGPUBindGroupLayout> layouts(n);
   for (uint32_t i = 0; i < n; ++i) {
     if (!JS_GetElement(cx, list, i, &v)) return false;
+    // sequence<GPUBindGroupLayout?>: a null (or undefined) entry is an empty group.
+    if (v.isNullOrUndefined()) {
+      layouts[i] = nullptr;
+      continue;
+    }
     auto* l = UnwrapValue<GPUBindGroupLayout>(
         cx, v, "GPUPipelineLayoutDescriptor.bindGroupLayouts[" + std::to_string(i) + "]");
     if (!l) return false;
@@ -915,17 +956,15 @@ bool CreateBindGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::RootedObject d(cx);
   if (!DictArg(cx, args.get(0), "GPUDevice.createBindGroup descriptor", &d)) return false;
   JS::RootedValue v(cx);
-  bool present, is_array = false;
+  bool present;
   if (!Member(cx, d, "layout", &v, &present)) return false;
   auto* layout = UnwrapValue<GPUBindGroupLayout>(cx, v, "GPUBindGroupDescriptor.layout");
   if (!layout) return false;
   if (!Member(cx, d, "entries", &v, &present)) return false;
-  JS::RootedObject list(cx, v.isObject() ? &v.toObject() : nullptr);
-  if (!list || !JS::IsArrayObject(cx, list, &is_array) || !is_array) {
-    return ThrowTypeError(cx, "GPUBindGroupDescriptor: entries must be an array");
-  }
+  if (!present) return MissingMember(cx, "GPUBindGroupDescriptor", "entries");
+  JS::RootedObject list(cx);
   uint32_t n = 0;
-  if (!JS::GetArrayLength(cx, list, &n)) return false;
+  if (!ArrayArg(cx, v, "GPUBindGroupDescriptor.entries", &list, &n)) return false;
   std::vector<WGPUBindGroupEntry> entries(n);
   std::vector<wg::TextureView> views;
   views.reserve(n);
@@ -1078,6 +1117,23 @@ bool GetLimits(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
+bool GetAdapterInfo(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUDevice, "GPUDevice.adapterInfo");
+  (void)self;
+  args.rval().set(JS::GetReservedSlot(&args.thisv().toObject(), GPUDevice::kAdapterInfo));
+  return true;
+}
+
+// importExternalTexture({source: HTMLVideoElement | VideoFrame}): neither interface exists in
+// alknet, so no argument can convert (the TypeError a browser gives for a wrong source type).
+bool ImportExternalTexture(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(GPUDevice, "GPUDevice.importExternalTexture");
+  (void)self;
+  return ThrowTypeError(cx,
+                        "GPUDevice.importExternalTexture: GPUExternalTextureDescriptor.source "
+                        "must be an HTMLVideoElement or a VideoFrame, which alknet does not have");
+}
+
 bool GetFeatures(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUDevice, "GPUDevice.features");
   JSObject* obj = &args.thisv().toObject();
@@ -1103,7 +1159,9 @@ bool GetFeatures(JSContext* cx, unsigned argc, JS::Value* vp) {
 const JSPropertySpec kProperties[] = {JS_PSG("queue", GetQueue, JSPROP_ENUMERATE),
                                       JS_PSG("lost", GetLost, JSPROP_ENUMERATE),
                                       JS_PSG("limits", GetLimits, JSPROP_ENUMERATE),
-                                      JS_PSG("features", GetFeatures, JSPROP_ENUMERATE), JS_PS_END};
+                                      JS_PSG("features", GetFeatures, JSPROP_ENUMERATE),
+                                      JS_PSG("adapterInfo", GetAdapterInfo, JSPROP_ENUMERATE),
+                                      JS_PS_END};
 const JSFunctionSpec kMethods[] = {
     JS_FN("createBuffer", CreateBuffer, 1, JSPROP_ENUMERATE),
     JS_FN("createTexture", CreateTexture, 1, JSPROP_ENUMERATE),
@@ -1122,6 +1180,7 @@ const JSFunctionSpec kMethods[] = {
     JS_FN("pushErrorScope", PushErrorScope, 1, JSPROP_ENUMERATE),
     JS_FN("popErrorScope", PopErrorScope, 0, JSPROP_ENUMERATE),
     JS_FN("destroy", Destroy, 0, JSPROP_ENUMERATE),
+    JS_FN("importExternalTexture", ImportExternalTexture, 1, JSPROP_ENUMERATE),
     JS_FS_END};
 
 }  // namespace

@@ -12,13 +12,9 @@ namespace {
 
 bool Submit(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUQueue, "GPUQueue.submit");
-  JS::RootedObject list(cx, args.get(0).isObject() ? &args.get(0).toObject() : nullptr);
-  bool is_array = false;
-  if (!list || !JS::IsArrayObject(cx, list, &is_array) || !is_array) {
-    return ThrowTypeError(cx, "GPUQueue.submit: expected an array of GPUCommandBuffer");
-  }
+  JS::RootedObject list(cx);
   uint32_t n = 0;
-  if (!JS::GetArrayLength(cx, list, &n)) return false;
+  if (!ArrayArg(cx, args.get(0), "GPUQueue.submit commandBuffers", &list, &n)) return false;
   std::vector<WGPUCommandBuffer> buffers(n);
   JS::RootedValue v(cx);
   for (uint32_t i = 0; i < n; ++i) {

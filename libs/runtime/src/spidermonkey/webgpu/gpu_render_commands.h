@@ -22,6 +22,9 @@ struct Procs<GPURenderPassEncoder> {
   static auto DrawIndexedP() { return wg::P().RenderPassEncoderDrawIndexed; }
   static auto DrawIndirectP() { return wg::P().RenderPassEncoderDrawIndirect; }
   static auto DrawIndexedIndirectP() { return wg::P().RenderPassEncoderDrawIndexedIndirect; }
+  static auto PushDebugGroupP() { return wg::P().RenderPassEncoderPushDebugGroup; }
+  static auto PopDebugGroupP() { return wg::P().RenderPassEncoderPopDebugGroup; }
+  static auto InsertDebugMarkerP() { return wg::P().RenderPassEncoderInsertDebugMarker; }
 };
 
 template <>
@@ -35,6 +38,18 @@ struct Procs<GPURenderBundleEncoder> {
   static auto DrawIndexedP() { return wg::P().RenderBundleEncoderDrawIndexed; }
   static auto DrawIndirectP() { return wg::P().RenderBundleEncoderDrawIndirect; }
   static auto DrawIndexedIndirectP() { return wg::P().RenderBundleEncoderDrawIndexedIndirect; }
+  static auto PushDebugGroupP() { return wg::P().RenderBundleEncoderPushDebugGroup; }
+  static auto PopDebugGroupP() { return wg::P().RenderBundleEncoderPopDebugGroup; }
+  static auto InsertDebugMarkerP() { return wg::P().RenderBundleEncoderInsertDebugMarker; }
+};
+
+// GPUComputePassEncoder shares only the debug commands.
+template <>
+struct Procs<GPUComputePassEncoder> {
+  static WGPUComputePassEncoder Raw(GPUComputePassEncoder* e) { return e->pass.get(); }
+  static auto PushDebugGroupP() { return wg::P().ComputePassEncoderPushDebugGroup; }
+  static auto PopDebugGroupP() { return wg::P().ComputePassEncoderPopDebugGroup; }
+  static auto InsertDebugMarkerP() { return wg::P().ComputePassEncoderInsertDebugMarker; }
 };
 
 // "GPURenderPassEncoder.draw" and the like, for messages.
@@ -181,14 +196,54 @@ bool DrawIndirect(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
-#define ALKNET_GPU_RENDER_COMMANDS(T)                                                        \
-  JS_FN("setPipeline", render_commands::SetPipeline<T>, 1, JSPROP_ENUMERATE),                \
-      JS_FN("setBindGroup", render_commands::SetBindGroup<T>, 2, JSPROP_ENUMERATE),          \
-      JS_FN("setVertexBuffer", render_commands::SetVertexBuffer<T>, 2, JSPROP_ENUMERATE),    \
-      JS_FN("setIndexBuffer", render_commands::SetIndexBuffer<T>, 2, JSPROP_ENUMERATE),      \
-      JS_FN("draw", render_commands::Draw<T>, 1, JSPROP_ENUMERATE),                          \
-      JS_FN("drawIndexed", render_commands::DrawIndexed<T>, 1, JSPROP_ENUMERATE),            \
-      JS_FN("drawIndirect", (render_commands::DrawIndirect<T, false>), 2, JSPROP_ENUMERATE), \
-      JS_FN("drawIndexedIndirect", (render_commands::DrawIndirect<T, true>), 2, JSPROP_ENUMERATE)
+// GPUDebugCommandsMixin: pushDebugGroup(groupLabel), popDebugGroup(), insertDebugMarker(label)
+// (USVString arguments; unbalanced groups are validation errors from Dawn).
+template <typename T>
+bool PushDebugGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(T, Where<T>("pushDebugGroup"));
+  if (args.length() < 1)
+    return ThrowTypeError(cx, Where<T>("pushDebugGroup") + ": 1 argument required");
+  std::string label;
+  if (!ValueToUtf8(cx, args.get(0), &label)) return false;
+  Procs<T>::PushDebugGroupP()(Procs<T>::Raw(self), wg::Sv(label));
+  args.rval().setUndefined();
+  return true;
+}
+
+template <typename T>
+bool PopDebugGroup(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(T, Where<T>("popDebugGroup"));
+  Procs<T>::PopDebugGroupP()(Procs<T>::Raw(self));
+  args.rval().setUndefined();
+  return true;
+}
+
+template <typename T>
+bool InsertDebugMarker(JSContext* cx, unsigned argc, JS::Value* vp) {
+  ALKNET_GPU_THIS(T, Where<T>("insertDebugMarker"));
+  if (args.length() < 1)
+    return ThrowTypeError(cx, Where<T>("insertDebugMarker") + ": 1 argument required");
+  std::string label;
+  if (!ValueToUtf8(cx, args.get(0), &label)) return false;
+  Procs<T>::InsertDebugMarkerP()(Procs<T>::Raw(self), wg::Sv(label));
+  args.rval().setUndefined();
+  return true;
+}
+
+#define ALKNET_GPU_DEBUG_COMMANDS(T)                                                  \
+  JS_FN("pushDebugGroup", render_commands::PushDebugGroup<T>, 1, JSPROP_ENUMERATE),   \
+      JS_FN("popDebugGroup", render_commands::PopDebugGroup<T>, 0, JSPROP_ENUMERATE), \
+      JS_FN("insertDebugMarker", render_commands::InsertDebugMarker<T>, 1, JSPROP_ENUMERATE)
+
+#define ALKNET_GPU_RENDER_COMMANDS(T)                                                              \
+  JS_FN("setPipeline", render_commands::SetPipeline<T>, 1, JSPROP_ENUMERATE),                      \
+      JS_FN("setBindGroup", render_commands::SetBindGroup<T>, 2, JSPROP_ENUMERATE),                \
+      JS_FN("setVertexBuffer", render_commands::SetVertexBuffer<T>, 2, JSPROP_ENUMERATE),          \
+      JS_FN("setIndexBuffer", render_commands::SetIndexBuffer<T>, 2, JSPROP_ENUMERATE),            \
+      JS_FN("draw", render_commands::Draw<T>, 1, JSPROP_ENUMERATE),                                \
+      JS_FN("drawIndexed", render_commands::DrawIndexed<T>, 1, JSPROP_ENUMERATE),                  \
+      JS_FN("drawIndirect", (render_commands::DrawIndirect<T, false>), 2, JSPROP_ENUMERATE),       \
+      JS_FN("drawIndexedIndirect", (render_commands::DrawIndirect<T, true>), 2, JSPROP_ENUMERATE), \
+      ALKNET_GPU_DEBUG_COMMANDS(T)
 
 }  // namespace alknet::runtime::sm::gpu::render_commands

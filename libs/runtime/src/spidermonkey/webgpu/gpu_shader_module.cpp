@@ -46,12 +46,15 @@ void OnCompilationInfo(WGPUCompilationInfoRequestStatus status, const WGPUCompil
          JS_SetElement(cx, messages, static_cast<uint32_t>(i), msg);
   }
   ok = ok && JS_DefineProperty(cx, result, "messages", messages, JSPROP_ENUMERATE);
-  if (!ok) {
+  JS::RootedValue data(cx, JS::ObjectOrNullValue(result));
+  JS::RootedObject compilation_info(cx,
+                                    ok ? MakeFromData(cx, "GPUCompilationInfo", data) : nullptr);
+  if (!compilation_info) {
     JS_ClearPendingException(cx);
     req->RejectWith("OperationError", "getCompilationInfo: out of memory");
     return;
   }
-  JS::RootedValue v(cx, JS::ObjectValue(*result));
+  JS::RootedValue v(cx, JS::ObjectValue(*compilation_info));
   req->Resolve(v);
 }
 

@@ -156,6 +156,20 @@ namespace alknet::webgpu {
   X(CommandEncoderPushDebugGroup, void, (WGPUCommandEncoder, WGPUStringView))                      \
   X(CommandEncoderPopDebugGroup, void, (WGPUCommandEncoder))                                       \
   X(CommandEncoderInsertDebugMarker, void, (WGPUCommandEncoder, WGPUStringView))                   \
+  X(ComputePassEncoderPushDebugGroup, void, (WGPUComputePassEncoder, WGPUStringView))              \
+  X(ComputePassEncoderPopDebugGroup, void, (WGPUComputePassEncoder))                               \
+  X(ComputePassEncoderInsertDebugMarker, void, (WGPUComputePassEncoder, WGPUStringView))           \
+  X(RenderPassEncoderPushDebugGroup, void, (WGPURenderPassEncoder, WGPUStringView))                \
+  X(RenderPassEncoderPopDebugGroup, void, (WGPURenderPassEncoder))                                 \
+  X(RenderPassEncoderInsertDebugMarker, void, (WGPURenderPassEncoder, WGPUStringView))             \
+  X(RenderBundleEncoderPushDebugGroup, void, (WGPURenderBundleEncoder, WGPUStringView))            \
+  X(RenderBundleEncoderPopDebugGroup, void, (WGPURenderBundleEncoder))                             \
+  X(RenderBundleEncoderInsertDebugMarker, void, (WGPURenderBundleEncoder, WGPUStringView))         \
+  X(InstanceGetWGSLLanguageFeatures, WGPUStatus,                                                   \
+    (WGPUInstance, WGPUSupportedWGSLLanguageFeatures*))                                            \
+  X(SupportedWGSLLanguageFeaturesFreeMembers, void, (WGPUSupportedWGSLLanguageFeatures))           \
+  X(DeviceGetAdapterInfo, WGPUStatus, (WGPUDevice, WGPUAdapterInfo*))                              \
+  X(DeviceInjectError, void, (WGPUDevice, WGPUErrorType, WGPUStringView))                          \
   X(ComputePassEncoderDispatchWorkgroupsIndirect, void,                                            \
     (WGPUComputePassEncoder, WGPUBuffer, uint64_t))                                                \
   X(RenderPassEncoderSetPipeline, void, (WGPURenderPassEncoder, WGPURenderPipeline))               \

@@ -58,6 +58,7 @@ inline constexpr uint32_t WGPU_QUERY_SET_INDEX_UNDEFINED = UINT32_MAX;
 enum WGPUSType : uint32_t {
   WGPUSType_ShaderSourceSPIRV = 0x00000001,
   WGPUSType_ShaderSourceWGSL = 0x00000002,
+  WGPUSType_RenderPassMaxDrawCount = 0x00000003,
   WGPUSType_Force32 = 0x7FFFFFFF,
 };
 
@@ -408,6 +409,19 @@ struct WGPULimits {
 struct WGPUSupportedFeatures {
   size_t featureCount;
   const WGPUFeatureName* features;
+};
+
+// WGSL language features (the standard values; Dawn's testing-only ones are past 0x50000).
+enum WGPUWGSLLanguageFeatureName : uint32_t {
+  WGPUWGSLLanguageFeatureName_ReadonlyAndReadwriteStorageTextures = 0x00000001,
+  WGPUWGSLLanguageFeatureName_Packed4x8IntegerDotProduct = 0x00000002,
+  WGPUWGSLLanguageFeatureName_UnrestrictedPointerParameters = 0x00000003,
+  WGPUWGSLLanguageFeatureName_PointerCompositeAccess = 0x00000004,
+  WGPUWGSLLanguageFeatureName_Force32 = 0x7FFFFFFF,
+};
+struct WGPUSupportedWGSLLanguageFeatures {
+  size_t featureCount;
+  const WGPUWGSLLanguageFeatureName* features;
 };
 
 using WGPUDeviceLostCallback = void (*)(const WGPUDevice* device, WGPUDeviceLostReason reason,
@@ -864,6 +878,12 @@ struct WGPURenderPassDepthStencilAttachment {
   WGPUBool stencilReadOnly;
 };
 
+// Chained on a WGPURenderPassDescriptor (GPURenderPassDescriptor.maxDrawCount).
+struct WGPURenderPassMaxDrawCount {
+  WGPUChainedStruct chain;
+  uint64_t maxDrawCount;
+};
+
 struct WGPURenderPassDescriptor {
   const WGPUChainedStruct* nextInChain;
   WGPUStringView label;
@@ -938,6 +958,8 @@ ALKNET_OFF(WGPULimits, maxBufferSize, 96);
 ALKNET_OFF(WGPULimits, maxComputeWorkgroupsPerDimension, 144);
 ALKNET_OFF(WGPULimits, maxImmediateSize, 148);
 ALKNET_ABI(WGPUSupportedFeatures, 16);
+ALKNET_ABI(WGPUSupportedWGSLLanguageFeatures, 16);
+ALKNET_ABI(WGPURenderPassMaxDrawCount, 24);
 ALKNET_ABI(WGPUDeviceLostCallbackInfo, 40);
 ALKNET_ABI(WGPUUncapturedErrorCallbackInfo, 32);
 ALKNET_ABI(WGPUQueueDescriptor, 24);

@@ -6,17 +6,20 @@ const { adapter, device } = await open();
 check("adapter is a GPUAdapter", adapter instanceof GPUAdapter);
 check("adapter limits", adapter.limits.maxBufferSize > 0 && adapter.limits.maxComputeWorkgroupSizeX >= 64);
 check("limits are cached objects", adapter.limits === adapter.limits);
-check("features is a set of names", adapter.features instanceof Set && [...adapter.features].every((f) => typeof f === "string"));
+check("features is a GPUSupportedFeatures of names", adapter.features instanceof GPUSupportedFeatures && !(adapter.features instanceof Set) && [...adapter.features].every((f) => typeof f === "string"));
 check("info has strings", typeof adapter.info.vendor === "string" && typeof adapter.info.description === "string");
 check("device is a GPUDevice", device instanceof GPUDevice);
 check("queue is the same object each time", device.queue === device.queue && device.queue instanceof GPUQueue);
 // Without requiredLimits a device gets the spec's defaults, not the adapter's maxima.
 check("default limits", device.limits.maxStorageBufferBindingSize === 134217728, `${device.limits.maxStorageBufferBindingSize}`);
-const bigger = await adapter.requestDevice({ requiredLimits: { maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize } });
-check("required limits are granted", bigger.limits.maxStorageBufferBindingSize === adapter.limits.maxStorageBufferBindingSize);
-await rejects("unknown limit rejects", adapter.requestDevice({ requiredLimits: { maxWhatever: 1 } }), "OperationError");
-await rejects("limit above the adapter rejects", adapter.requestDevice({ requiredLimits: { maxBindGroups: adapter.limits.maxBindGroups + 1 } }), "OperationError");
-await rejects("unknown feature rejects", adapter.requestDevice({ requiredFeatures: ["no-such-feature"] }), "TypeError");
+// An adapter gives out one device (spec: it is then "consumed"); refused requests do not count.
+await rejects("a consumed adapter rejects", adapter.requestDevice(), "OperationError");
+const adapter2 = await navigator.gpu.requestAdapter();
+await rejects("unknown limit rejects", adapter2.requestDevice({ requiredLimits: { maxWhatever: 1 } }), "OperationError");
+await rejects("limit above the adapter rejects", adapter2.requestDevice({ requiredLimits: { maxBindGroups: adapter2.limits.maxBindGroups + 1 } }), "OperationError");
+await rejects("unknown feature rejects", adapter2.requestDevice({ requiredFeatures: ["no-such-feature"] }), "TypeError");
+const bigger = await adapter2.requestDevice({ requiredLimits: { maxStorageBufferBindingSize: adapter2.limits.maxStorageBufferBindingSize } });
+check("required limits are granted", bigger.limits.maxStorageBufferBindingSize === adapter2.limits.maxStorageBufferBindingSize);
 bigger.destroy();
 const info = await bigger.lost;
 check("destroy resolves lost", info.reason === "destroyed", info.reason);
