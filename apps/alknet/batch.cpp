@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <glob.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,9 +12,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
+#include <set>
 
 #include "options.h"
 
@@ -81,12 +85,46 @@ call::Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
   return ac::Ok{};
 }
 
+namespace {
+
+// A run killed between creating PATH.tmp-PID-N and renaming it leaves that file behind: the
+// next run removes the ones of its own outputs whose process is gone (so a resumed folder holds
+// each output once and nothing else). Another live batch's temporaries are left alone.
+std::size_t RemoveStaleTemporaries(const std::vector<BatchItem>& items) {
+  std::map<fs::path, std::set<std::string>> by_dir;
+  for (const auto& item : items) {
+    const fs::path out(item.output);
+    by_dir[out.parent_path()].insert(out.filename().string());
+  }
+  std::size_t removed = 0;
+  for (const auto& [dir, names] : by_dir) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir.empty() ? fs::path(".") : dir, ec)) {
+      const std::string name = e.path().filename().string();
+      const auto at = name.rfind(".tmp-");
+      if (at == std::string::npos || !names.count(name.substr(0, at))) continue;
+      const std::string rest = name.substr(at + 5);  // PID-N
+      const auto dash = rest.find('-');
+      if (dash == std::string::npos || dash == 0) continue;
+      char* end = nullptr;
+      const long pid = std::strtol(rest.c_str(), &end, 10);
+      if (end != rest.c_str() + dash || pid <= 0) continue;
+      if (pid == getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+      if (::unlink(e.path().c_str()) == 0) ++removed;
+    }
+  }
+  return removed;
+}
+
+}  // namespace
+
 BatchSummary RunBatch(
     call::CallTarget& target, const std::string& call, const std::vector<BatchItem>& items,
     const std::function<call::Result<std::vector<call::Value>>(const BatchItem&)>& make_args,
     const std::function<call::Result<std::string>(const BatchItem&, const call::Value&)>& render,
     const BatchOptions& options) {
   BatchSummary summary;
+  summary.stale_removed = RemoveStaleTemporaries(items);
   std::vector<const BatchItem*> todo;
   for (const auto& item : items) {
     struct stat st {};

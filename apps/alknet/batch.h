@@ -30,12 +30,13 @@ struct BatchOptions {
 
 struct BatchSummary {
   std::size_t done = 0, skipped = 0, failed = 0;
+  std::size_t stale_removed = 0;  // temporaries of an earlier, killed run, removed
 };
 
 // For each item whose output does not exist: `make_args` reads the input into the call's
 // arguments (an error fails the item), the call runs through `target`, and `render` turns its
 // result into the output's bytes. Failures are printed (input, call error) and counted; the
-// batch goes on.
+// batch goes on. Temporaries left by an earlier run that was killed are removed first.
 BatchSummary RunBatch(
     call::CallTarget& target, const std::string& call, const std::vector<BatchItem>& items,
     const std::function<call::Result<std::vector<call::Value>>(const BatchItem&)>& make_args,

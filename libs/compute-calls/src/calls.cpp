@@ -265,6 +265,16 @@ c::Result<c::Value> RunSha256(const c::CallContext& ctx, std::span<const c::Valu
 
 }  // namespace
 
+c::Result<c::Value> RunOnDevice(
+    const c::CallContext& ctx,
+    const std::function<c::Result<c::Value>(webgpu::Context&, Executor&)>& fn) {
+  auto lock = LockDevice(ctx);
+  if (!lock.ok()) return std::move(lock).error();
+  auto ex = TheDevice().Get();
+  if (!ex.ok()) return std::move(ex).error();
+  return fn(*TheDevice().ctx, **ex);
+}
+
 DeviceStatus DeviceStatusNow() {
   DeviceStatus s;
   s.queue_depth = TheDevice().waiting.load();
