@@ -20,7 +20,8 @@ struct InferBatchArgs {
 
 // Each input is a .npy (the model's only input) or a .mtf (its only tensor, or one tensor per
 // model input, named as the input); each output DIR/STEM.mtf holds every model output by
-// name. Exit code: 0 all written, 1 some input failed, 2 usage, 3 cannot reach the target.
+// name. Exit code: 0 all written, 1 some input failed (each named with its error: a bad
+// input, the model refused, no device, the server unreachable), 2 usage.
 int RunInferBatch(const InferBatchArgs& args);
 
 }  // namespace alknet::cli
