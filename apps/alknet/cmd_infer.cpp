@@ -20,7 +20,10 @@
 #include "alknet/tensor/reader.h"
 #include "alknet/tensor/writer.h"
 #include "alknet/webgpu/context.h"
+#include "batch.h"
 #include "command.h"
+#include "infer_batch.h"
+#include "onnx_calls.h"
 #include "options.h"
 
 namespace alknet::cli {
@@ -34,7 +37,9 @@ namespace json = alknet::base::json;
 
 constexpr const char* kHelp =
     "Usage: alknet infer MODEL.onnx --input NAME=VALUE ... [--output OUT] [--json] [--repeat N]\n"
-    "                    [--profile] [--max-memory SIZE]\n\n"
+    "                    [--profile] [--max-memory SIZE]\n"
+    "       alknet infer MODEL.onnx --inputs DIR_OR_GLOB... --out DIR [--concurrency N]\n"
+    "                    [--progress] [--remote TARGET [--token-file FILE] [--tls ...]]\n\n"
     "Loads an ONNX model, runs it on the inputs and prints every output (values when small;\n"
     "shape, type, min/max/mean and the first values otherwise) with the load, plan and run "
     "times.\n\n"
@@ -66,6 +71,14 @@ constexpr const char* kHelp =
     "                      {name, kind: \"none\"}),\n"
     "                      and with --profile, profile {sync_ms, nodes [{op, name, output,\n"
     "                      dispatches, ms}]}\n\n"
+    "Batch (--out DIR): one onnx.run call per input file, on the local GPU or, with --remote,\n"
+    "on a server or a pool of them (ipv4:A:P,B:P or dns:///NAME:PORT; calls spread by gRPC\n"
+    "round_robin and retried on another worker when one fails: onnx.run is idempotent). The\n"
+    "model's bytes travel with each call (the server's --max-tensor-bytes bounds them). An\n"
+    "input is a .npy (a one-input model) or a .mtf (a tensor per input name, or its only\n"
+    "tensor); DIR/STEM.mtf gets every output by name, written atomically; an input whose\n"
+    "output exists is skipped, so an interrupted run resumes. --concurrency N calls in\n"
+    "flight (default 8); a progress line on stderr when it is a terminal or with --progress.\n\n"
     "Exit codes: 0 ok, 1 the model or an input is invalid or unsupported, 2 usage, 3 no device.\n";
 
 // "4096", "512M", "4G": bytes, or KiB/MiB/GiB with a K/M/G suffix.
@@ -90,24 +103,6 @@ OptionResult<uint64_t> ParseSize(std::string_view text) {
 int Fail(const std::string& why, int code = kExitFailure) {
   std::fprintf(stderr, "alknet infer: %s\n", why.c_str());
   return code;
-}
-
-std::optional<at::DType> MetaTypeOf(ox::ElemType t) {
-  switch (t) {
-    case ox::ElemType::kFloat: return at::DType::kF32;
-    case ox::ElemType::kDouble: return at::DType::kF64;
-    case ox::ElemType::kFloat16: return at::DType::kF16;
-    case ox::ElemType::kInt8: return at::DType::kI8;
-    case ox::ElemType::kInt16: return at::DType::kI16;
-    case ox::ElemType::kInt32: return at::DType::kI32;
-    case ox::ElemType::kInt64: return at::DType::kI64;
-    case ox::ElemType::kUint8: return at::DType::kU8;
-    case ox::ElemType::kUint16: return at::DType::kU16;
-    case ox::ElemType::kUint32: return at::DType::kU32;
-    case ox::ElemType::kUint64: return at::DType::kU64;
-    case ox::ElemType::kBool: return at::DType::kBool;
-    default: return std::nullopt;
-  }
 }
 
 // A tensor of `values` (float64) in type `to`: through the library's own converter, so that
@@ -317,12 +312,32 @@ int RunInfer(std::span<const std::string_view> args) {
   bool as_json = false, profile = false;
   long repeat = 0;
   ox::SessionOptions options;
+  InferBatchArgs batch;
   auto usage = [](const std::string& why) { return Fail(why + "\n\n" + kHelp, kExitUsage); };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string a(args[i]);
+    std::string target_error;
     if (a == "-h" || a == "--help") {
       std::fputs(kHelp, stdout);
       return kExitOk;
+    } else if (batch.target.Consume(args, i, target_error)) {
+      if (!target_error.empty()) return usage(target_error);
+    } else if (a == "--inputs" || a == "--out" || a == "--concurrency") {
+      if (i + 1 >= args.size()) return usage(a + " needs a value");
+      const std::string v(args[++i]);
+      if (a == "--out") {
+        batch.out_dir = v;
+      } else if (a == "--concurrency") {
+        auto n = ParseUnsignedOption("--concurrency", v, 1, 1024);
+        if (!n) return usage(n.error().message);
+        batch.target.concurrency = static_cast<unsigned>(*n);
+      } else {
+        auto expanded = ExpandInputs(v);
+        if (!expanded) return usage("--inputs: " + expanded.error().message);
+        batch.inputs.insert(batch.inputs.end(), expanded->begin(), expanded->end());
+      }
+    } else if (a == "--progress") {
+      batch.progress = true;
     } else if (a == "--json") {
       as_json = true;
     } else if (a == "--profile") {
@@ -356,6 +371,14 @@ int RunInfer(std::span<const std::string_view> args) {
     }
   }
   if (model.empty()) return usage("no model given");
+  if (!batch.out_dir.empty() || !batch.inputs.empty() || !batch.target.remote.empty()) {
+    if (batch.out_dir.empty()) return usage("--inputs and --remote run a batch: give --out DIR");
+    if (batch.inputs.empty()) return usage("--out DIR needs --inputs DIR_OR_GLOB");
+    if (!given.empty() || !output.empty() || as_json || profile || repeat)
+      return usage("a batch (--out) takes no --input, --output, --json, --profile or --repeat");
+    batch.model = model;
+    return RunInferBatch(batch);
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
   auto session = ox::Session::Load(model, options);

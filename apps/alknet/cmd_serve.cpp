@@ -1,12 +1,16 @@
 // alknet serve: exposes the call registry over gRPC (docs/remote.md).
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include "alknet/call-grpc/remote.h"
 #include "alknet/call/builtins.h"
+#include "alknet/call/json.h"
+#include "alknet/compute-calls/calls.h"
 #include "command.h"
 #include "options.h"
 #include "registry_setup.h"
@@ -37,8 +41,18 @@ constexpr const char* kUsage =
     "                            handshake (default 30000)\n"
     "  --max-connection-idle MS  close a connection with no call for this long (default\n"
     "                            300000)\n"
-    "  --json                    print the listening line as JSON\n\n"
-    "Runs until SIGINT or SIGTERM. Exit codes: 0 stopped cleanly, 2 usage, 3 cannot listen.\n";
+    "  --drain-timeout MS        on SIGTERM, how long in-flight calls may take to finish\n"
+    "                            before they are cancelled (default 30000)\n"
+    "  --json                    print the listening line as JSON, then one JSON line per\n"
+    "                            call: call, peer, bytes_in, bytes_out, upload_ms, queue_ms,\n"
+    "                            run_ms, send_ms, outcome (ok or the error code), message\n\n"
+    "Health: the standard gRPC health service (grpc.health.v1.Health; services \"\" and\n"
+    "alknet.call.wire.Calls) answers without a token: SERVING, or NOT_SERVING while draining\n"
+    "or after the GPU device was lost. The call server.stats reports calls in flight, calls\n"
+    "served and failed, the device's queue depth and state.\n\n"
+    "SIGTERM drains: NOT_SERVING at once, in-flight calls finish (--drain-timeout), exit 0.\n"
+    "SIGINT stops at once (running calls get 2 seconds). Exit codes: 0 stopped, 2 usage,\n"
+    "3 cannot listen.\n";
 
 int Usage(const std::string& why) {
   std::fprintf(stderr, "alknet serve: %s\n\n%s", why.c_str(), kUsage);
@@ -53,6 +67,7 @@ int RunServe(std::span<const std::string_view> args) {
   ac::ServerOptions options;
   std::string listen, token_file, cert_file, key_file;
   bool json = false;
+  std::chrono::milliseconds drain_timeout{30000};
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view a = args[i];
     auto value = [&](std::string& out) {
@@ -105,6 +120,9 @@ int RunServe(std::span<const std::string_view> args) {
     } else if (a == "--max-concurrent") {
       if (!count(n, 1, 100000)) return Usage(count_error);
       options.limits.max_concurrent_calls = static_cast<int>(n);
+    } else if (a == "--drain-timeout") {
+      if (!count(n, 0, 999'999'999'999)) return Usage(count_error);
+      drain_timeout = std::chrono::milliseconds(n);
     } else if (a == "--max-call-time") {
       // Milliseconds, at most ~31 years (a steady_clock deadline must not overflow).
       if (!count(n, 1, 999'999'999'999)) return Usage(count_error);
@@ -137,6 +155,46 @@ int RunServe(std::span<const std::string_view> args) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // One line per call on stdout (--json), whole lines from any gRPC thread.
+  std::mutex log_mutex;
+  if (json) {
+    options.on_call = [&log_mutex](const ac::CallLogEntry& e) {
+      ac::Value::Map m;
+      m.emplace("call", e.call);
+      m.emplace("peer", e.peer);
+      m.emplace("retryable", e.idempotent_method);
+      m.emplace("bytes_in", static_cast<std::int64_t>(e.bytes_in));
+      m.emplace("bytes_out", static_cast<std::int64_t>(e.bytes_out));
+      m.emplace("upload_ms", e.upload_ms);
+      m.emplace("queue_ms", e.queue_ms);
+      m.emplace("run_ms", e.run_ms);
+      m.emplace("send_ms", e.send_ms);
+      m.emplace("outcome",
+                e.status == 0
+                    ? std::string("ok")
+                    : std::string(ac::ErrorCodeName(static_cast<ac::ErrorCode>(e.status))));
+      if (!e.message.empty()) m.emplace("message", e.message);
+      const std::string line = ac::ToJson(ac::Value(std::move(m))) + "\n";
+      std::lock_guard lock(log_mutex);
+      std::fwrite(line.data(), 1, line.size(), stdout);
+      std::fflush(stdout);
+    };
+  }
+  options.stats = [] {
+    const auto d = compute::DeviceStatusNow();
+    ac::Value::Map device;
+    device.emplace("opened", d.opened);
+    device.emplace("lost", d.lost);
+    if (d.lost) device.emplace("lost_message", d.lost_message);
+    device.emplace("adapter", d.adapter);
+    device.emplace("max_buffer_bytes", static_cast<std::int64_t>(d.max_buffer_bytes));
+    device.emplace("queue_depth", static_cast<std::int64_t>(d.queue_depth));
+    ac::Value::Map m;
+    m.emplace("device", ac::Value(std::move(device)));
+    m.emplace("queue_depth", static_cast<std::int64_t>(d.queue_depth));
+    return m;
+  };
+
   ac::CallRegistry registry;
   if (auto r = RegisterAllCalls(registry); !r) {
     std::fprintf(stderr, "alknet serve: %s\n", r.error().ToString().c_str());
@@ -165,13 +223,52 @@ int RunServe(std::span<const std::string_view> args) {
   }
   std::fflush(stdout);
 
+  // A lost device fails every call: stop taking calls from pools (NOT_SERVING).
+  std::mutex monitor_mutex;
+  std::condition_variable monitor_wake;
+  bool stopping = false;
+  std::thread monitor([&] {
+    std::unique_lock lock(monitor_mutex);
+    bool reported = false;
+    while (!monitor_wake.wait_for(lock, std::chrono::milliseconds(200), [&] { return stopping; })) {
+      const auto d = compute::DeviceStatusNow();
+      if (d.lost && !reported) {
+        reported = true;
+        (*server)->SetServing(false);
+        std::fprintf(stderr, "alknet serve: the GPU device was lost (%s); health is NOT_SERVING\n",
+                     d.lost_message.c_str());
+      }
+    }
+  });
+  int still_running = 0;
+  bool drained = false;
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&signals, &sig);
-    (*server)->Shutdown();
+    if (sig == SIGTERM) {
+      drained = true;
+      std::fprintf(stderr, "alknet serve: SIGTERM: draining (NOT_SERVING; %d calls in flight)\n",
+                   (*server)->in_flight());
+      still_running = (*server)->Drain(drain_timeout);
+    } else {
+      (*server)->Shutdown();
+    }
   });
   (*server)->Wait();
   waiter.join();
+  {
+    std::lock_guard lock(monitor_mutex);
+    stopping = true;
+  }
+  monitor_wake.notify_all();
+  monitor.join();
+  if (drained) {
+    std::fprintf(stderr,
+                 still_running ? "alknet serve: drained; %d calls were still running after "
+                                 "--drain-timeout and were cancelled\n"
+                               : "alknet serve: drained (%d calls cut off)\n",
+                 still_running);
+  }
   std::fprintf(stderr,
                "alknet serve: stopped (%llu calls refused: bad token or over a limit; %llu "
                "streams reset: silent past --idle-timeout or over --max-call-time)\n",

@@ -3,12 +3,14 @@
 #include "alknet/call-grpc/remote.h"
 #include "alknet/call/builtins.h"
 #include "alknet/compute-calls/calls.h"
+#include "onnx_calls.h"
 
 namespace alknet::cli {
 
 call::Status RegisterAllCalls(call::CallRegistry& registry) {
   if (auto r = call::RegisterBuiltins(registry); !r) return r;
-  return registry.AddComponent(compute::ComputeComponent());
+  if (auto r = registry.AddComponent(compute::ComputeComponent()); !r) return r;
+  return registry.AddComponent(OnnxComponent());
 }
 
 bool TargetFlags::Consume(std::span<const std::string_view> args, std::size_t& i,
@@ -45,6 +47,7 @@ call::Result<std::unique_ptr<call::CallTarget>> OpenTarget(const TargetFlags& fl
   }
   call::RemoteOptions o;
   o.address = flags.remote;
+  o.async_threads = flags.concurrency;
   auto token = call::LoadToken(flags.token_file);
   if (!token) return token.error();
   o.token = *token;

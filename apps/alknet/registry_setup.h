@@ -14,10 +14,12 @@ namespace alknet::cli {
 
 call::Status RegisterAllCalls(call::CallRegistry& registry);
 
-// --remote HOST:PORT, --token-file FILE, --tls, --tls-ca FILE, --tls-server-name NAME.
+// --remote TARGET (HOST:PORT, or a pool: ipv4:A:P,B:P, dns:///NAME:PORT), --token-file FILE, --tls,
+// --tls-ca FILE, --tls-server-name NAME.
 struct TargetFlags {
   std::string remote, token_file, tls_ca, tls_name;
   bool tls = false;
+  unsigned concurrency = 8;  // a remote target's calls in flight through InvokeAsync
 
   // If args[i] is one of these flags, consumes it (and its value, advancing i) and returns
   // true; a missing value sets `error`.

@@ -65,9 +65,12 @@ def main():
         ok_env = dict(env, ALKNET_TOKEN="s3cret-token")
         run("calls", "--remote", addr, env=ok_env)
 
-        # The remote listing is the local listing.
+        # The remote listing is the local listing plus the server's own server.stats.
         local = json.loads(run("calls", "--json").stdout)
         remote_list = json.loads(run("calls", "--json", *remote).stdout)
+        stats = [c for c in remote_list if c["name"] == "server.stats"]
+        assert len(stats) == 1 and stats[0]["idempotent"], stats
+        remote_list = [c for c in remote_list if c["name"] != "server.stats"]
         assert local == remote_list, (local, remote_list)
         names = [c["name"] for c in local]
         assert "tensor.info" in names and "call.list" in names, names

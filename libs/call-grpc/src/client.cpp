@@ -2,6 +2,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "alknet/call-grpc/remote.h"
 #include "alknet/call/worker_pool.h"
@@ -10,9 +12,60 @@
 
 namespace alknet::call {
 
+namespace {
+
+// The channel's service config (gRPC's own mechanisms, docs/remote.md "Pools"): calls spread
+// over every resolved worker with round_robin; a worker's standard health service decides
+// whether it gets calls (NOT_SERVING while it drains or after its device was lost; a server
+// without the service counts as healthy); List and InvokeIdempotent are retried on another
+// worker when one fails with UNAVAILABLE before answering. Invoke (calls not marked idempotent)
+// is never retried.
+constexpr char kServiceConfig[] = R"({
+  "loadBalancingConfig": [{"round_robin": {}}],
+  "healthCheckConfig": {"serviceName": "alknet.call.wire.Calls"},
+  "methodConfig": [{
+    "name": [{"service": "alknet.call.wire.Calls", "method": "List"},
+             {"service": "alknet.call.wire.Calls", "method": "InvokeIdempotent"}],
+    "retryPolicy": {
+      "maxAttempts": 5,
+      "initialBackoff": "0.05s",
+      "maxBackoff": "1s",
+      "backoffMultiplier": 2,
+      "retryableStatusCodes": ["UNAVAILABLE"]
+    }
+  }]
+})";
+
+// A call is retried only while gRPC still holds every message it sent: requests up to this
+// size (the chunks are views of the payload, so holding them costs no copy).
+constexpr int kRetryBufferBytes = 64 << 20;
+
+}  // namespace
+
 struct RemoteRegistry::Impl {
   RemoteOptions options;
+  bool pool = false;
   std::shared_ptr<grpc::Channel> channel;
+  // The server's idempotent calls, from its listing, fetched on the first call.
+  std::mutex idempotent_mutex;
+  bool idempotent_known = false;
+  std::set<std::string, std::less<>> idempotent;
+
+  bool IsIdempotent(std::string_view call, RemoteRegistry& self) {
+    {
+      std::lock_guard lock(idempotent_mutex);
+      if (idempotent_known) return idempotent.count(call) > 0;
+    }
+    auto infos = self.List();
+    std::lock_guard lock(idempotent_mutex);
+    if (!infos) return false;  // unknown: not retried; the next call asks again
+    idempotent.clear();
+    for (const auto& info : *infos) {
+      if (info.flags.idempotent) idempotent.insert(info.name);
+    }
+    idempotent_known = true;
+    return idempotent.count(call) > 0;
+  }
   std::once_flag workers_once;
   std::unique_ptr<WorkerPool> workers;
 
@@ -25,11 +78,20 @@ struct RemoteRegistry::Impl {
     }
   }
 
-  Error Transport(const grpc::Status& status, const grpc::ClientContext& ctx,
-                  std::string_view call) const {
+  Error Transport(const grpc::Status& status, const grpc::ClientContext& ctx, std::string_view call,
+                  bool retried = false) const {
     Error e = FromStatus(status, ctx.GetServerTrailingMetadata(), call);
     if (e.code == ErrorCode::kUnavailable) {
       e.message = "cannot reach the alknet server at " + options.address + ": " + e.message;
+    }
+    // In a pool, say which worker answered (or failed), so a bad worker can be found.
+    if (pool) {
+      const std::string peer = ctx.peer();
+      if (!peer.empty()) e.message += " (worker " + peer + ")";
+      if (e.code == ErrorCode::kUnavailable && !retried && !call.empty()) {
+        e.message += "; '" + std::string(call) +
+                     "' is not idempotent, so it was not retried on another worker";
+      }
     }
     return e;
   }
@@ -45,6 +107,8 @@ Result<std::unique_ptr<RemoteRegistry>> RemoteRegistry::Connect(RemoteOptions op
   if (options.address.empty()) {
     return MakeError(ErrorCode::kInvalidArgument, "no server address (--remote HOST:PORT)");
   }
+  auto target = ParseTarget(options.address);
+  if (!target) return std::move(target).error();
   // gRPC asserts (aborting the process) on a header value it cannot send; refuse it here.
   if (auto ok = CheckToken(options.token, "the token option"); !ok) return std::move(ok).error();
   if (options.chunk_bytes == 0 || options.chunk_bytes > options.max_message_bytes / 2) {
@@ -53,8 +117,12 @@ Result<std::unique_ptr<RemoteRegistry>> RemoteRegistry::Connect(RemoteOptions op
   }
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
+  impl->pool = target->pool;
   std::shared_ptr<grpc::ChannelCredentials> creds;
   grpc::ChannelArguments args;
+  args.SetServiceConfigJSON(kServiceConfig);
+  args.SetInt(GRPC_ARG_ENABLE_RETRIES, 1);
+  args.SetInt(GRPC_ARG_PER_RPC_RETRY_BUFFER_SIZE, kRetryBufferBytes);
   args.SetMaxReceiveMessageSize(static_cast<int>(impl->options.max_message_bytes));
   args.SetMaxSendMessageSize(static_cast<int>(impl->options.max_message_bytes));
   ApplyTransportTuning([&](const char* key, int v) { args.SetInt(key, v); });
@@ -78,12 +146,13 @@ Result<std::vector<CallInfo>> RemoteRegistry::List() {
   wire::ListRequest request;
   wire::ListReply reply;
   const grpc::Status status = CallList(impl_->channel.get(), &ctx, request, &reply);
-  if (!status.ok()) return impl_->Transport(status, ctx, "call.list");
+  if (!status.ok()) return impl_->Transport(status, ctx, "call.list", /*retried=*/true);
   std::vector<CallInfo> out;
   for (const auto& c : reply.calls()) {
-    out.push_back(CallInfo{
-        c.name(), c.signature(), c.owner(),
-        CallFlags{c.async() ? Execution::kAsync : Execution::kSync, c.side_effects()}, c.doc()});
+    out.push_back(CallInfo{c.name(), c.signature(), c.owner(),
+                           CallFlags{c.async() ? Execution::kAsync : Execution::kSync,
+                                     c.side_effects(), c.idempotent()},
+                           c.doc()});
   }
   return out;
 }
@@ -94,6 +163,7 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   if (options.cancel.IsCancelled()) {
     return Error{ErrorCode::kCancelled, call, "the call was cancelled"};
   }
+  const bool idempotent = impl_->IsIdempotent(call, *this);
   grpc::ClientContext ctx;
   impl_->Prepare(ctx, options);
   // Cancelling the token cancels the RPC, which the server sees as a cancelled context.
@@ -114,7 +184,7 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   auto payload = std::make_shared<const EncodedPayload>(std::move(*encoded));
   header->set_payload_bytes(payload->size);
 
-  auto stream = OpenInvoke(impl_->channel.get(), &ctx);
+  auto stream = OpenInvoke(impl_->channel.get(), &ctx, idempotent);
   // A failed write means the server already answered (an error) or went away: stop
   // sending and read the status.
   bool sending = stream->Write(frame);
@@ -176,7 +246,7 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   const bool we_cancelled =
       protocol_error.size() && protocol_error != "the result stream ended early";
   if (we_cancelled) return Error{ErrorCode::kInternal, call, protocol_error};
-  if (!status.ok()) return impl_->Transport(status, ctx, call);
+  if (!status.ok()) return impl_->Transport(status, ctx, call, idempotent);
   if (!protocol_error.empty()) return Error{ErrorCode::kInternal, call, protocol_error};
   if (!have_result) {
     return Error{ErrorCode::kInternal, call,
@@ -193,6 +263,67 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   auto value = FromWire(result_value, out_tensors);
   if (!value) return Error{ErrorCode::kInternal, call, value.error().message};
   return value;
+}
+
+Result<std::string> CheckHealth(const RemoteOptions& options, std::string_view service,
+                                std::chrono::milliseconds timeout) {
+  auto target = ParseTarget(options.address);
+  if (!target) return std::move(target).error();
+  if (service.size() > 1024) {
+    return MakeError(ErrorCode::kInvalidArgument, "a health service name is at most 1024 bytes");
+  }
+  std::shared_ptr<grpc::ChannelCredentials> creds = grpc::InsecureChannelCredentials();
+  grpc::ChannelArguments args;
+  if (options.tls) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = options.tls_root_pem;
+    creds = grpc::SslCredentials(ssl);
+    if (!options.tls_server_name.empty()) args.SetSslTargetNameOverride(options.tls_server_name);
+  }
+  auto channel = grpc::CreateCustomChannel(options.address, creds, args);
+  // HealthCheckRequest {string service = 1;}, encoded by hand (no generated code for it).
+  std::string request;
+  if (!service.empty()) {
+    request.push_back(0x0a);
+    std::size_t n = service.size();
+    while (n >= 0x80) {
+      request.push_back(static_cast<char>((n & 0x7f) | 0x80));
+      n >>= 7;
+    }
+    request.push_back(static_cast<char>(n));
+    request.append(service);
+  }
+  grpc::Slice slice(request);
+  grpc::ByteBuffer in(&slice, 1), out;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + timeout);
+  ctx.set_wait_for_ready(false);
+  const grpc::internal::RpcMethod method("/grpc.health.v1.Health/Check",
+                                         grpc::internal::RpcMethod::NORMAL_RPC);
+  const grpc::Status status = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
+      channel.get(), method, &ctx, in, &out);
+  if (status.error_code() == grpc::StatusCode::NOT_FOUND) return std::string("SERVICE_UNKNOWN");
+  if (!status.ok()) {
+    Error e = FromStatus(status, ctx.GetServerTrailingMetadata(), "grpc.health.v1.Health/Check");
+    if (e.code == ErrorCode::kUnavailable || e.code == ErrorCode::kDeadlineExceeded) {
+      e.message = "cannot reach the alknet server at " + options.address + ": " + e.message;
+    }
+    return e;
+  }
+  // HealthCheckResponse {ServingStatus status = 1;}: UNKNOWN 0, SERVING 1, NOT_SERVING 2.
+  std::vector<grpc::Slice> slices;
+  std::string bytes;
+  if (out.Dump(&slices).ok()) {
+    for (const auto& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  int value = 0;
+  if (bytes.size() == 2 && bytes[0] == 0x08) value = static_cast<unsigned char>(bytes[1]);
+  switch (value) {
+    case 1: return std::string("SERVING");
+    case 2: return std::string("NOT_SERVING");
+    case 3: return std::string("SERVICE_UNKNOWN");
+    default: return std::string("UNKNOWN");
+  }
 }
 
 RemoteConnector RemoteRegistry::Connector() {

@@ -1,6 +1,7 @@
 // The gRPC side of `alknet serve`: one bidirectional stream per call (see proto/calls.proto).
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -189,6 +190,47 @@ struct CallServer::Impl {
   int port = 0;
   std::atomic<int> in_flight{0};
   std::atomic<std::uint64_t> refused{0};
+  std::atomic<std::uint64_t> calls_ok{0};
+  std::atomic<std::uint64_t> calls_failed{0};
+  std::atomic<bool> serving{true};
+  const Clock::time_point started_at = Clock::now();
+  // server.stats: answered by the server itself, listed beside the registry's calls.
+  CallRecord stats_record;
+
+  void MakeStatsRecord() {
+    stats_record.name = kServerStatsCall;
+    stats_record.signature_text = "() -> map";
+    stats_record.signature = ParseSignature(stats_record.signature_text).value();
+    stats_record.owner = "server";
+    stats_record.flags = CallFlags{Execution::kSync, false, true};
+    stats_record.doc =
+        "this server's calls in flight (this one excluded), calls served and failed, refusals, "
+        "serving or draining, and the device (queue depth, state)";
+    stats_record.handler = [this](CallContext&, std::span<const Value>) -> Result<Value> {
+      Value::Map m;
+      m.emplace("serving", serving.load());
+      m.emplace("in_flight", static_cast<std::int64_t>(std::max(0, in_flight.load() - 1)));
+      m.emplace("max_concurrent", static_cast<std::int64_t>(options.limits.max_concurrent_calls));
+      m.emplace("calls_ok", static_cast<std::int64_t>(calls_ok.load()));
+      m.emplace("calls_failed", static_cast<std::int64_t>(calls_failed.load()));
+      m.emplace("refused", static_cast<std::int64_t>(refused.load()));
+      m.emplace("streams_reset", static_cast<std::int64_t>(watchdog.fired_count_.load()));
+      m.emplace("reserved_tensor_bytes", static_cast<std::int64_t>(reserved_bytes.load()));
+      m.emplace("uptime_ms",
+                static_cast<std::int64_t>(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_at)
+                        .count()));
+      if (options.stats) {
+        for (auto& [k, v] : options.stats()) m.insert_or_assign(k, std::move(v));
+      }
+      return Value(std::move(m));
+    };
+  }
+
+  const CallRecord* FindRecord(const std::string& name) const {
+    if (name == kServerStatsCall) return &stats_record;
+    return registry->Find(name);
+  }
 
   std::string IdleMessage() const {
     return "the stream stayed silent for " + std::to_string(options.limits.idle_timeout.count()) +
@@ -232,19 +274,44 @@ struct CallServer::Impl {
 
   grpc::Status List(grpc::ServerContext* ctx, const wire::ListRequest*, wire::ListReply* reply) {
     if (auto s = CheckToken(ctx); !s.ok()) return s;
-    for (const auto& info : registry->Infos()) {
+    auto infos = registry->Infos();
+    if (!registry->Find(kServerStatsCall)) {
+      const CallRecord& r = stats_record;
+      infos.push_back(CallInfo{r.name, r.signature_text, r.owner, r.flags, r.doc});
+      std::sort(infos.begin(), infos.end(),
+                [](const CallInfo& a, const CallInfo& b) { return a.name < b.name; });
+    }
+    for (const auto& info : infos) {
       auto* c = reply->add_calls();
       c->set_name(info.name);
       c->set_signature(info.signature);
       c->set_owner(info.owner);
       c->set_async(info.flags.execution == Execution::kAsync);
       c->set_side_effects(info.flags.side_effects);
+      c->set_idempotent(info.flags.idempotent);
       c->set_doc(info.doc);
     }
     return grpc::Status::OK;
   }
 
-  grpc::Status Invoke(grpc::ServerContext* ctx, Stream* stream) {
+  // One call: the body below, then the counters and the host's log line.
+  grpc::Status Invoke(grpc::ServerContext* ctx, Stream* stream, bool idempotent_method) {
+    CallLogEntry log;
+    log.idempotent_method = idempotent_method;
+    const grpc::Status status = InvokeBody(ctx, stream, idempotent_method, log);
+    (status.ok() ? calls_ok : calls_failed).fetch_add(1);
+    if (options.on_call) {
+      log.peer = ctx->peer();
+      log.status = static_cast<int>(status.error_code());
+      if (!status.ok()) log.message = status.error_message();
+      options.on_call(log);
+    }
+    return status;
+  }
+
+  grpc::Status InvokeBody(grpc::ServerContext* ctx, Stream* stream, bool idempotent_method,
+                          CallLogEntry& log) {
+    using Ms = std::chrono::duration<double, std::milli>;
     if (auto s = CheckToken(ctx); !s.ok()) return s;
     // The slot is taken before anything is read, so a flood of calls costs the server
     // nothing beyond this counter.
@@ -309,10 +376,19 @@ struct CallServer::Impl {
     }
     wire::Header header = std::move(*frame.control.mutable_header());
     const std::string& name = header.call();
-    const CallRecord* record = registry->Find(name);
+    log.call = name;
+    const CallRecord* record = FindRecord(name);
     if (!record) {
       return Fail(ctx, ErrorCode::kNotFound, name,
                   "no call named '" + name + "' is registered on this server");
+    }
+    if (idempotent_method && !record->flags.idempotent) {
+      // The client would retry it on another worker if this one failed: refuse, so that a
+      // call with effects never runs twice because a client guessed wrong.
+      return Fail(ctx, ErrorCode::kFailedPrecondition, name,
+                  "'" + name +
+                      "' is not idempotent on this server, so it cannot be sent by the "
+                      "retried method InvokeIdempotent (the client's call list is stale?)");
     }
     const std::uint64_t payload_bytes = header.payload_bytes();
     if (payload_bytes > options.limits.max_tensor_bytes) {
@@ -358,6 +434,9 @@ struct CallServer::Impl {
       received += frame.in_size;
     }
 
+    log.bytes_in = received;
+    log.upload_ms = Ms(Clock::now() - started).count();
+
     std::vector<Tensor> tensors;
     if (payload_bytes) {
       auto decoded = DecodePayload(buffer, payload_bytes);
@@ -378,8 +457,12 @@ struct CallServer::Impl {
     // The client's deadline travels with the call, capped by the server's per-call limit.
     CallOptions call_options;
     call_options.deadline = deadline;
+    call_options.queue_ns = std::make_shared<std::atomic<std::int64_t>>(0);
+    const auto run_start = Clock::now();
     auto result =
         registry->Invoke(*record, args, call_options, [ctx] { return ctx->IsCancelled(); });
+    log.run_ms = Ms(Clock::now() - run_start).count();
+    log.queue_ms = static_cast<double>(call_options.queue_ns->load()) / 1e6;
     if (!result) {
       const Error& e = result.error();
       std::string message = e.message;
@@ -400,6 +483,15 @@ struct CallServer::Impl {
     }
     auto payload = std::make_shared<const EncodedPayload>(std::move(*encoded));
     reply.control.mutable_result()->set_payload_bytes(payload->size);
+    log.bytes_out = payload->size;
+    const auto send_start = Clock::now();
+    struct SendTimer {
+      CallLogEntry& log;
+      Clock::time_point start;
+      ~SendTimer() {
+        log.send_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      }
+    } send_timer{log, send_start};
     alarm.Arm(Clock::now() + options.limits.idle_timeout);
     const bool sent_header = stream->Write(reply);
     alarm.Disarm();
@@ -448,6 +540,7 @@ Result<std::unique_ptr<CallServer>> CallServer::Start(CallRegistry& registry,
   auto impl = std::make_unique<Impl>();
   impl->registry = &registry;
   impl->options = std::move(options);
+  impl->MakeStatsRecord();
   std::shared_ptr<grpc::ServerCredentials> creds;
   if (impl->options.tls_cert_pem.empty()) {
     creds = grpc::InsecureServerCredentials();
@@ -456,6 +549,9 @@ Result<std::unique_ptr<CallServer>> CallServer::Start(CallRegistry& registry,
     ssl.pem_key_cert_pairs.push_back({impl->options.tls_key_pem, impl->options.tls_cert_pem});
     creds = grpc::SslServerCredentials(ssl);
   }
+  // The standard health service (grpc.health.v1), for pool clients and orchestrators' probes.
+  // It needs no token: it says only whether this server takes calls.
+  grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(impl->options.listen, creds, &impl->port);
   builder.RegisterService(&impl->service);
@@ -474,6 +570,10 @@ Result<std::unique_ptr<CallServer>> CallServer::Start(CallRegistry& registry,
     return MakeError(ErrorCode::kUnavailable,
                      "cannot listen on " + impl->options.listen +
                          " (address in use, malformed, or TLS key/certificate unreadable)");
+  }
+  if (auto* health = impl->server->GetHealthCheckService()) {
+    health->SetServingStatus(true);
+    health->SetServingStatus("alknet.call.wire.Calls", true);
   }
   return std::unique_ptr<CallServer>(new CallServer(std::move(impl)));
 }
@@ -498,6 +598,32 @@ std::uint64_t CallServer::refused_calls() const { return impl_->refused.load(); 
 std::uint64_t CallServer::timed_out_streams() const { return impl_->watchdog.fired_count_.load(); }
 
 std::uint64_t CallServer::reserved_tensor_bytes() const { return impl_->reserved_bytes.load(); }
+
+int CallServer::in_flight() const { return impl_->in_flight.load(); }
+
+void CallServer::SetServing(bool serving) {
+  impl_->serving.store(serving);
+  if (auto* health = impl_->server->GetHealthCheckService()) health->SetServingStatus(serving);
+}
+
+bool CallServer::serving() const { return impl_->serving.load(); }
+
+int CallServer::Drain(std::chrono::milliseconds timeout) {
+  SetServing(false);
+  const auto start = Clock::now();
+  const auto until = start + timeout;
+  // Give pool clients' health watches a moment to move new calls elsewhere before the
+  // in-flight count is trusted; a call that still arrives after Shutdown() is refused at the
+  // HTTP/2 level, which gRPC clients retry transparently on another worker.
+  const auto settle = start + std::min<Clock::duration>(timeout, std::chrono::milliseconds(250));
+  while (Clock::now() < settle) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  while (impl_->in_flight.load() > 0 && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const int left = impl_->in_flight.load();
+  Shutdown();
+  return left;
+}
 
 }  // namespace alknet::call
 

@@ -28,6 +28,7 @@ namespace alknet::call {
 
 inline constexpr char kListMethod[] = "/alknet.call.wire.Calls/List";
 inline constexpr char kInvokeMethod[] = "/alknet.call.wire.Calls/Invoke";
+inline constexpr char kInvokeIdempotentMethod[] = "/alknet.call.wire.Calls/InvokeIdempotent";
 
 // One message of the Invoke stream: a control Frame (header or result) or a payload chunk.
 struct StreamFrame {
@@ -138,8 +139,10 @@ namespace alknet::call {
 using ServerStream = grpc::ServerReaderWriter<StreamFrame, StreamFrame>;
 using ClientStream = grpc::ClientReaderWriter<StreamFrame, StreamFrame>;
 
-inline std::unique_ptr<ClientStream> OpenInvoke(grpc::Channel* channel, grpc::ClientContext* ctx) {
-  const grpc::internal::RpcMethod method(kInvokeMethod, grpc::internal::RpcMethod::BIDI_STREAMING);
+inline std::unique_ptr<ClientStream> OpenInvoke(grpc::Channel* channel, grpc::ClientContext* ctx,
+                                                bool idempotent = false) {
+  const grpc::internal::RpcMethod method(idempotent ? kInvokeIdempotentMethod : kInvokeMethod,
+                                         grpc::internal::RpcMethod::BIDI_STREAMING);
   return std::unique_ptr<ClientStream>(
       grpc::internal::ClientReaderWriterFactory<StreamFrame, StreamFrame>::Create(channel, method,
                                                                                   ctx));
@@ -170,7 +173,14 @@ class CallsService : public grpc::Service {
         kInvokeMethod, grpc::internal::RpcMethod::BIDI_STREAMING,
         new grpc::internal::BidiStreamingHandler<Handler, StreamFrame, StreamFrame>(
             [](Handler* h, grpc::ServerContext* ctx, ServerStream* stream) {
-              return h->Invoke(ctx, stream);
+              return h->Invoke(ctx, stream, false);
+            },
+            handler)));
+    AddMethod(new grpc::internal::RpcServiceMethod(
+        kInvokeIdempotentMethod, grpc::internal::RpcMethod::BIDI_STREAMING,
+        new grpc::internal::BidiStreamingHandler<Handler, StreamFrame, StreamFrame>(
+            [](Handler* h, grpc::ServerContext* ctx, ServerStream* stream) {
+              return h->Invoke(ctx, stream, true);
             },
             handler)));
   }

@@ -11,6 +11,10 @@ namespace alknet::call {
 
 namespace {
 
+// Every built-in is a pure function of its arguments (the registry it reads is sealed):
+// idempotent, so a pool client may retry it on another worker.
+constexpr CallFlags kPure{Execution::kSync, false, true};
+
 Value ShapeValue(const Tensor& t) {
   Value::List shape;
   for (auto d : t.shape) shape.emplace_back(d);
@@ -83,16 +87,13 @@ Storer StorerFor(std::string_view dtype) {
 Component CallComponent() {
   Component c;
   c.name = "call";
-  c.calls.push_back(CallDecl{"call.list",
-                             "() -> list",
+  c.calls.push_back(CallDecl{"call.list", "() -> list",
                              [](CallContext& ctx, std::span<const Value>) -> Result<Value> {
                                return CallInfosToValue(ctx.registry()->Infos());
                              },
-                             {},
-                             "every registered call with its signature, owner and flags"});
+                             kPure, "every registered call with its signature, owner and flags"});
   c.calls.push_back(CallDecl{
-      "call.describe",
-      "(name: string) -> map",
+      "call.describe", "(name: string) -> map",
       [](CallContext& ctx, std::span<const Value> args) -> Result<Value> {
         const CallRecord* r = ctx.registry()->Find(args[0].as_string());
         if (!r) {
@@ -103,8 +104,7 @@ Component CallComponent() {
             CallInfosToValue({CallInfo{r->name, r->signature_text, r->owner, r->flags, r->doc}});
         return std::move(list.as_list()[0]);
       },
-      {},
-      "one call's signature, owner and flags"});
+      kPure, "one call's signature, owner and flags"});
   return c;
 }
 
@@ -112,8 +112,7 @@ Component TensorComponent() {
   Component c;
   c.name = "tensor";
   c.depends_on = {"call"};
-  c.calls.push_back(CallDecl{"tensor.info",
-                             "(t: tensor) -> map",
+  c.calls.push_back(CallDecl{"tensor.info", "(t: tensor) -> map",
                              [](CallContext&, std::span<const Value> args) -> Result<Value> {
                                const Tensor& t = args[0].as_tensor();
                                Value::Map m;
@@ -123,50 +122,46 @@ Component TensorComponent() {
                                m.emplace("bytes", static_cast<std::int64_t>(t.data.size()));
                                return Value(std::move(m));
                              },
-                             {},
-                             "dtype, shape, element count and byte size of a tensor"});
+                             kPure, "dtype, shape, element count and byte size of a tensor"});
+  c.calls.push_back(CallDecl{
+      "tensor.stats", "(t: tensor) -> map",
+      [](CallContext& ctx, std::span<const Value> args) -> Result<Value> {
+        const Tensor& t = args[0].as_tensor();
+        Loader load = LoaderFor(t.dtype);
+        if (!load) {
+          return MakeError(
+              ErrorCode::kInvalidArgument,
+              "tensor.stats reads integer, bool, f32 and f64 tensors; given " + t.dtype);
+        }
+        const auto n = static_cast<std::size_t>(t.ElementCount());
+        double lo = std::numeric_limits<double>::infinity();
+        double hi = -lo;
+        double sum = 0;  // float64 accumulation, as a CPU reference would
+        std::int64_t non_finite = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          if ((i & 0xFFFFF) == 0 && ctx.ShouldStop()) return ctx.StopError();
+          const double v = load(t.data.data(), i);
+          if (!std::isfinite(v)) {
+            ++non_finite;
+            continue;
+          }
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+          sum += v;
+        }
+        const auto finite = static_cast<std::int64_t>(n) - non_finite;
+        Value::Map m;
+        m.emplace("elements", static_cast<std::int64_t>(n));
+        m.emplace("non_finite", non_finite);
+        m.emplace("min", finite ? Value(lo) : Value());
+        m.emplace("max", finite ? Value(hi) : Value());
+        m.emplace("sum", sum);
+        m.emplace("mean", finite ? Value(sum / static_cast<double>(finite)) : Value());
+        return Value(std::move(m));
+      },
+      kPure, "min, max, sum and mean (float64) of a numeric tensor, skipping NaN and inf"});
   c.calls.push_back(
-      CallDecl{"tensor.stats",
-               "(t: tensor) -> map",
-               [](CallContext& ctx, std::span<const Value> args) -> Result<Value> {
-                 const Tensor& t = args[0].as_tensor();
-                 Loader load = LoaderFor(t.dtype);
-                 if (!load) {
-                   return MakeError(
-                       ErrorCode::kInvalidArgument,
-                       "tensor.stats reads integer, bool, f32 and f64 tensors; given " + t.dtype);
-                 }
-                 const auto n = static_cast<std::size_t>(t.ElementCount());
-                 double lo = std::numeric_limits<double>::infinity();
-                 double hi = -lo;
-                 double sum = 0;  // float64 accumulation, as a CPU reference would
-                 std::int64_t non_finite = 0;
-                 for (std::size_t i = 0; i < n; ++i) {
-                   if ((i & 0xFFFFF) == 0 && ctx.ShouldStop()) return ctx.StopError();
-                   const double v = load(t.data.data(), i);
-                   if (!std::isfinite(v)) {
-                     ++non_finite;
-                     continue;
-                   }
-                   lo = std::min(lo, v);
-                   hi = std::max(hi, v);
-                   sum += v;
-                 }
-                 const auto finite = static_cast<std::int64_t>(n) - non_finite;
-                 Value::Map m;
-                 m.emplace("elements", static_cast<std::int64_t>(n));
-                 m.emplace("non_finite", non_finite);
-                 m.emplace("min", finite ? Value(lo) : Value());
-                 m.emplace("max", finite ? Value(hi) : Value());
-                 m.emplace("sum", sum);
-                 m.emplace("mean", finite ? Value(sum / static_cast<double>(finite)) : Value());
-                 return Value(std::move(m));
-               },
-               {},
-               "min, max, sum and mean (float64) of a numeric tensor, skipping NaN and inf"});
-  c.calls.push_back(
-      CallDecl{"tensor.cast",
-               "(t: tensor, dtype: string) -> tensor",
+      CallDecl{"tensor.cast", "(t: tensor, dtype: string) -> tensor",
                [](CallContext& ctx, std::span<const Value> args) -> Result<Value> {
                  const Tensor& t = args[0].as_tensor();
                  const std::string& to = args[1].as_string();
@@ -186,8 +181,7 @@ Component TensorComponent() {
                  }
                  return Value(Tensor::Adopt(to, t.shape, std::move(out)));
                },
-               {},
-               "convert a numeric tensor to another dtype (ints saturate, NaN -> 0)"});
+               kPure, "convert a numeric tensor to another dtype (ints saturate, NaN -> 0)"});
   return c;
 }
 

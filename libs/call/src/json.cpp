@@ -118,6 +118,7 @@ Value CallInfosToValue(const std::vector<CallInfo>& calls) {
     m.emplace("owner", c.owner);
     m.emplace("async", c.flags.execution == Execution::kAsync);
     m.emplace("side_effects", c.flags.side_effects);
+    m.emplace("idempotent", c.flags.idempotent);
     m.emplace("doc", c.doc);
     list.emplace_back(std::move(m));
   }

@@ -1,5 +1,6 @@
 #include "alknet/compute-calls/calls.h"
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "alknet/compute/executor.h"
 #include "alknet/compute/op_table.h"
 #include "alknet/compute/sha256.h"
+#include "alknet/webgpu/context.h"
 
 namespace alknet::compute {
 
@@ -21,6 +23,10 @@ struct Device {
   std::timed_mutex mutex;
   std::unique_ptr<webgpu::Context> ctx;
   std::unique_ptr<Executor> executor;
+  // For DeviceStatusNow(), read without the mutex: the context once opened (it lives as long
+  // as the process) and the calls waiting for the device.
+  std::atomic<webgpu::Context*> published{nullptr};
+  std::atomic<int> waiting{0};
 
   c::Result<Executor*> Get() {
     if (!executor) {
@@ -31,6 +37,7 @@ struct Device {
       }
       ctx = std::move(created).value();
       executor = std::make_unique<Executor>(*ctx);
+      published.store(ctx.get());
     }
     if (ctx->lost())
       return c::MakeError(c::ErrorCode::kUnavailable,
@@ -48,6 +55,24 @@ Device& TheDevice() {
 // queued behind a long one must not wait beyond its own limit.
 c::Result<std::unique_lock<std::timed_mutex>> LockDevice(const c::CallContext& ctx) {
   std::unique_lock lock(TheDevice().mutex, std::defer_lock);
+  if (lock.try_lock()) return lock;
+  // Queued behind another call: counted (queue depth) and timed (the call's queue time).
+  const auto start = std::chrono::steady_clock::now();
+  struct Waiting {
+    const c::CallContext& ctx;
+    std::chrono::steady_clock::time_point start;
+    Waiting(const c::CallContext& c, std::chrono::steady_clock::time_point s) : ctx(c), start(s) {
+      TheDevice().waiting.fetch_add(1);
+    }
+    ~Waiting() {
+      TheDevice().waiting.fetch_sub(1);
+      if (const auto& q = ctx.options().queue_ns) {
+        q->fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count());
+      }
+    }
+  } waiting(ctx, start);
   while (!lock.try_lock_for(std::chrono::milliseconds(5))) {
     if (ctx.ShouldStop()) {
       c::Error e = ctx.StopError();
@@ -240,6 +265,29 @@ c::Result<c::Value> RunSha256(const c::CallContext& ctx, std::span<const c::Valu
 
 }  // namespace
 
+c::Result<c::Value> RunOnDevice(
+    const c::CallContext& ctx,
+    const std::function<c::Result<c::Value>(webgpu::Context&, Executor&)>& fn) {
+  auto lock = LockDevice(ctx);
+  if (!lock.ok()) return std::move(lock).error();
+  auto ex = TheDevice().Get();
+  if (!ex.ok()) return std::move(ex).error();
+  return fn(*TheDevice().ctx, **ex);
+}
+
+DeviceStatus DeviceStatusNow() {
+  DeviceStatus s;
+  s.queue_depth = TheDevice().waiting.load();
+  if (const webgpu::Context* ctx = TheDevice().published.load()) {
+    s.opened = true;
+    s.lost = ctx->lost();
+    if (s.lost) s.lost_message = ctx->lost_message();
+    s.adapter = ctx->adapter().device;
+    s.max_buffer_bytes = ctx->limits().maxBufferSize;
+  }
+  return s;
+}
+
 std::string CallNameOf(std::string_view op) {
   std::string s = "compute.";
   for (size_t i = 0; i < op.size(); ++i) {
@@ -265,6 +313,7 @@ c::Component ComputeComponent() {
     d.name = CallNameOf(r.name);
     d.signature = "(inputs: list, attrs: map?, opset: int?) -> tensor";
     d.flags.execution = c::Execution::kAsync;
+    d.flags.idempotent = true;  // a function of the tensors the request carries
     d.doc = r.summary + " (ONNX " + r.name + ", on the GPU)";
     const std::string op = r.name;
     d.handler = [op](c::CallContext& ctx, std::span<const c::Value> args) {
@@ -276,6 +325,7 @@ c::Component ComputeComponent() {
   sha.name = "crypto.sha256";
   sha.signature = "(messages: list) -> list";
   sha.flags.execution = c::Execution::kAsync;
+  sha.flags.idempotent = true;
   sha.doc = "SHA-256 of each message (bytes or u8 tensor) on the GPU, one 32-byte digest each";
   sha.handler = [](c::CallContext& ctx, std::span<const c::Value> args) {
     return RunSha256(ctx, args);

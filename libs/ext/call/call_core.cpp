@@ -399,23 +399,14 @@ bool Connect(JSContext* cx, unsigned argc, JS::Value* vp) {
     return ThrowTypeError(cx, "connect: the address must be a string 'host:port'");
   c::RemoteOptions o;
   o.address = ToUtf8(cx, args.get(0).toString());
-  const size_t colon = o.address.rfind(':');
-  int port = -1;
-  if (colon != std::string::npos) {
-    try {
-      port = std::stoi(o.address.substr(colon + 1));
-    } catch (...) {
-      port = -1;
+  // One worker (host:port) or a pool (ipv4:A:P,B:P / ipv6:[A]:P,... / dns:///NAME:PORT):
+  // --allow-net must cover every worker named.
+  auto target = c::ParseTarget(o.address);
+  if (!target) return ThrowTypeError(cx, "connect('" + o.address + "'): " + target.error().message);
+  for (const auto& e : target->endpoints) {
+    if (auto s = HostOf(cx).permissions->CheckNet(e.host, e.port); !s) {
+      return ThrowStatus(cx, s.error());
     }
-  }
-  if (colon == std::string::npos || colon == 0 || port <= 0 || port > 65535) {
-    return ThrowTypeError(cx, "connect('" + o.address + "'): the address must be 'host:port'");
-  }
-  std::string host = o.address.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  if (auto s = HostOf(cx).permissions->CheckNet(host, static_cast<uint16_t>(port)); !s) {
-    return ThrowStatus(cx, s.error());
   }
   if (args.get(1).isString()) o.token = ToUtf8(cx, args.get(1).toString());
   const auto& connect_remote = HostOf(cx).connect_remote;

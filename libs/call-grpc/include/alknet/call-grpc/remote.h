@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -35,13 +36,41 @@ struct ServerLimits {
   std::chrono::milliseconds max_connection_idle{5 * 60 * 1000};
 };
 
+// One finished (or refused) call as the server saw it: `alknet serve --json` prints one line
+// of these per call.
+struct CallLogEntry {
+  std::string call;  // empty when the call was refused before its header was read
+  std::string peer;  // gRPC's peer string, "ipv4:127.0.0.1:50312"
+  bool idempotent_method = false;
+  std::uint64_t bytes_in = 0;   // request tensor payload, as declared and received
+  std::uint64_t bytes_out = 0;  // result tensor payload
+  double upload_ms = 0;         // first frame to the whole payload received
+  double queue_ms = 0;          // waiting for the device behind other calls (handlers report it)
+  double run_ms = 0;            // the handler, queue time included
+  double send_ms = 0;           // streaming the result back
+  int status = 0;               // the gRPC status code (equal to alknet ErrorCode values); 0 = ok
+  std::string message;          // the error's message; empty on success
+};
+
+// What `server.stats` (a call every server adds to its registry's listing) reports beyond the
+// server's own counters; the host fills it (alknet serve: the device).
+using ServerStatsHook = std::function<Value::Map()>;
+
 struct ServerOptions {
   std::string listen = "127.0.0.1:0";  // port 0 picks a free port (see CallServer::port)
   std::string token;                   // bearer token; empty only allowed on loopback
   std::string tls_cert_pem;            // both or neither: TLS on when set
   std::string tls_key_pem;
   ServerLimits limits;
+  // Called on a gRPC thread after each call, also refused ones; must be thread-safe and fast.
+  std::function<void(const CallLogEntry&)> on_call;
+  ServerStatsHook stats;
 };
+
+// The call every server answers itself (listed beside the registry's calls): in-flight calls,
+// calls served and failed, refusals, reserved tensor bytes, serving/draining, and the host's
+// stats hook (alknet serve: the device's queue depth and state).
+inline constexpr char kServerStatsCall[] = "server.stats";
 
 class CallServer {
  public:
@@ -61,6 +90,19 @@ class CallServer {
   std::uint64_t timed_out_streams() const;
   // Payload bytes reserved right now by calls in flight (max_total_tensor_bytes caps it).
   std::uint64_t reserved_tensor_bytes() const;
+  // Calls being received, run or answered right now.
+  int in_flight() const;
+
+  // The standard gRPC health service (grpc.health.v1.Health, service "" and
+  // "alknet.call.wire.Calls") reports SERVING after Start; false turns it NOT_SERVING, so pool
+  // clients (healthCheckConfig) and Kubernetes probes stop sending calls here. Calls that
+  // still arrive are served.
+  void SetServing(bool serving);
+  bool serving() const;
+  // Graceful drain: NOT_SERVING, then waits until no call is in flight or `timeout` passed,
+  // then Shutdown() (calls still running after 2 more seconds are cancelled). Returns how many
+  // calls were still in flight when the wait ended (0 = drained cleanly).
+  int Drain(std::chrono::milliseconds timeout);
 
   struct Impl;
 
@@ -91,6 +133,13 @@ class RemoteRegistry final : public CallTarget {
   explicit RemoteRegistry(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// Asks a server's standard health service (grpc.health.v1.Health/Check) about `service`
+// ("" = the whole server): "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN" or "UNKNOWN". No token
+// is needed. With a pool target, one worker answers (the first round_robin picks). An
+// unreachable server is an error (kUnavailable).
+Result<std::string> CheckHealth(const RemoteOptions& options, std::string_view service,
+                                std::chrono::milliseconds timeout);
 
 // The bearer token: the first line of `token_file` when given, else the environment variable
 // ALKNET_TOKEN, else empty. An unreadable or empty file, or a token CheckToken refuses, is

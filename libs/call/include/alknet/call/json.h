@@ -22,7 +22,7 @@ Result<Value> ParseJson(std::string_view text);
 std::string ToJson(const Value& value);
 
 // The `alknet calls --json` document: [{"name", "signature", "owner", "async",
-// "side_effects", "doc"}, ...].
+// "side_effects", "idempotent", "doc"}, ...].
 std::string CallInfosToJson(const std::vector<CallInfo>& calls);
 Value CallInfosToValue(const std::vector<CallInfo>& calls);
 

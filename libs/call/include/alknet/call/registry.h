@@ -67,6 +67,9 @@ struct CallOptions {
   // Absent: no deadline. A call past its deadline ends with kDeadlineExceeded.
   std::optional<Clock::time_point> deadline;
   CancelToken cancel;
+  // Optional: a handler that waits for a shared resource (the GPU) adds the time it waited
+  // here, so a server can log a call's queue time apart from its run time.
+  std::shared_ptr<std::atomic<std::int64_t>> queue_ns;
 
   static CallOptions WithTimeout(Clock::duration timeout) {
     CallOptions o;
@@ -115,6 +118,10 @@ enum class Execution : std::uint8_t {
 struct CallFlags {
   Execution execution = Execution::kSync;
   bool side_effects = false;  // writes files, mutates state: callers must not retry blindly
+  // The result depends only on the arguments the request carries and running it twice has no
+  // effect beyond the first: a remote client may retry it on another worker of a pool when the
+  // first one fails before answering (docs/remote.md, "Idempotency"). Off unless declared.
+  bool idempotent = false;
 };
 
 // One declared call, as a component lists it.
