@@ -94,6 +94,9 @@ std::vector<Golden> GoldenNodes() {
       {"matmul_big_tiles",
        {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}},
        VariantCaps("big")},
+      {"matmul_tile_128x64x8_8x4_transb",
+       {"Gemm", "", 13, {{"transB", int64_t{1}}}, {T(f32, {70, 36}), T(f32, {44, 36})}, {}},
+       VariantCaps("tile:128x64x8:8x4")},
       {"gemm_dot_gemv_transb_bias",
        {"Gemm",
         "",
@@ -535,6 +538,20 @@ TEST(Errors, UnknownMatMulVariantIsNamed) {
   EXPECT_NE(e.message.find("unknown MatMul variant 'fastest' (ALKNET_MATMUL_VARIANT)"),
             std::string::npos)
       << e.message;
+}
+
+// A tiling the template or the device cannot run is refused with the reason, not rendered.
+TEST(Errors, ImpossibleMatMulTileIsExplained) {
+  for (const char* v : {"tile:128x128x16:4x4", "tile:96x64x16:4x4", "tile:256x256x64:8x8",
+                        "tile:64x64x16:2x4", "tile:64x64x16:4x4x"}) {
+    DeviceCaps caps;
+    caps.matmul_variant = v;
+    Error e = GenerateError(
+        {"MatMul", "m", 13, {}, {T(DType::kF32, {4, 4}), T(DType::kF32, {4, 4})}, {}}, caps);
+    EXPECT_EQ(e.code, ErrorCode::kInvalidArgument) << v;
+    EXPECT_NE(e.message.find(std::string("MatMul variant '") + v + "'"), std::string::npos)
+        << e.message;
+  }
 }
 
 // OpRecord::contract is checked by OpTable::Infer for every record that declares one: the
