@@ -331,12 +331,20 @@ TEST(Templates, MatMulKernelFollowsTheCaps) {
     EXPECT_TRUE(p.ok()) << p.error().ToString();
     return p.ok() ? p->source : std::string();
   };
-  DeviceCaps gpu = GoldenCaps();  // 16 KiB of workgroup memory: 64x64 tiles
-  EXPECT_NE(source({2048, 2048}, {2048, 2048}, gpu).find("const BM = 64u;"), std::string::npos);
-  gpu.max_workgroup_storage_bytes = 49152;  // room for two 128x128 stages
-  EXPECT_NE(source({2048, 2048}, {2048, 2048}, gpu).find("const BM = 128u;"), std::string::npos);
-  // ... but not when 128x128 tiles would leave the device with a handful of workgroups.
+  DeviceCaps gpu = GoldenCaps();  // 16 KiB of workgroup memory: 128x128 tiles, BK 8
+  const std::string k8 = source({2048, 2048}, {2048, 2048}, gpu);
+  EXPECT_NE(k8.find("const BM = 128u;"), std::string::npos);
+  EXPECT_NE(k8.find("const BK = 8u;"), std::string::npos);
+  gpu.max_workgroup_storage_bytes = 49152;  // room for two 256x128 stages of BK 16
+  const std::string big = source({2048, 2048}, {2048, 2048}, gpu);
+  EXPECT_NE(big.find("const BM = 256u;"), std::string::npos);
+  EXPECT_NE(big.find("const BN = 128u;"), std::string::npos);
+  // ... but not when big tiles would leave the device with a handful of workgroups.
   EXPECT_NE(source({256, 256}, {256, 256}, gpu).find("const BM = 64u;"), std::string::npos);
+  EXPECT_NE(source({1024, 1024}, {1024, 1024}, gpu).find("const BM = 64u;"), std::string::npos);
+  // 8..16 rows with B as it is: 64x64 tiles on GPUs, the rows kernel on CPU adapters.
+  EXPECT_NE(source({16, 4096}, {4096, 4096}, gpu).find("const BM = 64u;"), std::string::npos);
+  EXPECT_NE(source({16, 4096}, {4096, 4096}, CpuCaps()).find("// kernel: rows"), std::string::npos);
   // Small M: a GEMV, never tiles; transposed B: lanes walk K.
   EXPECT_NE(source({1, 64}, {64, 64}, gpu).find("// kernel: rows"), std::string::npos);
   EXPECT_NE(source({4, 64}, {32, 64}, gpu, {{"transB", int64_t{1}}}).find("// kernel: dot"),

@@ -339,24 +339,38 @@ TEST(OpSemantics, MatMulTilingsMatchFloat64) {
   webgpu::Context& ctx = SharedContext();
   const OpRecord& mm = *OpTable::Default().Find("MatMul", 13);
   const OpRecord& gemm = *OpTable::Default().Find("Gemm", 13);
-  for (const char* v :
-       {"tile:128x64x16:8x4", "tile:64x128x16:4x8", "tile:128x128x8:8x8", "tile:64x64x32:8x8",
-        "tile:128x128x16:16x8", "tile:128x256x8:8x16", "tile:32x32x4:4x4"}) {
+  // Auto's big-GPU picks (256x128x16:16x8, 128x128x8:8x8), TM != TN both ways, and a block
+  // with fewer vec4 per tile than invocations (32x32x4). Each costs llvmpipe a few compiles
+  // of a large unrolled shader, so the cases are few.
+  for (const char* v : {"tile:256x128x16:16x8", "tile:128x128x8:8x8", "tile:128x64x16:8x4",
+                        "tile:64x128x16:4x8", "tile:32x32x4:4x4"}) {
     SCOPED_TRACE(std::string("matmul_variant=") + v);
     DeviceCaps caps = CapsOf(ctx);
     caps.matmul_variant = v;
     Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
+    // A tiling larger than this device's workgroup limits is refused with the reason (the
+    // generator tests check that); it is reported here and the others still run.
+    {
+      auto probe = ex.generator().Generate(
+          {"MatMul",
+           "probe",
+           13,
+           {},
+           {TensorDesc{DType::kF32, {8, 8}}, TensorDesc{DType::kF32, {8, 8}}},
+           {}},
+          ex.caps());
+      if (!probe.ok() && probe.error().message.find("exceed the device") != std::string::npos) {
+        std::printf("[ skipped  ] %s: %s\n", v, probe.error().message.c_str());
+        continue;
+      }
+    }
     std::mt19937_64 rng(testing::Seed() + 5);
     RunCase(mm, DType::kF32, Case{{{37, 29}, {29, 45}}}, rng, ex);
-    RunCase(mm, DType::kF32, Case{{{3, 5}, {5, 2}}}, rng, ex);
-    RunCase(mm, DType::kF32, Case{{{72, 40}, {40, 136}}}, rng, ex);  // vec4 loads and stores
-    RunCase(mm, DType::kF32, Case{{{2, 3, 17, 12}, {12, 20}}}, rng, ex);
+    RunCase(mm, DType::kF32, Case{{{2, 3, 17, 12}, {12, 20}}}, rng, ex);  // vec4, batched
     RunCase(
         gemm, DType::kF32,
         Case{{{19, 33}, {41, 33}, {41}}, {{"transB", int64_t{1}}, {"alpha", 0.5}, {"beta", -2.0}}},
         rng, ex);
-    RunCase(gemm, DType::kF32, Case{{{33, 19}, {33, 41}, {1, 41}}, {{"transA", int64_t{1}}}}, rng,
-            ex);
   }
 }
 
