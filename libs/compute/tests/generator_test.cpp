@@ -94,6 +94,9 @@ std::vector<Golden> GoldenNodes() {
       {"matmul_big_tiles",
        {"MatMul", "", 13, {}, {T(f32, {64, 64}), T(f32, {64, 64})}, {}},
        VariantCaps("big")},
+      {"matmul_tile_128x64x8_8x4_transb",
+       {"Gemm", "", 13, {{"transB", int64_t{1}}}, {T(f32, {70, 36}), T(f32, {44, 36})}, {}},
+       VariantCaps("tile:128x64x8:8x4")},
       {"gemm_dot_gemv_transb_bias",
        {"Gemm",
         "",
@@ -328,12 +331,20 @@ TEST(Templates, MatMulKernelFollowsTheCaps) {
     EXPECT_TRUE(p.ok()) << p.error().ToString();
     return p.ok() ? p->source : std::string();
   };
-  DeviceCaps gpu = GoldenCaps();  // 16 KiB of workgroup memory: 64x64 tiles
-  EXPECT_NE(source({2048, 2048}, {2048, 2048}, gpu).find("const BM = 64u;"), std::string::npos);
-  gpu.max_workgroup_storage_bytes = 49152;  // room for two 128x128 stages
-  EXPECT_NE(source({2048, 2048}, {2048, 2048}, gpu).find("const BM = 128u;"), std::string::npos);
-  // ... but not when 128x128 tiles would leave the device with a handful of workgroups.
+  DeviceCaps gpu = GoldenCaps();  // 16 KiB of workgroup memory: 128x128 tiles, BK 8
+  const std::string k8 = source({2048, 2048}, {2048, 2048}, gpu);
+  EXPECT_NE(k8.find("const BM = 128u;"), std::string::npos);
+  EXPECT_NE(k8.find("const BK = 8u;"), std::string::npos);
+  gpu.max_workgroup_storage_bytes = 49152;  // room for two 256x128 stages of BK 16
+  const std::string big = source({2048, 2048}, {2048, 2048}, gpu);
+  EXPECT_NE(big.find("const BM = 256u;"), std::string::npos);
+  EXPECT_NE(big.find("const BN = 128u;"), std::string::npos);
+  // ... but not when big tiles would leave the device with a handful of workgroups.
   EXPECT_NE(source({256, 256}, {256, 256}, gpu).find("const BM = 64u;"), std::string::npos);
+  EXPECT_NE(source({1024, 1024}, {1024, 1024}, gpu).find("const BM = 64u;"), std::string::npos);
+  // 8..16 rows with B as it is: 64x64 tiles on GPUs, the rows kernel on CPU adapters.
+  EXPECT_NE(source({16, 4096}, {4096, 4096}, gpu).find("const BM = 64u;"), std::string::npos);
+  EXPECT_NE(source({16, 4096}, {4096, 4096}, CpuCaps()).find("// kernel: rows"), std::string::npos);
   // Small M: a GEMV, never tiles; transposed B: lanes walk K.
   EXPECT_NE(source({1, 64}, {64, 64}, gpu).find("// kernel: rows"), std::string::npos);
   EXPECT_NE(source({4, 64}, {32, 64}, gpu, {{"transB", int64_t{1}}}).find("// kernel: dot"),
@@ -535,6 +546,20 @@ TEST(Errors, UnknownMatMulVariantIsNamed) {
   EXPECT_NE(e.message.find("unknown MatMul variant 'fastest' (ALKNET_MATMUL_VARIANT)"),
             std::string::npos)
       << e.message;
+}
+
+// A tiling the template or the device cannot run is refused with the reason, not rendered.
+TEST(Errors, ImpossibleMatMulTileIsExplained) {
+  for (const char* v : {"tile:128x128x16:4x4", "tile:96x64x16:4x4", "tile:256x256x64:8x8",
+                        "tile:64x64x16:2x4", "tile:64x64x16:4x4x"}) {
+    DeviceCaps caps;
+    caps.matmul_variant = v;
+    Error e = GenerateError(
+        {"MatMul", "m", 13, {}, {T(DType::kF32, {4, 4}), T(DType::kF32, {4, 4})}, {}}, caps);
+    EXPECT_EQ(e.code, ErrorCode::kInvalidArgument) << v;
+    EXPECT_NE(e.message.find(std::string("MatMul variant '") + v + "'"), std::string::npos)
+        << e.message;
+  }
 }
 
 // OpRecord::contract is checked by OpTable::Infer for every record that declares one: the

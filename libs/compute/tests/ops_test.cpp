@@ -317,7 +317,7 @@ TEST(OpSemantics, ElementwiseItemsPerInvocation) {
 // not multiples of 4) compile one pipeline between them, and each still matches float64.
 TEST(OpSemantics, MatMulShapesShareOnePipeline) {
   webgpu::Context& ctx = SharedContext();
-  for (const char* variant : {"rows", "tiled", "big"}) {
+  for (const char* variant : {"rows", "tiled", "big", "tile:128x64x8:8x4"}) {
     DeviceCaps caps = CapsOf(ctx);
     caps.matmul_variant = variant;
     Executor ex(ctx, ExecutorOptions{.caps = caps});
@@ -328,6 +328,50 @@ TEST(OpSemantics, MatMulShapesShareOnePipeline) {
       RunCase(r, DType::kF32, Case{{{s[0], s[1]}, {s[1], s[2]}}}, rng, ex);
     }
     EXPECT_LE(ctx.cached_kernel_count() - before, 1u) << variant;
+  }
+}
+
+// The tiled template's other tilings (ALKNET_MATMUL_VARIANT=tile:BMxBNxBK:TMxTN, what
+// tools/h200-gemm-sweep measures on the H200), forced on small and odd shapes: blocks larger
+// than the matrices, sizes not multiples of 4 (scalar loads) and multiples (vec4), K shorter
+// than one BK step and several steps, a batch, both transposes, Gemm's bias and scales.
+TEST(OpSemantics, MatMulTilingsMatchFloat64) {
+  webgpu::Context& ctx = SharedContext();
+  const OpRecord& mm = *OpTable::Default().Find("MatMul", 13);
+  const OpRecord& gemm = *OpTable::Default().Find("Gemm", 13);
+  // Auto's big-GPU picks (256x128x16:16x8, 128x128x8:8x8), the first's register tiling with
+  // BK 8 (24 KiB: lavapipe's 32 KiB holds it, not the 48 KiB one), TM != TN both ways, and a
+  // block with fewer vec4 per tile than invocations (32x32x4). Each costs llvmpipe a few
+  // compiles of a large unrolled shader, so the cases are few.
+  for (const char* v : {"tile:256x128x16:16x8", "tile:256x128x8:16x8", "tile:128x128x8:8x8",
+                        "tile:128x64x16:8x4", "tile:64x128x16:4x8", "tile:32x32x4:4x4"}) {
+    SCOPED_TRACE(std::string("matmul_variant=") + v);
+    DeviceCaps caps = CapsOf(ctx);
+    caps.matmul_variant = v;
+    Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
+    // A tiling larger than this device's workgroup limits is refused with the reason (the
+    // generator tests check that); it is reported here and the others still run.
+    {
+      auto probe = ex.generator().Generate(
+          {"MatMul",
+           "probe",
+           13,
+           {},
+           {TensorDesc{DType::kF32, {8, 8}}, TensorDesc{DType::kF32, {8, 8}}},
+           {}},
+          ex.caps());
+      if (!probe.ok() && probe.error().message.find("exceed the device") != std::string::npos) {
+        std::printf("[ skipped  ] %s: %s\n", v, probe.error().message.c_str());
+        continue;
+      }
+    }
+    std::mt19937_64 rng(testing::Seed() + 5);
+    RunCase(mm, DType::kF32, Case{{{37, 29}, {29, 45}}}, rng, ex);
+    RunCase(mm, DType::kF32, Case{{{2, 3, 17, 12}, {12, 20}}}, rng, ex);  // vec4, batched
+    RunCase(
+        gemm, DType::kF32,
+        Case{{{19, 33}, {41, 33}, {41}}, {{"transB", int64_t{1}}, {"alpha", 0.5}, {"beta", -2.0}}},
+        rng, ex);
   }
 }
 

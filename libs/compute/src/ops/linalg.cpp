@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "ops/elementwise.h"
 #include "ops/families.h"
@@ -68,12 +70,74 @@ struct MatMulProblem {
   std::array<uint64_t, kMaxBatchDims> extent{1, 1, 1, 1}, a_stride{}, b_stride{};
 };
 
-enum class MatMulKernel { kRows, kDot, kTiled, kBig };
+enum class MatMulKernel { kRows, kDot, kTiled };
+
+// One tiling of the tiled kernel (shaders/linalg/matmul_tiled): a BM x BN output block per
+// workgroup, TM x TN outputs per invocation (multiples of 4: 4x4 patches), K staged BK at a
+// time. Named ones: "tiled" 64x64x16 4x4, "big" 128x128x16 8x8; any other is spelled
+// "tile:BMxBNxBK:TMxTN" (ALKNET_MATMUL_VARIANT, for sweeps: tools/h200-gemm-sweep).
+struct MatMulTile {
+  uint32_t bm = 64, bn = 64, bk = 16, tm = 4, tn = 4;
+  uint32_t wx() const { return bn / tn; }
+  uint32_t wy() const { return bm / tm; }
+  uint32_t threads() const { return wx() * wy(); }
+  uint64_t workgroup_bytes() const { return 2ull * (bm + bn) * bk * 4; }
+  std::string Name() const {
+    return "tile:" + std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) +
+           ":" + std::to_string(tm) + "x" + std::to_string(tn);
+  }
+};
+
+constexpr MatMulTile kTile64{64, 64, 16, 4, 4};
+constexpr MatMulTile kTile128{128, 128, 16, 8, 8};
+// What auto picks for large grids on GPUs (tools/h200-gemm-sweep on the H200, 2026-12-04:
+// 38.6 TFLOP/s at 4096 and 36.3 at 2048 against 26.4-27.0 for 64x64 and "big"; the best of
+// 18 tilings there). It needs 48 KiB of workgroup memory; where that is missing, 128x128 with
+// BK 8 (33.0 / 31.5 TFLOP/s there, 16 KiB).
+constexpr MatMulTile kTile256x128{256, 128, 16, 16, 8};
+constexpr MatMulTile kTile128k8{128, 128, 8, 8, 8};
 
 struct MatMulChoice {
   MatMulKernel kernel = MatMulKernel::kRows;
   uint32_t rows = 1;  // rows per workgroup of the rows and dot kernels
+  MatMulTile tile{};  // the tiled kernel's tiling
 };
+
+// Why `t` cannot run on `caps` (empty when it can): the shape rules of the template and the
+// device's limits.
+std::string TileProblem(const MatMulTile& t, const DeviceCaps& caps) {
+  auto pow2 = [](uint32_t v) { return v != 0 && (v & (v - 1)) == 0; };
+  if (!pow2(t.bm) || !pow2(t.bn) || !pow2(t.bk) || t.bm < 16 || t.bn < 16 || t.bm > 256 ||
+      t.bn > 256 || t.bk < 4 || t.bk > 64) {
+    return "BM and BN must be powers of two in 16..256, BK a power of two in 4..64";
+  }
+  if ((t.tm != 4 && t.tm != 8 && t.tm != 16) || (t.tn != 4 && t.tn != 8 && t.tn != 16) ||
+      t.tm > t.bm || t.tn > t.bn) {
+    return "TM and TN must be 4, 8 or 16 and at most BM and BN";
+  }
+  const uint32_t th = t.threads();
+  if (th < 32) return "the block needs at least 32 invocations ((BM/TM)*(BN/TN))";
+  if (th > caps.max_invocations_per_workgroup || t.wx() > caps.max_workgroup_size_x ||
+      t.wy() > caps.max_workgroup_size_y) {
+    return std::to_string(t.wx()) + "x" + std::to_string(t.wy()) +
+           " invocations exceed the device's workgroup limits";
+  }
+  if (t.workgroup_bytes() > caps.max_workgroup_storage_bytes) {
+    return std::to_string(t.workgroup_bytes()) + " bytes of workgroup memory exceed the device's " +
+           std::to_string(caps.max_workgroup_storage_bytes);
+  }
+  return {};
+}
+
+// "tile:BMxBNxBK:TMxTN"; nullopt when `v` is not spelled so.
+std::optional<MatMulTile> ParseTile(const std::string& v) {
+  unsigned bm, bn, bk, tm, tn;
+  char end;
+  if (std::sscanf(v.c_str(), "tile:%ux%ux%u:%ux%u%c", &bm, &bn, &bk, &tm, &tn, &end) != 5) {
+    return std::nullopt;
+  }
+  return MatMulTile{bm, bn, bk, tm, tn};
+}
 
 // Rows of A per workgroup for the rows and dot kernels: M itself up to 4 (a GEMV wastes no
 // work), rounded to a power of two so there are at most three programs per layout. On
@@ -86,23 +150,26 @@ uint32_t RowsFor(uint64_t M) {
   return r;
 }
 
-// The big tiles need two 16 KiB stages of workgroup memory and 256 invocations.
-bool BigTilesFit(const DeviceCaps& caps) {
-  return caps.max_workgroup_storage_bytes >= 32768 && caps.max_invocations_per_workgroup >= 256;
-}
-
 Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem& p,
                                         const DeviceCaps& caps) {
   const std::string& v = caps.matmul_variant;
   const uint32_t rows = RowsFor(p.M);
   if (v == "rows") return MatMulChoice{MatMulKernel::kRows, rows};
   if (v == "dot") return MatMulChoice{MatMulKernel::kDot, rows};
-  if (v == "tiled") return MatMulChoice{MatMulKernel::kTiled, 0};
-  if (v == "big") return MatMulChoice{MatMulKernel::kBig, 0};
+  if (v == "tiled") return MatMulChoice{MatMulKernel::kTiled, 0, kTile64};
+  if (v == "big") return MatMulChoice{MatMulKernel::kTiled, 0, kTile128};
+  if (std::optional<MatMulTile> t = ParseTile(v)) {
+    if (std::string why = TileProblem(*t, caps); !why.empty()) {
+      return Error{ErrorCode::kInvalidArgument, node.Describe() + ": MatMul variant '" + v +
+                                                    "' (ALKNET_MATMUL_VARIANT) cannot run: " + why};
+    }
+    return MatMulChoice{MatMulKernel::kTiled, 0, *t};
+  }
   if (v != "auto" && !v.empty()) {
     return Error{ErrorCode::kInvalidArgument,
                  node.Describe() + ": unknown MatMul variant '" + v +
-                     "' (ALKNET_MATMUL_VARIANT): use auto, rows, dot, tiled or big"};
+                     "' (ALKNET_MATMUL_VARIANT): use auto, rows, dot, tiled, big or "
+                     "tile:BMxBNxBK:TMxTN"};
   }
   // Small M (GEMV and a few rows): one pass over B with A broadcast. With B transposed the
   // dot kernel keeps both operands' reads contiguous.
@@ -112,6 +179,10 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
   const uint64_t dot_max_n = caps.shared_memory_tiles ? caps.max_workgroups_per_dimension : 256;
   if (p.M <= 16) {
     if (p.trans_b && p.N <= dot_max_n) return MatMulChoice{MatMulKernel::kDot, rows};
+    // On GPUs a few rows with B as it is go through the 64x64 tiles: the rows kernel's N / 256
+    // workgroups cannot fill a big GPU (H200, 16x4096x4096: 0.38 ms tiled, 1.31 ms rows).
+    // Below 8 rows the tiles waste most of their work and it is not measured: rows stays.
+    if (caps.shared_memory_tiles && p.M >= 8) return MatMulChoice{MatMulKernel::kTiled, 0, kTile64};
     return MatMulChoice{MatMulKernel::kRows, rows};
   }
   // CPU adapters: no workgroup memory (llvmpipe's barriers are expensive, its caches do the
@@ -119,10 +190,17 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
   // past maxComputeWorkgroupsPerDimension of them the 64x64 tiles (y) take over.
   const bool rows_fit = (p.M + rows - 1) / rows <= caps.max_workgroups_per_dimension;
   if (!caps.shared_memory_tiles && rows_fit) return MatMulChoice{MatMulKernel::kRows, rows};
-  // Big tiles only when they still give the device enough workgroups to fill it.
-  const uint64_t big_groups = ((p.M + 127) / 128) * ((p.N + 127) / 128) * p.batch;
-  if (BigTilesFit(caps) && big_groups >= 128) return MatMulChoice{MatMulKernel::kBig, 0};
-  return MatMulChoice{MatMulKernel::kTiled, 0};
+  // Big tiles only when they still give the device enough workgroups to fill it (128: about
+  // one per SM of an H200; at 1024 the 256x128 tiles' 32 workgroups ran at 8.7 TFLOP/s
+  // against 20.9 for 64x64).
+  auto groups = [&](const MatMulTile& t) {
+    return ((p.M + t.bm - 1) / t.bm) * ((p.N + t.bn - 1) / t.bn) * p.batch;
+  };
+  for (const MatMulTile& t : {kTile256x128, kTile128k8}) {
+    if (TileProblem(t, caps).empty() && groups(t) >= 128)
+      return MatMulChoice{MatMulKernel::kTiled, 0, t};
+  }
+  return MatMulChoice{MatMulKernel::kTiled, 0, kTile64};
 }
 
 // Row-major (transposed when `trans`) operands are read as vec4 when their rows hold a
@@ -132,12 +210,30 @@ bool AlignedForVec4(const MatMulProblem& p) { return p.K % 4 == 0 && p.N % 4 == 
 Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p,
                                  const DeviceCaps& caps) {
   ALKNET_ASSIGN_OR_RETURN(MatMulChoice c, ChooseMatMulKernel(node, p, caps));
-  const bool tiled = c.kernel == MatMulKernel::kTiled || c.kernel == MatMulKernel::kBig;
+  const bool tiled = c.kernel == MatMulKernel::kTiled;
   const bool rows = c.kernel == MatMulKernel::kRows;
   const bool vec4 = (tiled || rows) && AlignedForVec4(p);
-  hbs::Array rows_list;
-  for (uint32_t r = 0; r < c.rows; ++r) rows_list.push_back(static_cast<long long>(r));
-  const uint64_t bm = c.kernel == MatMulKernel::kBig ? 128 : 64, bk = 16, g = bm / 64;
+  auto list = [](uint32_t n) {
+    hbs::Array l;
+    for (uint32_t i = 0; i < n; ++i) l.push_back(static_cast<long long>(i));
+    return hbs::Value(std::move(l));
+  };
+  const MatMulTile& t = c.tile;
+  const uint32_t gm = t.tm / 4, gn = t.tn / 4;
+  hbs::Array acc;  // the accumulators: patch row g, row r in it, patch column h
+  if (tiled) {
+    for (uint32_t g = 0; g < gm; ++g) {
+      for (uint32_t r = 0; r < 4; ++r) {
+        for (uint32_t h = 0; h < gn; ++h) {
+          acc.push_back(hbs::Value::object({{"g", static_cast<long long>(g)},
+                                            {"r", static_cast<long long>(r)},
+                                            {"h", static_cast<long long>(h)},
+                                            {"c", std::string(1, "xyzw"[r])}}));
+        }
+      }
+    }
+  }
+  const uint32_t th = tiled ? t.threads() : 1;
   return hbs::Value::object({{"rows", rows},
                              {"dot", c.kernel == MatMulKernel::kDot},
                              {"tiled", tiled},
@@ -148,19 +244,29 @@ Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p,
                              {"b_vec4", vec4 && !p.trans_b},
                              {"out_vec4", vec4},
                              {"rows_count", c.rows},
-                             {"rows_list", hbs::Value(std::move(rows_list))},
+                             {"rows_list", list(c.rows)},
                              {"partial_len", 64 * c.rows},
-                             {"bm", bm},
-                             {"bn", bm},
-                             {"bk", bk},
-                             {"g", g},
-                             {"a_stage", bk * bm / 4},
-                             {"b_stage", bk * bm / 4},
-                             {"a_tile_len", 2 * bk * bm / 4},
-                             {"b_tile_len", 2 * bk * bm / 4},
-                             {"loads_a", bm * bk / 1024},
-                             {"loads_b", bm * bk / 1024},
-                             {"acc_len", 4 * g * g}});
+                             {"bm", t.bm},
+                             {"bn", t.bn},
+                             {"bk", t.bk},
+                             {"tm", t.tm},
+                             {"tn", t.tn},
+                             {"gm", gm},
+                             {"gn", gn},
+                             {"wx", t.wx()},
+                             {"wy", t.wy()},
+                             {"threads", th},
+                             {"a_stage", t.bk * t.bm / 4},
+                             {"b_stage", t.bk * t.bn / 4},
+                             {"a_tile_len", 2 * t.bk * t.bm / 4},
+                             {"b_tile_len", 2 * t.bk * t.bn / 4},
+                             {"la_list", list((t.bm * t.bk / 4 + th - 1) / th)},
+                             {"lb_list", list((t.bk * t.bn / 4 + th - 1) / th)},
+                             {"a_exact", (t.bm * t.bk / 4) % th == 0},
+                             {"b_exact", (t.bk * t.bn / 4) % th == 0},
+                             {"gm_list", list(gm)},
+                             {"gn_list", list(gn)},
+                             {"acc_list", hbs::Value(std::move(acc))}});
 }
 
 uint32_t FloatBits(double v) {
@@ -217,11 +323,10 @@ DispatchPlan MatMulDispatch(const OpNode& node, const MatMulProblem& p, const De
       plan.groups = {p.N, (p.M + c.rows - 1) / c.rows, p.batch};
       plan.workgroup_size = {64, 1, 1};
       break;
-    case MatMulKernel::kTiled:
-    case MatMulKernel::kBig: {
-      const uint64_t b = c.kernel == MatMulKernel::kBig ? 128 : 64;
-      plan.groups = {(p.N + b - 1) / b, (p.M + b - 1) / b, p.batch};
-      plan.workgroup_size = {16, 16, 1};
+    case MatMulKernel::kTiled: {
+      const MatMulTile& t = c.tile;
+      plan.groups = {(p.N + t.bn - 1) / t.bn, (p.M + t.bm - 1) / t.bm, p.batch};
+      plan.workgroup_size = {t.wx(), t.wy(), 1};
       break;
     }
   }

@@ -40,20 +40,18 @@ fn epilogue(acc: f32, m: u32, n: u32) -> f32 {
   return P.alpha * acc;
 }
 
-// kernel: tiled 64x64, two workgroup-memory stages
+// kernel: tiled 64x64x16, 4x4 per invocation, two workgroup-memory stages
 const BM = 64u;
 const BN = 64u;
 const BK = 16u;
-const G = 1u;  // 4x4 patches per invocation along each side
+const WX = 16u;  // invocations along N (x) and M (y)
+const WY = 16u;
+const THREADS = 256u;
 const A_STAGE = 256u;  // vec4 per stage: BK * BM / 4
 const B_STAGE = 256u;
-const LA = 1u;  // vec4 loads per invocation per tile: BM * BK / 1024
-const LB = 1u;
 
 var<workgroup> tile_a: array<vec4<f32>, 512>;  // 2 stages of [k][m / 4]
 var<workgroup> tile_b: array<vec4<f32>, 512>;  // 2 stages of [k][n / 4]
-var<private> next_a: array<vec4<f32>, 1>;
-var<private> next_b: array<vec4<f32>, 1>;
 
 // A[m, k..k+3] and B[k, n..n+3] of the batch's matrices, zero outside them.
 fn load_a4(base: u32, m: u32, k: u32) -> vec4<f32> {
@@ -76,33 +74,36 @@ fn load_b4(base: u32, k: u32, n: u32) -> vec4<f32> {
   return v;
 }
 
-// The tile at k0 into registers (global loads in flight while the block computes).
-fn load_tile(off: vec2<u32>, row0: u32, col0: u32, k0: u32, tid: u32) {
-  for (var j = 0u; j < LA; j++) {
-    let i = tid + 256u * j;
-    next_a[j] = load_a4(off.x, row0 + i / (BK / 4u), k0 + (i % (BK / 4u)) * 4u);
-  }
-  for (var j = 0u; j < LB; j++) {
-    let i = tid + 256u * j;
-    next_b[j] = load_b4(off.y, k0 + i / (BN / 4u), col0 + (i % (BN / 4u)) * 4u);
-  }
+// Load i (of BM * BK / 4) of A's tile at k0, and of B's (BK * BN / 4). Where a tile has
+// fewer vec4s than the invocations' loads, the extra ones load and store nothing.
+fn load_a(base: u32, row0: u32, k0: u32, i: u32) -> vec4<f32> {
+  return load_a4(base, row0 + i / (BK / 4u), k0 + (i % (BK / 4u)) * 4u);
 }
 
-// The registers into a stage of workgroup memory (A transposed).
-fn store_tile(stage: u32, tid: u32) {
-  for (var j = 0u; j < LA; j++) {
-    let i = tid + 256u * j;
-    let mi = i / (BK / 4u);
-    let kk = (i % (BK / 4u)) * 4u;
-    let base = stage * A_STAGE + mi / 4u;
-    tile_a[base + (kk + 0u) * (BM / 4u)][mi % 4u] = next_a[j].x;
-    tile_a[base + (kk + 1u) * (BM / 4u)][mi % 4u] = next_a[j].y;
-    tile_a[base + (kk + 2u) * (BM / 4u)][mi % 4u] = next_a[j].z;
-    tile_a[base + (kk + 3u) * (BM / 4u)][mi % 4u] = next_a[j].w;
-  }
-  for (var j = 0u; j < LB; j++) {
-    let i = tid + 256u * j;
-    tile_b[stage * B_STAGE + (i / (BN / 4u)) * (BN / 4u) + i % (BN / 4u)] = next_b[j];
+fn load_b(base: u32, col0: u32, k0: u32, i: u32) -> vec4<f32> {
+  return load_b4(base, k0 + i / (BN / 4u), col0 + (i % (BN / 4u)) * 4u);
+}
+
+// A load into a stage of workgroup memory, transposed; a B load as it is.
+fn store_a(stage: u32, i: u32, v: vec4<f32>) {
+  let mi = i / (BK / 4u);
+  let kk = (i % (BK / 4u)) * 4u;
+  let base = stage * A_STAGE + mi / 4u;
+  tile_a[base + (kk + 0u) * (BM / 4u)][mi % 4u] = v.x;
+  tile_a[base + (kk + 1u) * (BM / 4u)][mi % 4u] = v.y;
+  tile_a[base + (kk + 2u) * (BM / 4u)][mi % 4u] = v.z;
+  tile_a[base + (kk + 3u) * (BM / 4u)][mi % 4u] = v.w;
+}
+
+fn store_b(stage: u32, i: u32, v: vec4<f32>) {
+  tile_b[stage * B_STAGE + i] = v;
+}
+
+// Output (m, n..n+3) through the epilogue, bounds-checked.
+fn store_out(out_base: u32, m: u32, n: u32, v: vec4<f32>) {
+  if (m >= P.M || n >= P.N) { return; }
+  for (var j = 0u; j < 4u; j++) {
+    if (n + j < P.N) { out0[out_base + m * P.N + n + j] = epilogue(v[j], m, n + j); }
   }
 }
 
@@ -111,50 +112,46 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let off = batch_offsets(wg.z);
   let row0 = wg.y * BM;
   let col0 = wg.x * BN;
-  let tid = lid.y * 16u + lid.x;
-  var acc: array<vec4<f32>, 4>;  // [4 G rows][G column groups]
+  let tid = lid.y * WX + lid.x;
+  var acc_0_0_0 = vec4<f32>(0.0);
+  var acc_0_1_0 = vec4<f32>(0.0);
+  var acc_0_2_0 = vec4<f32>(0.0);
+  var acc_0_3_0 = vec4<f32>(0.0);
 
   let tiles = (P.K + BK - 1u) / BK;
-  load_tile(off, row0, col0, 0u, tid);
-  store_tile(0u, tid);
+  var na0 = load_a(off.x, row0, 0u, tid + 0u * THREADS);
+  var nb0 = load_b(off.y, col0, 0u, tid + 0u * THREADS);
+  store_a(0u, tid + 0u * THREADS, na0);
+  store_b(0u, tid + 0u * THREADS, nb0);
   workgroupBarrier();
   for (var t = 0u; t < tiles; t++) {
     let cur = t % 2u;
     let more = t + 1u < tiles;
-    if (more) { load_tile(off, row0, col0, (t + 1u) * BK, tid); }
-    for (var kk = 0u; kk < BK; kk++) {
-      var av: array<vec4<f32>, G>;
-      var bv: array<vec4<f32>, G>;
-      for (var g = 0u; g < G; g++) {
-        av[g] = tile_a[cur * A_STAGE + kk * (BM / 4u) + g * (BM / (4u * G)) + lid.y];
-        bv[g] = tile_b[cur * B_STAGE + kk * (BN / 4u) + g * (BN / (4u * G)) + lid.x];
-      }
-      for (var g = 0u; g < G; g++) {
-        for (var h = 0u; h < G; h++) {
-          acc[(g * 4u + 0u) * G + h] = fma(vec4<f32>(av[g].x), bv[h], acc[(g * 4u + 0u) * G + h]);
-          acc[(g * 4u + 1u) * G + h] = fma(vec4<f32>(av[g].y), bv[h], acc[(g * 4u + 1u) * G + h]);
-          acc[(g * 4u + 2u) * G + h] = fma(vec4<f32>(av[g].z), bv[h], acc[(g * 4u + 2u) * G + h]);
-          acc[(g * 4u + 3u) * G + h] = fma(vec4<f32>(av[g].w), bv[h], acc[(g * 4u + 3u) * G + h]);
-        }
-      }
+    if (more) {
+      let k0 = (t + 1u) * BK;
+      na0 = load_a(off.x, row0, k0, tid + 0u * THREADS);
+      nb0 = load_b(off.y, col0, k0, tid + 0u * THREADS);
     }
-    if (more) { store_tile(1u - cur, tid); }
+    let abase = cur * A_STAGE + lid.y;
+    let bbase = cur * B_STAGE + lid.x;
+    for (var kk = 0u; kk < BK; kk++) {
+      let a0 = tile_a[abase + kk * (BM / 4u) + 0u * WY];
+      let b0 = tile_b[bbase + kk * (BN / 4u) + 0u * WX];
+      acc_0_0_0 = fma(vec4<f32>(a0.x), b0, acc_0_0_0);
+      acc_0_1_0 = fma(vec4<f32>(a0.y), b0, acc_0_1_0);
+      acc_0_2_0 = fma(vec4<f32>(a0.z), b0, acc_0_2_0);
+      acc_0_3_0 = fma(vec4<f32>(a0.w), b0, acc_0_3_0);
+    }
+    if (more) {
+      store_a(1u - cur, tid + 0u * THREADS, na0);
+      store_b(1u - cur, tid + 0u * THREADS, nb0);
+    }
     workgroupBarrier();
   }
 
   let out_base = wg.z * P.M * P.N;
-  for (var g = 0u; g < G; g++) {
-    for (var r = 0u; r < 4u; r++) {
-      let m = row0 + g * (BM / G) + lid.y * 4u + r;
-      if (m >= P.M) { continue; }
-      for (var h = 0u; h < G; h++) {
-        let n = col0 + h * (BN / G) + lid.x * 4u;
-        if (n >= P.N) { continue; }
-        let v = acc[(g * 4u + r) * G + h];
-        for (var j = 0u; j < 4u; j++) {
-          if (n + j < P.N) { out0[out_base + m * P.N + n + j] = epilogue(v[j], m, n + j); }
-        }
-      }
-    }
-  }
+  store_out(out_base, row0 + 0u * (BM / 1u) + lid.y * 4u + 0u, col0 + 0u * (BN / 1u) + lid.x * 4u, acc_0_0_0);
+  store_out(out_base, row0 + 0u * (BM / 1u) + lid.y * 4u + 1u, col0 + 0u * (BN / 1u) + lid.x * 4u, acc_0_1_0);
+  store_out(out_base, row0 + 0u * (BM / 1u) + lid.y * 4u + 2u, col0 + 0u * (BN / 1u) + lid.x * 4u, acc_0_2_0);
+  store_out(out_base, row0 + 0u * (BM / 1u) + lid.y * 4u + 3u, col0 + 0u * (BN / 1u) + lid.x * 4u, acc_0_3_0);
 }
