@@ -342,8 +342,13 @@ Status Executor::Dispatch(wg::Recorder& rec, const ShaderProgram& program,
   const auto compile_start = std::chrono::steady_clock::now();
   auto kernel = ctx_.GetKernel(spec);
   if (log_compiles && ctx_.cached_kernel_count() != compiled_before) {
+    // The source's FNV-1a hash tells which pipelines two processes share (alknet warmup's
+    // set against a model's).
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (unsigned char ch : spec.wgsl) h = (h ^ ch) * 0x100000001b3ULL;
     std::fprintf(
-        stderr, "alknet pipeline: %s %.1f ms\n", spec.label.c_str(),
+        stderr, "alknet pipeline: %s wgsl:%016llx %.1f ms\n", spec.label.c_str(),
+        static_cast<unsigned long long>(h),
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compile_start)
             .count());
   }
