@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -331,7 +332,26 @@ Status Executor::Dispatch(wg::Recorder& rec, const ShaderProgram& program,
                  program.label + ": " + std::to_string(bindings.size()) + " buffers for " +
                      std::to_string(next) + " storage bindings"};
   }
+  // ALKNET_PIPELINE_LOG=1: one stderr line per compiled pipeline (label, wall ms), the
+  // compile side of a first-run profile (bench/onnx/det_first_run sums them by kind).
+  static const bool log_compiles = [] {
+    const char* v = std::getenv("ALKNET_PIPELINE_LOG");
+    return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+  }();
+  const size_t compiled_before = log_compiles ? ctx_.cached_kernel_count() : 0;
+  const auto compile_start = std::chrono::steady_clock::now();
   auto kernel = ctx_.GetKernel(spec);
+  if (log_compiles && ctx_.cached_kernel_count() != compiled_before) {
+    // The source's FNV-1a hash tells which pipelines two processes share (alknet warmup's
+    // set against a model's).
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (unsigned char ch : spec.wgsl) h = (h ^ ch) * 0x100000001b3ULL;
+    std::fprintf(
+        stderr, "alknet pipeline: %s wgsl:%016llx %.1f ms\n", spec.label.c_str(),
+        static_cast<unsigned long long>(h),
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compile_start)
+            .count());
+  }
   if (!kernel.ok()) return FromWebGpu(kernel.error());
   wg::Status st =
       rec.Dispatch(**kernel, bb, wg::Grid{program.grid[0], program.grid[1], program.grid[2]});

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
+#include <string>
 
 #include "test_util.h"
 
@@ -15,7 +17,8 @@ using testing::SharedContext;
 
 using Ints = std::vector<int64_t>;
 
-// CPU adapters' variant (what lavapipe gets): Conv runs the parameter-block kernel.
+// CPU adapters' variant (what lavapipe gets): Conv runs the parameter-block kernel, and
+// elementwise, pool and Resize read their shapes from a parameter block too (ADR 0011).
 DeviceCaps CpuCaps() {
   DeviceCaps caps = CapsOf(SharedContext());
   caps.shared_memory_tiles = false;
@@ -344,6 +347,203 @@ TEST(ConvParamBlock, HundredLayerCnnCompilesFewPipelines) {
   ASSERT_TRUE(host.ok());
   ASSERT_EQ(host->shape, cur.shape);
   EXPECT_TRUE(Near(testing::FromHost(*host), cur.data, 1e-4, 1e-4));
+}
+
+// A detector-like graph (docs/adr/0011-bounded-programs.md): 3x3 convs with fused
+// activations, squeeze-excitation (GlobalAveragePool, HardSigmoid with varying alpha, a
+// broadcasting Mul), residual Adds, MaxPool / AveragePool and nearest / linear Upsample, over
+// about 25 distinct shapes. With shapes in the parameter block the pipelines are one per kind,
+// not one per (kind, shape); the result matches the float64 references node by node.
+TEST(BoundedPrograms, DetectorLikeGraphCompilesFewPipelines) {
+  auto created = webgpu::Context::Create();
+  ASSERT_TRUE(created.ok()) << created.error().ToString();
+  webgpu::Context& ctx = **created;
+  Executor ex(ctx, ExecutorOptions{.caps = CpuCaps()});
+  std::mt19937_64 rng(testing::Seed() + 15);
+  // Nodes are drawn first (weights are graph inputs and take the first value ids).
+  struct Step {
+    std::string op;
+    Attributes at;
+    std::vector<int> in;  // >= 0: a node output (index into steps); < 0: -1 - weight index
+    int opset = 17;
+  };
+  std::vector<Step> steps;
+  std::vector<RefTensor> weights;
+  auto weight = [&](const Shape& s, double scale) {
+    weights.push_back(Random(rng, s, scale));
+    return -1 - static_cast<int>(weights.size() - 1);
+  };
+  const char* acts[] = {"", "Relu", "HardSwish"};
+  const uint64_t chans[] = {8, 12, 16, 20, 24};
+  uint64_t c = 8, h = 20, w = 24;
+  int x = -1000;                 // the graph input
+  std::set<std::string> shapes;  // (op, output shape): what shape-specialised programs key on
+  for (int i = 0; i < 24; ++i) {
+    const uint64_t m = i % 3 == 2 ? c : chans[(i * 7 + 3) % 5];
+    steps.push_back(
+        {"Conv",
+         {{"pads", Ints{1, 1, 1, 1}}, {"alknet.activation", AttrValue(std::string(acts[i % 3]))}},
+         {x, weight({m, c, 3, 3}, std::sqrt(3.0 / double(c * 9))), weight({m}, 0.1)}});
+    const int y = static_cast<int>(steps.size()) - 1;
+    steps.push_back({"GlobalAveragePool", {}, {y}});
+    steps.push_back({"HardSigmoid",
+                     {{"alpha", AttrValue(0.2 + 0.05 * (i % 3))}, {"beta", AttrValue(0.5)}},
+                     {static_cast<int>(steps.size()) - 1}});
+    steps.push_back({"Mul", {}, {y, static_cast<int>(steps.size()) - 1}});
+    int out = static_cast<int>(steps.size()) - 1;
+    if (m == c && x != -1000) {
+      steps.push_back({"Add", {}, {out, x}});
+      out = static_cast<int>(steps.size()) - 1;
+    }
+    for (const char* op : {"Conv", "GlobalAveragePool", "HardSigmoid", "Mul", "Add"}) {
+      shapes.insert(std::string(op) + ShapeToString({1, m, h, w}));
+    }
+    c = m;
+    if (i % 4 == 1 && h >= 8 && w >= 8) {
+      if (i % 8 == 1) {
+        steps.push_back(
+            {"MaxPool", {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}}, {out}});
+        h /= 2;
+        w /= 2;
+      } else {
+        steps.push_back(
+            {"AveragePool",
+             {{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}},
+             {out}});
+        h = (h + 1) / 2;
+        w = (w + 1) / 2;
+      }
+      out = static_cast<int>(steps.size()) - 1;
+      shapes.insert(steps.back().op + ShapeToString({1, c, h, w}));
+    } else if (i % 4 == 3 && h < 12) {
+      steps.push_back({"Upsample",
+                       {{"scales", std::vector<double>{1, 1, 2, 2}},
+                        {"mode", AttrValue(std::string(i % 8 == 3 ? "nearest" : "linear"))}},
+                       {out},
+                       7});
+      h *= 2;
+      w *= 2;
+      out = static_cast<int>(steps.size()) - 1;
+      shapes.insert("Upsample" + ShapeToString({1, c, h, w}));
+    }
+    x = out;
+  }
+  // Values: 0 the input, 1..W the weights, then one per step.
+  const int nw = static_cast<int>(weights.size());
+  auto value_of = [&](int ref) { return ref == -1000 ? 0 : ref < 0 ? -ref : 1 + nw + ref; };
+  Graph g(1 + nw);
+  for (const Step& st : steps) {
+    std::vector<int> ins;
+    for (int r : st.in) ins.push_back(value_of(r));
+    g.Add(st.op, ins, st.at, st.opset);
+  }
+  g.outputs = {g.num_values - 1};
+  RefTensor input = Random(rng, {1, 8, 20, 24});
+  std::vector<Tensor> dev{*ex.Upload(DType::kF32, input.shape, testing::ToHost(input))};
+  for (const RefTensor& t : weights)
+    dev.push_back(*ex.Upload(DType::kF32, t.shape, testing::ToHost(t)));
+  const size_t before = ctx.cached_kernel_count();
+  auto out = ex.Run(g, dev);
+  ASSERT_TRUE(out.ok()) << out.error().ToString();
+  const size_t compiled = ctx.cached_kernel_count() - before;
+  std::printf("[ pipelines] %zu compiled for %zu nodes of %zu distinct (op, shape)\n", compiled,
+              steps.size(), shapes.size());
+  // Kinds: Conv 3x3 x 3 activations; GlobalAveragePool, HardSigmoid, broadcast Mul, Add,
+  // MaxPool, AveragePool; Upsample nearest and linear: 11. Shape-specialised: one per
+  // distinct (op, shape), far more than the bound.
+  EXPECT_LE(compiled, 12u) << "pipelines compiled for " << steps.size() << " nodes";
+  EXPECT_GT(shapes.size(), 2 * compiled);
+  // The float64 references, node by node.
+  std::vector<RefTensor> vals;
+  auto ref_of = [&](int r) -> const RefTensor& {
+    return r == -1000 ? input
+           : r < 0    ? weights[static_cast<size_t>(-1 - r)]
+                      : vals[static_cast<size_t>(r)];
+  };
+  for (const Step& st : steps) {
+    OpNode node{st.op, "", st.opset, st.at, {}, {}};
+    std::vector<RefTensor> in;
+    for (int r : st.in) {
+      in.push_back(ref_of(r));
+      node.inputs.push_back(TensorDesc{in.back().dtype, in.back().shape});
+    }
+    auto r = ReferenceRun(node, in);
+    ASSERT_TRUE(r.ok()) << st.op << ": " << r.error().ToString();
+    vals.push_back((*r)[0]);
+  }
+  auto host = ex.Download((*out)[0]);
+  ASSERT_TRUE(host.ok());
+  ASSERT_EQ(host->shape, vals.back().shape);
+  EXPECT_TRUE(Near(testing::FromHost(*host), vals.back().data, 1e-4, 1e-4));
+}
+
+// Elementwise, pool and Resize nodes of different shapes and float attributes share one
+// pipeline per structure, and match the references (shapes that used to get programs of
+// their own).
+TEST(BoundedPrograms, ShapesShareOnePipeline) {
+  webgpu::Context& ctx = SharedContext();
+  Executor ex(ctx, ExecutorOptions{.caps = CpuCaps()});
+  std::mt19937_64 rng(testing::Seed() + 16);
+  auto check = [&](const std::string& op, const std::vector<Shape>& xs, const Attributes& at,
+                   int opset = 17) {
+    std::vector<RefTensor> in;
+    std::vector<Tensor> dev;
+    OpNode node{op, "", opset, at, {}, {}};
+    for (const Shape& s : xs) {
+      in.push_back(Random(rng, s));
+      dev.push_back(*ex.Upload(DType::kF32, s, testing::ToHost(in.back())));
+      node.inputs.push_back(TensorDesc{DType::kF32, s});
+    }
+    auto ref = ReferenceRun(node, in);
+    ASSERT_TRUE(ref.ok()) << op << ": " << ref.error().ToString();
+    auto out = ex.Run(op, dev, at, opset);
+    ASSERT_TRUE(out.ok()) << op << ": " << out.error().ToString();
+    auto host = ex.Download(*out);
+    ASSERT_TRUE(host.ok());
+    ASSERT_EQ(host->shape, (*ref)[0].shape) << op;
+    EXPECT_TRUE(Near(testing::FromHost(*host), (*ref)[0].data, 1e-5, 1e-5)) << op;
+  };
+  struct Kind {
+    std::string op;
+    std::vector<std::vector<Shape>> shapes;
+    std::vector<Attributes> attrs;
+    int opset = 17;
+  };
+  const std::vector<Kind> kinds = {
+      {"Add", {{{2, 5, 7}, {2, 5, 7}}, {{3, 9, 11}, {3, 9, 11}}}, {{}, {}}},
+      {"Mul", {{{1, 6, 5, 7}, {1, 6, 1, 1}}, {{2, 3, 9, 4}, {2, 3, 1, 1}}}, {{}, {}}},
+      {"Sub", {{{5, 7}, {7}}, {{3, 13}, {13}}}, {{}, {}}},
+      {"HardSigmoid",
+       {{{3, 5, 7}}, {{2, 9, 9}}},
+       {{{"alpha", AttrValue(0.3)}}, {{"alpha", AttrValue(0.1)}, {"beta", AttrValue(0.25)}}}},
+      {"LeakyRelu", {{{37}}, {{101}}}, {{{"alpha", AttrValue(0.05)}}, {{"alpha", AttrValue(0.3)}}}},
+      {"MaxPool",
+       {{{1, 3, 9, 11}}, {{2, 2, 6, 13}}},
+       {{{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}},
+        {{"kernel_shape", Ints{2, 3}}, {"strides", Ints{2, 1}}}}},
+      {"AveragePool",
+       {{{1, 3, 9, 11}}, {{1, 5, 7, 6}}},
+       {{{"kernel_shape", Ints{3, 3}},
+         {"pads", Ints{1, 1, 1, 1}},
+         {"count_include_pad", int64_t{1}}},
+        {{"kernel_shape", Ints{2, 2}},
+         {"strides", Ints{2, 2}},
+         {"count_include_pad", int64_t{1}}}}},
+      {"GlobalAveragePool", {{{1, 7, 5, 9}}, {{2, 3, 11, 4}}}, {{}, {}}},
+      {"Upsample",
+       {{{1, 2, 3, 5}}, {{1, 3, 4, 2}}},
+       {{{"scales", std::vector<double>{1, 1, 2, 2}}, {"mode", AttrValue(std::string("linear"))}},
+        {{"scales", std::vector<double>{1, 1, 3, 2}}, {"mode", AttrValue(std::string("linear"))}}},
+       7},
+  };
+  for (const Kind& k : kinds) {
+    SCOPED_TRACE(k.op);
+    check(k.op, k.shapes[0], k.attrs[0], k.opset);
+    const size_t after_first = ctx.cached_kernel_count();
+    check(k.op, k.shapes[1], k.attrs[1], k.opset);
+    EXPECT_EQ(ctx.cached_kernel_count(), after_first)
+        << k.op << ": a second shape compiled a pipeline";
+  }
 }
 
 }  // namespace

@@ -259,9 +259,16 @@ TEST_P(OpTest, MatchesFloat64Reference) {
     variants = {CapsOf(ctx), CapsOf(ctx)};
     variants[0].shared_memory_tiles = true;
     variants[1].shared_memory_tiles = false;
+  } else if (p.record->params) {
+    // Elementwise, pool and Resize: shapes rendered as constants (GPUs) and read from the
+    // parameter block (CPU adapters, docs/adr/0011-bounded-programs.md).
+    variants = {CapsOf(ctx), CapsOf(ctx)};
+    variants[0].shared_memory_tiles = true;
+    variants[1].shared_memory_tiles = false;
   }
   for (const DeviceCaps& caps : variants) {
-    SCOPED_TRACE("matmul_variant=" + caps.matmul_variant);
+    SCOPED_TRACE("matmul_variant=" + caps.matmul_variant +
+                 " shared_memory_tiles=" + std::to_string(caps.shared_memory_tiles));
     Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
     std::mt19937_64 rng(testing::Seed() ^
                         std::hash<std::string>{}(p.record->name + DTypeName(p.dtype)));

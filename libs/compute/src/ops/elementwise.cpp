@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+
+#include "ops/shape_params.h"
 
 namespace alknet::compute::ops {
 
@@ -59,17 +62,28 @@ bool UseVec4(const OpNode& node, uint64_t n) {
 
 }  // namespace
 
-Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attrs,
-                                      const DeviceCaps& caps) {
+namespace {
+
+// The index math of one elementwise node: output extents after dropping extent-1 dimensions
+// and coalescing, each operand's strides over them, and which operands need no index math.
+struct ElementwiseLayout {
+  uint64_t n = 0;  // invocation units: elements, or vec4s
+  bool vec4 = false;
+  std::vector<uint64_t> extents;              // outermost first
+  std::vector<std::vector<int64_t>> strides;  // per operand, parallel to extents
+  std::vector<bool> direct;                   // per operand
+};
+
+Result<ElementwiseLayout> LayoutOf(const OpNode& node) {
   const Shape& out = node.outputs.at(0).shape;
   const uint64_t n = node.outputs[0].elements();
   if (n >= (uint64_t{1} << 32)) {
     return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(n) +
                                         " elements exceed 32-bit shader indexing"};
   }
+  ElementwiseLayout l;
   // Dimensions of extent 1 carry nothing; the others, with each operand's stride.
-  std::vector<uint64_t> extents;
-  std::vector<std::vector<int64_t>> strides(node.inputs.size());
+  l.strides.resize(node.inputs.size());
   std::vector<std::vector<int64_t>> aligned;
   for (const TensorDesc& in : node.inputs) aligned.push_back(AlignedStrides(in, out));
   const Shape out_strides = ContiguousStridesOf(out);
@@ -78,57 +92,122 @@ Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attr
   std::vector<bool> same_layout(node.inputs.size(), true);
   for (size_t d = 0; d < out.size(); ++d) {
     if (out[d] == 1) continue;
-    extents.push_back(out[d]);
+    l.extents.push_back(out[d]);
     for (size_t j = 0; j < node.inputs.size(); ++j) {
-      strides[j].push_back(aligned[j][d]);
+      l.strides[j].push_back(aligned[j][d]);
       if (aligned[j][d] != static_cast<int64_t>(out_strides[d])) same_layout[j] = false;
     }
   }
   // Coalesce: an outer dimension folds into the next inner one when every operand steps
   // through both as one run (stride_outer == stride_inner * extent_inner). Fewer dimensions,
   // fewer divisions per element.
-  for (size_t d = extents.size(); d-- > 1;) {
+  for (size_t d = l.extents.size(); d-- > 1;) {
     bool fold = true;
-    for (size_t j = 0; j < strides.size(); ++j) {
-      if (strides[j][d - 1] != strides[j][d] * static_cast<int64_t>(extents[d])) fold = false;
+    for (size_t j = 0; j < l.strides.size(); ++j) {
+      if (l.strides[j][d - 1] != l.strides[j][d] * static_cast<int64_t>(l.extents[d])) fold = false;
     }
     if (!fold) continue;
-    extents[d - 1] *= extents[d];
-    extents.erase(extents.begin() + static_cast<long>(d));
-    for (auto& s : strides) {
-      s[d - 1] = s[d];
-      s.erase(s.begin() + static_cast<long>(d));
+    l.extents[d - 1] *= l.extents[d];
+    l.extents.erase(l.extents.begin() + static_cast<long>(d));
+    for (auto& st : l.strides) {
+      st[d - 1] = st[d];
+      st.erase(st.begin() + static_cast<long>(d));
     }
   }
-  const bool vec4 = UseVec4(node, n);
+  l.vec4 = UseVec4(node, n);
+  l.n = l.vec4 ? n / 4 : n;
+  for (size_t j = 0; j < node.inputs.size(); ++j) {
+    l.direct.push_back((node.inputs[j].offset == 0 && same_layout[j]) || l.vec4);
+  }
+  return l;
+}
+
+// Word k of the parameter block as a WGSL expression (shaders/common/elementwise: `prm.w`
+// is an array of vec4<u32>, the layout uniform buffers require).
+std::string ParamWord(size_t k) { return "prm.w[" + std::to_string(k / 4) + "]." + "xyzw"[k % 4]; }
+
+// Builds the template data and, in parameter-block mode, the block's words in the order the
+// data refers to them. Literal mode renders every number into the source (`7u`).
+struct ElementwiseBuild {
+  hbs::Value ctx;
+  std::vector<uint32_t> words;
+};
+
+Result<ElementwiseBuild> BuildElementwise(const OpNode& node, const Attributes& attrs,
+                                          const DeviceCaps& caps, bool from_params) {
+  ALKNET_ASSIGN_OR_RETURN(ElementwiseLayout l, LayoutOf(node));
+  ElementwiseBuild b;
+  // A u32 value: a word of the block, or a literal.
+  auto value = [&](uint64_t v) {
+    if (!from_params) return std::to_string(v) + "u";
+    b.words.push_back(static_cast<uint32_t>(v));
+    return ParamWord(b.words.size() - 1);
+  };
+  const std::string limit = value(l.n);
   hbs::Array operands;
   for (size_t j = 0; j < node.inputs.size(); ++j) {
-    const bool direct = node.inputs[j].offset == 0 && same_layout[j];
+    const bool direct = l.direct[j];
     hbs::Array terms;
-    for (size_t d = extents.size(); d-- > 0;) {  // innermost first
-      terms.push_back(hbs::Value::object({{"extent", extents[d]},
-                                          {"stride", static_cast<long long>(strides[j][d])},
-                                          {"zero", strides[j][d] == 0},
-                                          {"last", d == 0}}));
+    std::string offset;
+    if (!direct && !node.inputs[j].absent) {
+      offset = value(node.inputs[j].offset);
+      for (size_t d = l.extents.size(); d-- > 0;) {  // innermost first
+        const int64_t stride = l.strides[j][d];
+        // Strides are non-negative element counts below 2^32 (the output has fewer elements).
+        terms.push_back(
+            hbs::Value::object({{"extent", d == 0 ? std::string() : value(l.extents[d])},
+                                {"stride", stride == 0   ? std::string()
+                                           : from_params ? value(static_cast<uint32_t>(stride))
+                                                         : std::to_string(stride) + "u"},
+                                {"zero", stride == 0},
+                                {"last", d == 0}}));
+      }
     }
     operands.push_back(hbs::Value::object({{"index", static_cast<long long>(j)},
                                            {"absent", node.inputs[j].absent},
-                                           {"direct", direct || vec4},
-                                           {"offset", node.inputs[j].offset},
+                                           {"direct", direct},
+                                           {"offset", offset},
                                            {"terms", hbs::Value(std::move(terms))}}));
   }
-  hbs::Value ctx =
-      hbs::Value::object({{"n", vec4 ? n / 4 : n},
-                          {"vec", vec4 ? 4 : 1},
-                          {"per_invocation", std::max<uint32_t>(1, caps.items_per_invocation)},
-                          {"operands", hbs::Value(std::move(operands))}});
-  // Attributes become template data: floats as ready-made literals, ints and strings as is.
+  b.ctx = hbs::Value::object({{"n", l.n},
+                              {"limit", limit},
+                              {"vec", l.vec4 ? 4 : 1},
+                              {"per_invocation", std::max<uint32_t>(1, caps.items_per_invocation)},
+                              {"operands", hbs::Value(std::move(operands))}});
+  // Attributes become template data: floats as ready-made literals (or words of the block,
+  // bitcast), ints and strings as is (they select code).
   for (const auto& [name, v] : attrs) {
-    if (v.index() == 0) ctx.as_object().set(name, static_cast<long long>(std::get<int64_t>(v)));
-    if (v.index() == 1) ctx.as_object().set(name, FloatLiteral(std::get<double>(v)));
-    if (v.index() == 2) ctx.as_object().set(name, std::get<std::string>(v));
+    if (v.index() == 0) b.ctx.as_object().set(name, static_cast<long long>(std::get<int64_t>(v)));
+    if (v.index() == 1) {
+      const double f = std::get<double>(v);
+      if (from_params) {
+        const float f32 = static_cast<float>(f);
+        uint32_t bits = 0;
+        std::memcpy(&bits, &f32, sizeof bits);
+        b.words.push_back(bits);
+        b.ctx.as_object().set(name, "bitcast<f32>(" + ParamWord(b.words.size() - 1) + ")");
+      } else {
+        b.ctx.as_object().set(name, FloatLiteral(f));
+      }
+    }
+    if (v.index() == 2) b.ctx.as_object().set(name, std::get<std::string>(v));
   }
-  return ctx;
+  if (from_params) {
+    b.ctx.as_object().set("param_block", true);
+    b.ctx.as_object().set("param_vec4s", static_cast<uint64_t>((b.words.size() + 3) / 4));
+    b.words.resize((b.words.size() + 3) / 4 * 4, 0);
+  } else {
+    b.ctx.as_object().set("param_block", false);
+  }
+  return b;
+}
+
+}  // namespace
+
+Result<hbs::Value> ElementwiseContext(const OpNode& node, const Attributes& attrs,
+                                      const DeviceCaps& caps) {
+  ALKNET_ASSIGN_OR_RETURN(ElementwiseBuild b, BuildElementwise(node, attrs, caps, false));
+  return std::move(b.ctx);
 }
 
 DispatchPlan ElementwiseDispatch(const OpNode& node, const DeviceCaps& caps) {
@@ -192,8 +271,18 @@ OpRecord ElementwiseRecord(std::string name, std::string shader, std::string sum
   r.infer = [allowed, out](const OpNode& node, const Attributes&) {
     return InferElementwise(node, allowed, out);
   };
-  r.context = [](const OpNode& node, const Attributes& attrs, const DeviceCaps& caps) {
-    return ElementwiseContext(node, attrs, caps);
+  // CPU adapters: sizes, strides and float attributes in the parameter block (ShapesInParams).
+  r.context = [](const OpNode& node, const Attributes& attrs,
+                 const DeviceCaps& caps) -> Result<hbs::Value> {
+    ALKNET_ASSIGN_OR_RETURN(ElementwiseBuild b,
+                            BuildElementwise(node, attrs, caps, ShapesInParams(caps)));
+    return std::move(b.ctx);
+  };
+  r.params = [](const OpNode& node, const Attributes& attrs,
+                const DeviceCaps& caps) -> Result<std::vector<uint32_t>> {
+    if (!ShapesInParams(caps)) return std::vector<uint32_t>{};
+    ALKNET_ASSIGN_OR_RETURN(ElementwiseBuild b, BuildElementwise(node, attrs, caps, true));
+    return std::move(b.words);
   };
   r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) {
     return ElementwiseDispatch(node, caps);

@@ -2,8 +2,12 @@
 // GlobalMaxPool, GlobalAveragePool; 1-D to 3-D, all rendered by shaders/pool/pool.wgsl.hbs.
 // Indices are i32 (the ONNX session maps INT64 to i32, range-checked).
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ops/families.h"
+#include "ops/shape_params.h"
 #include "ops/spatial.h"
 
 namespace alknet::compute::ops {
@@ -64,6 +68,44 @@ Shape PoolOutShape(const Shape& x, const Window& w) {
   return s;
 }
 
+// The numbers of a pool's window, in the order of PoolParams (shaders/pool/pool.wgsl.hbs):
+// rendered as constants on GPUs, words of the parameter block on CPU adapters.
+std::vector<std::pair<std::string, int64_t>> PoolValues(const OpNode& node, const Window& w) {
+  const Shape& x = node.inputs[0].shape;
+  std::vector<std::pair<std::string, int64_t>> v;
+  v.emplace_back("P", static_cast<int64_t>(w.out_size()));
+  v.emplace_back("total", static_cast<int64_t>(x[0] * x[1] * w.out_size()));
+  const int lead = 3 - static_cast<int>(w.rank);
+  const char* axis = "DHW";
+  for (int a = 0; a < 3; ++a) {
+    const std::string s(1, axis[a]);
+    v.emplace_back("I" + s, static_cast<int64_t>(w.In3(a)));
+    v.emplace_back("O" + s, static_cast<int64_t>(w.Out3(a)));
+    v.emplace_back("K" + s, static_cast<int64_t>(w.Kernel3(a)));
+    v.emplace_back("S" + s, w.Stride3(a));
+    v.emplace_back("DL" + s, w.Dilation3(a));
+    v.emplace_back("P" + s, w.Pad3(a));
+    v.emplace_back("P" + s + "E", a < lead ? int64_t{0} : w.pad_end[a - lead]);
+  }
+  return v;
+}
+
+// PoolValues as 32-bit words (24: the uniform struct's size rounded to 16 bytes). The kernel
+// computes windows in i32 and output indices in u32.
+Result<std::vector<uint32_t>> PoolWords(const OpNode& node, const Window& w) {
+  std::vector<uint32_t> words;
+  for (const auto& [name, v] : PoolValues(node, w)) {
+    const int64_t max = name == "total" ? int64_t{0xFFFFFFFF} : int64_t{0x7FFFFFFF};
+    if (v < -int64_t{0x7FFFFFFF} || v > max) {
+      return Error{ErrorCode::kLimit, node.Describe() + ": " + name + " = " + std::to_string(v) +
+                                          " exceeds the pool kernel's 32-bit arithmetic"};
+    }
+    words.push_back(static_cast<uint32_t>(v));
+  }
+  words.resize(24, 0);
+  return words;
+}
+
 OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min, int opset_max,
                     bool indices) {
   OpRecord r;
@@ -116,22 +158,28 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
     return o;
   };
   r.context = [max, global, indices](const OpNode& node, const Attributes& at,
-                                     const DeviceCaps&) -> Result<hbs::Value> {
+                                     const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(Window w, PoolWindow(node, at, global));
-    const Shape& x = node.inputs[0].shape;
     hbs::Object o;
-    o.set("P", w.out_size());
-    o.set("total", x[0] * x[1] * w.out_size());
-    AddWindowContext(w, o);
-    const int lead = 3 - static_cast<int>(w.rank);
-    const char* axis = "DHW";
-    for (int a = 0; a < 3; ++a)
-      o.set(std::string("P") + axis[a] + "E", a < lead ? int64_t{0} : w.pad_end[a - lead]);
+    if (ShapesInParams(caps)) {
+      // Sizes beyond the kernel's 32-bit arithmetic are refused here, before any compile.
+      if (auto words = PoolWords(node, w); !words.ok()) return std::move(words).error();
+      o.set("param_block", true);
+    } else {
+      o.set("param_block", false);
+      for (const auto& [name, v] : PoolValues(node, w)) o.set(name, v);
+    }
     o.set("max", max);
     o.set("indices", WantIndices(at, indices));
     o.set("column_major", Flag(at, "storage_order"));
     o.set("count_pad", !max && Flag(at, "count_include_pad"));
     return hbs::Value(std::move(o));
+  };
+  r.params = [global](const OpNode& node, const Attributes& at,
+                      const DeviceCaps& caps) -> Result<std::vector<uint32_t>> {
+    if (!ShapesInParams(caps)) return std::vector<uint32_t>{};
+    ALKNET_ASSIGN_OR_RETURN(Window w, PoolWindow(node, at, global));
+    return PoolWords(node, w);
   };
   r.dispatch = [global](const OpNode& node, const Attributes& at, const DeviceCaps&) {
     Window w = *PoolWindow(node, at, global);

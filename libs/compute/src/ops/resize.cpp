@@ -7,10 +7,12 @@
 // arbitrary normalised points (shaders/resize/gridsample).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "ops/elementwise.h"
 #include "ops/families.h"
 #include "ops/movement.h"
+#include "ops/shape_params.h"
 
 namespace alknet::compute::ops {
 
@@ -444,6 +446,84 @@ OpRecord ResizeRecord(const char* name, int opset_min, int opset_max) {
   return r;
 }
 
+// The template data of alknet.ResizeTaps and, with `from_params`, its parameter block: the
+// output extents, tap-table bases, input strides and the extrapolation value become words of
+// the block (shaders/resize/resize.wgsl.hbs reads `prm.w`), so the source depends only on the
+// rank, the taps per dimension and the dtype (docs/adr/0011-bounded-programs.md).
+struct ResizeBuild {
+  hbs::Value ctx;
+  std::vector<uint32_t> words;
+};
+
+Result<ResizeBuild> BuildResize(const OpNode& node, const Attributes& at, const DeviceCaps& caps,
+                                bool from_params) {
+  const Ints& taps = std::get<Ints>(at.at("taps"));
+  const Shape& out = node.outputs.at(0).shape;
+  const Shape st = ContiguousStridesOf(node.inputs[0].shape);
+  ResizeBuild b;
+  auto value = [&](uint64_t v) -> Result<std::string> {
+    if (!from_params) return std::to_string(v) + "u";
+    if (v > 0xFFFFFFFFu) {
+      return Error{ErrorCode::kLimit, node.Describe() + ": " + std::to_string(v) +
+                                          " exceeds the Resize kernel's 32-bit indexing"};
+    }
+    b.words.push_back(static_cast<uint32_t>(v));
+    const size_t k = b.words.size() - 1;
+    return "prm.w[" + std::to_string(k / 4) + "]." + "xyzw"[k % 4];
+  };
+  const uint64_t n = node.outputs[0].elements();
+  std::vector<uint64_t> base(out.size(), 0);
+  uint64_t acc = 0, combos = 1;
+  for (size_t d = 0; d < out.size(); ++d) {
+    base[d] = acc;
+    acc += out[d] * static_cast<uint64_t>(taps[d]);
+    combos *= static_cast<uint64_t>(taps[d]);
+  }
+  ALKNET_ASSIGN_OR_RETURN(std::string limit, value(n));
+  hbs::Array dims;
+  for (size_t d = out.size(); d-- > 0;) {
+    ALKNET_ASSIGN_OR_RETURN(std::string extent, value(std::max<uint64_t>(1, out[d])));
+    ALKNET_ASSIGN_OR_RETURN(std::string first, value(base[d]));
+    ALKNET_ASSIGN_OR_RETURN(std::string stride, value(st[d]));
+    dims.push_back(hbs::Value::object({{"dim", static_cast<long long>(d)},
+                                       {"extent", extent},
+                                       {"base", first},
+                                       {"taps", static_cast<long long>(taps[d])},
+                                       {"stride", stride}}));
+  }
+  b.ctx = LinearContext(n, 1, caps);
+  const DType dt = node.outputs[0].dtype;
+  const bool is_float = dt == DType::kF32 || dt == DType::kF16;
+  const double ev = std::get<double>(at.at("extrapolation_value"));
+  b.ctx.as_object().set("limit", limit);
+  b.ctx.as_object().set("dims", hbs::Value(std::move(dims)));
+  b.ctx.as_object().set("combinations", combos);
+  b.ctx.as_object().set("extrapolate", std::get<int64_t>(at.at("extrapolate")) != 0);
+  if (from_params) {
+    uint32_t bits = 0;
+    if (is_float) {
+      const float f = static_cast<float>(ev);
+      std::memcpy(&bits, &f, sizeof bits);
+    } else {
+      bits = static_cast<uint32_t>(static_cast<int32_t>(std::trunc(ev)));
+    }
+    b.words.push_back(bits);
+    const size_t k = b.words.size() - 1;
+    const std::string word = "prm.w[" + std::to_string(k / 4) + "]." + "xyzw"[k % 4];
+    b.ctx.as_object().set("extrapolation_value",
+                          std::string(is_float ? "bitcast<f32>(" : "bitcast<i32>(") + word + ")");
+    b.ctx.as_object().set("param_block", true);
+    b.ctx.as_object().set("param_vec4s", static_cast<uint64_t>((b.words.size() + 3) / 4));
+    b.words.resize((b.words.size() + 3) / 4 * 4, 0);
+  } else {
+    b.ctx.as_object().set("param_block", false);
+    b.ctx.as_object().set(
+        "extrapolation_value",
+        is_float ? FloatLiteral(ev) : std::to_string(static_cast<long long>(std::trunc(ev))));
+  }
+  return b;
+}
+
 // The kernel behind every Resize: input 0 the data, 1 and 2 the tap tables.
 OpRecord ResizeTapsRecord() {
   OpRecord r;
@@ -480,35 +560,14 @@ OpRecord ResizeTapsRecord() {
   };
   r.context = [](const OpNode& node, const Attributes& at,
                  const DeviceCaps& caps) -> Result<hbs::Value> {
-    const Ints& taps = std::get<Ints>(at.at("taps"));
-    const Shape& out = node.outputs.at(0).shape;
-    const Shape st = ContiguousStridesOf(node.inputs[0].shape);
-    std::vector<uint64_t> base(out.size(), 0);
-    uint64_t acc = 0, combos = 1;
-    for (size_t d = 0; d < out.size(); ++d) {
-      base[d] = acc;
-      acc += out[d] * static_cast<uint64_t>(taps[d]);
-      combos *= static_cast<uint64_t>(taps[d]);
-    }
-    hbs::Array dims;
-    for (size_t d = out.size(); d-- > 0;) {
-      dims.push_back(hbs::Value::object({{"dim", static_cast<long long>(d)},
-                                         {"extent", std::max<uint64_t>(1, out[d])},
-                                         {"base", base[d]},
-                                         {"taps", static_cast<long long>(taps[d])},
-                                         {"stride", st[d]}}));
-    }
-    hbs::Value ctx = LinearContext(node.outputs[0].elements(), 1, caps);
-    const DType dt = node.outputs[0].dtype;
-    const double ev = std::get<double>(at.at("extrapolation_value"));
-    ctx.as_object().set("dims", hbs::Value(std::move(dims)));
-    ctx.as_object().set("combinations", combos);
-    ctx.as_object().set("extrapolate", std::get<int64_t>(at.at("extrapolate")) != 0);
-    ctx.as_object().set("extrapolation_value",
-                        dt == DType::kF32 || dt == DType::kF16
-                            ? FloatLiteral(ev)
-                            : std::to_string(static_cast<long long>(std::trunc(ev))));
-    return ctx;
+    ALKNET_ASSIGN_OR_RETURN(ResizeBuild b, BuildResize(node, at, caps, ShapesInParams(caps)));
+    return std::move(b.ctx);
+  };
+  r.params = [](const OpNode& node, const Attributes& at,
+                const DeviceCaps& caps) -> Result<std::vector<uint32_t>> {
+    if (!ShapesInParams(caps)) return std::vector<uint32_t>{};
+    ALKNET_ASSIGN_OR_RETURN(ResizeBuild b, BuildResize(node, at, caps, true));
+    return std::move(b.words);
   };
   r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) {
     return LinearDispatch(node.outputs.at(0).elements(), caps);

@@ -5,6 +5,9 @@ alias O = vec4<f32>;
 
 @group(0) @binding(0) var<storage, read> in0: array<T0>;
 @group(0) @binding(1) var<storage, read_write> out0: array<O>;
+// Sizes, strides and float attributes (ElementwiseParams): one pipeline for every shape.
+struct ElementwiseParams { w: array<vec4<u32>, 1> }
+@group(0) @binding(2) var<uniform> prm: ElementwiseParams;
 
 fn in0_index(i: u32) -> u32 {
   return i;
@@ -18,7 +21,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let threads = groups.x * groups.y * 256u;
   for (var k = 0u; k < 8u; k++) {
     let i = t + k * threads;
-    if (i >= 1024u) { return; }
+    if (i >= prm.w[0].x) { return; }
     out0[i] = op(in0[in0_index(i)]);
   }
 }
