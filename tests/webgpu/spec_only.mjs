@@ -75,10 +75,9 @@ check("an endless iterator is refused, not a hang", errorName(() => device.creat
 check("Object.keys(device)", JSON.stringify(Object.keys(device)), "[]");
 check("Object.keys(adapter)", JSON.stringify(Object.keys(adapter)), "[]");
 check("device.queue is a prototype accessor", Object.getOwnPropertyDescriptor(device, "queue"), undefined);
-// externalTexture layout entries: no GPUExternalTexture can exist here, so a validation error.
-device.pushErrorScope("validation");
-device.createBindGroupLayout({ entries: [{ binding: 0, visibility: GPUShaderStage.FRAGMENT, externalTexture: {} }] });
-check("externalTexture entry is a validation error", (await device.popErrorScope())?.constructor.name, "GPUValidationError");
+// externalTexture layout entries (cts_regressions.mjs binds views to them): the member is a
+// dictionary, so a number there is a TypeError (dawn.node accepts it).
+check("externalTexture: 1", errorName(() => device.createBindGroupLayout({ entries: [{ binding: 0, visibility: GPUShaderStage.FRAGMENT, externalTexture: 1 }] })), "TypeError");
 check("importExternalTexture without a source type", errorName(() => device.importExternalTexture({ source: {} })), "TypeError");
 // maxDrawCount reaches Dawn: a pass with maxDrawCount 1 and two draws is invalid.
 {
