@@ -95,3 +95,49 @@ await readback.mapAsync(GPUMapMode.READ);
 const px = new Uint8Array(readback.getMappedRange());
 for (const [x, y] of [[0, 0], [3, 0], [0, 3], [3, 3]]) show(`sampled pixel ${x},${y}`, [...px.subarray(y * 256 + x * 4, y * 256 + x * 4 + 4)].join(","));
 readback.unmap();
+
+// getMappedRange ranges must be disjoint from those handed out before, an empty range inside
+// another included (api,validation,buffer,mapping:getMappedRange,disjointRanges*).
+const mappable = device.createBuffer({ size: 80, usage: GPUBufferUsage.MAP_READ });
+await mappable.mapAsync(GPUMapMode.READ);
+const rangeName = (offset, size) => {
+  try {
+    mappable.getMappedRange(offset, size);
+    return "ok";
+  } catch (e) {
+    return e.name;
+  }
+};
+for (const [offset, size] of [[16, 20], [24, 0], [8, 8], [8, 0], [36, 0], [32, 8], [0, 8], [40, 40], [16, 4], [8, 20]]) {
+  show(`getMappedRange(${offset}, ${size}) after the ranges before`, rangeName(offset, size));
+}
+mappable.unmap();
+await mappable.mapAsync(GPUMapMode.READ);
+show("getMappedRange(16, 20) after a new mapping", rangeName(16, 20));
+mappable.unmap();
+
+// onuncapturederror is one listener among addEventListener's, in the order it was first set;
+// changing it keeps its place, null removes it (api,operation,uncapturederror:
+// onuncapturederror_order_wrt_addEventListener).
+const order = [];
+const named = (id) => (e) => {
+  e.preventDefault();
+  order.push(id);
+};
+device.addEventListener("uncapturederror", named("a"));
+device.onuncapturederror = named("c");
+device.addEventListener("uncapturederror", named("b"));
+const raise = async () => {
+  order.length = 0;
+  device.createBuffer({ size: 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.MAP_WRITE });
+  await device.queue.onSubmittedWorkDone();
+  await new Promise((r) => setTimeout(r, 50));
+  return order.join(",");
+};
+show("listener order", await raise());
+device.onuncapturederror = named("d");
+show("after changing the handler", await raise());
+device.onuncapturederror = null;
+show("after null", await raise());
+device.onuncapturederror = named("e");
+show("set again", await raise());

@@ -35,6 +35,15 @@ struct DeviceShared {
 void TrackMappedBuffer(DeviceShared& device, GPUBuffer* buffer) {
   device.mapped_buffers.insert(buffer);
 }
+// A validation error on the buffer's device, from a check the content timeline makes (a
+// mapAsync on a buffer that is not unmapped). Declared where it is used (gpu_buffer.cpp).
+void InjectValidationError(DeviceShared& device, const std::string& message) {
+  if (!device.js_device) return;
+  auto* owner = JS::GetMaybePtrFromReservedSlot<GPUDevice>(device.js_device->get(), kOwnerSlot);
+  if (owner && owner->device) {
+    wg::P().DeviceInjectError(owner->device.get(), WGPUErrorType_Validation, wg::Sv(message));
+  }
+}
 void UntrackMappedBuffer(DeviceShared& device, GPUBuffer* buffer) {
   device.mapped_buffers.erase(buffer);
 }
