@@ -35,6 +35,9 @@ Result<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
     rt->options_.write = [](OutputStream stream, std::string_view text) {
       std::FILE* f = stream == OutputStream::kStderr ? stderr : stdout;
       std::fwrite(text.data(), 1, text.size(), f);
+      // Written through at once, as Node and Deno do: a process killed or crashing later
+      // (a hung shader, a driver that watches the output) loses nothing it printed.
+      std::fflush(f);
     };
   }
   std::optional<ImportMap> import_map;

@@ -1065,12 +1065,34 @@
   // GPUDevice is an EventTarget (its native prototype gets EventTarget.prototype above it).
   Object.setPrototypeOf(global.GPUDevice.prototype, EventTarget.prototype);
   // onuncapturederror: an EventHandler attribute on the prototype.
+  // As HTML's event handler attributes: the first non-null value adds one listener (at that
+  // point of the listener list) that calls the current value; changing the value keeps the
+  // listener's place; null removes it.
   const uncapturedHandlers = new WeakMap();
+  const handlerListeners = new WeakMap();
+  const addListener = EventTarget.prototype.addEventListener;
+  const removeListener = EventTarget.prototype.removeEventListener;
   Object.defineProperty(global.GPUDevice.prototype, "onuncapturederror", {
     get: function onuncapturederror() { return uncapturedHandlers.get(this) ?? null; },
     set: function onuncapturederror(handler) {
       if (!(this instanceof global.GPUDevice)) throw new TypeError("Illegal invocation: not a GPUDevice");
-      uncapturedHandlers.set(this, typeof handler === "function" || (typeof handler === "object" && handler !== null) ? handler : null);
+      const value = typeof handler === "function" || (typeof handler === "object" && handler !== null) ? handler : null;
+      if (value === null) {
+        uncapturedHandlers.delete(this);
+        const listener = handlerListeners.get(this);
+        if (listener) removeListener.call(this, "uncapturederror", listener);
+        handlerListeners.delete(this);
+        return;
+      }
+      uncapturedHandlers.set(this, value);
+      if (!handlerListeners.has(this)) {
+        const listener = function (event) {
+          const h = uncapturedHandlers.get(this);
+          if (typeof h === "function") h.call(this, event);
+        };
+        handlerListeners.set(this, listener);
+        addListener.call(this, "uncapturederror", listener);
+      }
     },
     enumerable: true, configurable: true,
   });
@@ -1202,10 +1224,9 @@
     // the console (WebGPU spec: "uncapturederror" is reported to the developer console).
     gpuUncapturedError(device, error) {
       const event = new GPUUncapturedErrorEvent("uncapturederror", { error, cancelable: true });
-      const handler = device.onuncapturederror;
-      if (typeof handler === "function") handler.call(device, event);
+      const listened = listenerCount(device, "uncapturederror") > 0;
       device.dispatchEvent(event);
-      if (typeof handler !== "function" && listenerCount(device, "uncapturederror") === 0) {
+      if (!listened) {
         core.print(2, `WebGPU uncaptured ${error.constructor.name}: ${error.message}\n`);
       }
     },

@@ -325,8 +325,11 @@ bool RejectLimit(JSContext* cx, const std::string& message) {
 bool CheckLimit(JSContext* cx, const std::string& name, uint64_t value, uint64_t supported) {
   bool alignment = name.rfind("min", 0) == 0;
   if (alignment) {
-    if (value == 0 || (value & (value - 1)) != 0)
-      return RejectLimit(cx, name + " = " + std::to_string(value) + " is not a power of 2");
+    // A power of two no larger than 2^31 (the largest a 32-bit alignment can be).
+    if (value == 0 || (value & (value - 1)) != 0 || value > (uint64_t{1} << 31)) {
+      return RejectLimit(cx,
+                         name + " = " + std::to_string(value) + " is not a power of 2 up to 2^31");
+    }
     if (value < supported) {
       return RejectLimit(cx, name + " = " + std::to_string(value) +
                                  " is better than the adapter's " + std::to_string(supported));
@@ -357,11 +360,15 @@ bool ReadRequiredLimits(JSContext* cx, JS::HandleObject dict, const WGPULimits& 
     if (!JS_GetPropertyById(cx, dict, ids[i], &v)) return false;
     if (v.isUndefined()) continue;
     bool known = false;
-#define ALKNET_SET32(n)                                                \
-  if (name == #n) {                                                    \
-    known = true;                                                      \
-    if (!ToU32(cx, v, "requiredLimits." #n, &limits->n)) return false; \
-    if (!CheckLimit(cx, name, limits->n, supported.n)) return false;   \
+    // Every requested value is a GPUSize64 ([EnforceRange] unsigned long long): past 2^32 is
+    // not a TypeError but a value the adapter cannot meet (OperationError) when it is checked.
+#define ALKNET_SET32(n)                                            \
+  if (name == #n) {                                                \
+    known = true;                                                  \
+    uint64_t value = 0;                                            \
+    if (!ToU64(cx, v, "requiredLimits." #n, &value)) return false; \
+    if (!CheckLimit(cx, name, value, supported.n)) return false;   \
+    limits->n = static_cast<uint32_t>(value);                      \
   }
 #define ALKNET_SET64(n)                                                \
   if (name == #n) {                                                    \
@@ -376,8 +383,8 @@ bool ReadRequiredLimits(JSContext* cx, JS::HandleObject dict, const WGPULimits& 
     for (const auto& stage : kStageLimits) {
       if (name != stage.name) continue;
       known = true;
-      uint32_t value;
-      if (!ToU32(cx, v, "requiredLimits." + name, &value) ||
+      uint64_t value = 0;
+      if (!ToU64(cx, v, "requiredLimits." + name, &value) ||
           !CheckLimit(cx, name, value, supported.*stage.core)) {
         return false;
       }

@@ -5,8 +5,22 @@ namespace alknet::runtime::sm::gpu {
 
 ALKNET_GPU_CLASS(GPUBuffer, 0);
 
+// gpu_device.cpp: a validation error on the device's current error scope or uncaptured.
+void InjectValidationError(DeviceShared& device, const std::string& message);
+
+namespace {
+// The [offset, offset + size) spans getMappedRange has handed out since the buffer was mapped
+// (the spec's [[mapped_ranges]]): a new range must be disjoint from each. JS thread only.
+std::unordered_map<const GPUBuffer*, std::vector<std::pair<uint64_t, uint64_t>>>& MappedSpans() {
+  static auto* spans =
+      new std::unordered_map<const GPUBuffer*, std::vector<std::pair<uint64_t, uint64_t>>>();
+  return *spans;
+}
+}  // namespace
+
 GPUBuffer::~GPUBuffer() {
   if (device) UntrackMappedBuffer(*device, this);
+  MappedSpans().erase(this);
 }
 
 bool DetachRanges(JSContext* cx, GPUBuffer* self) {
@@ -15,6 +29,7 @@ bool DetachRanges(JSContext* cx, GPUBuffer* self) {
     if (!JS::DetachArrayBuffer(cx, ab)) return false;
   }
   self->ranges.clear();
+  MappedSpans().erase(self);
   if (self->device) UntrackMappedBuffer(*self->device, self);
   self->map_size = 0;
   self->map_offset = 0;
@@ -70,14 +85,18 @@ bool MapAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
     return false;
   auto req = std::make_unique<MapRequest>(cx, &args.thisv().toObject());
   args.rval().setObject(*req->promise);
-  if (self->map_pending) {
-    // Spec: a second mapAsync while one is pending rejects at once, with no validation error.
-    req->RejectWith("OperationError", "GPUBuffer.mapAsync: a mapAsync is already pending");
+  if (self->map_pending || self->mapped) {
+    // Spec (mapAsync, content timeline): a buffer whose mapState is not "unmapped" gets a
+    // validation error on the device timeline and a promise already rejected with
+    // OperationError; the mapping in place or pending is left as it is.
+    std::string message = self->map_pending ? "GPUBuffer.mapAsync: a mapAsync is already pending"
+                                            : "GPUBuffer.mapAsync: the buffer is already mapped";
+    if (self->device) InjectValidationError(*self->device, message);
+    req->RejectWith("OperationError", message);
     return true;
   }
-  // Anything else (an already mapped buffer, a bad range or mode, a destroyed buffer) is for
-  // Dawn to validate: a validation error, then the promise rejects; mapState is "pending"
-  // meanwhile.
+  // Anything else (a bad range or mode, a destroyed buffer) is for Dawn to validate: a
+  // validation error, then the promise rejects; mapState is "pending" meanwhile.
   req->offset = offset;
   req->size = size;
   req->generation = self->map_generation;
@@ -117,6 +136,19 @@ bool GetMappedRange(JSContext* cx, unsigned argc, JS::Value* vp) {
                           ") or misaligned (offset % 8, size % 4)",
                       "OperationError");
   }
+  // Spec: the range must not overlap one handed out before, an empty range included (it
+  // overlaps when it starts strictly inside another).
+  auto& spans = MappedSpans()[self];
+  for (const auto& [o, s] : spans) {
+    if (!(offset >= o + s || o >= offset + size)) {
+      return ThrowError(cx,
+                        "GPUBuffer.getMappedRange: [" + std::to_string(offset) + ", " +
+                            std::to_string(offset + size) + ") overlaps the range [" +
+                            std::to_string(o) + ", " + std::to_string(o + s) +
+                            ") already returned; unmap() first",
+                        "OperationError");
+    }
+  }
   JS::RootedObject ab(cx);
   if (size == 0) {
     ab = JS::NewArrayBuffer(cx, 0);
@@ -137,6 +169,7 @@ bool GetMappedRange(JSContext* cx, unsigned argc, JS::Value* vp) {
     if (!MakeFromData(cx, "MappedRange", v)) return false;
   }
   self->ranges.push_back(std::make_unique<JS::PersistentRootedObject>(cx, ab));
+  spans.emplace_back(offset, size);
   if (self->device) TrackMappedBuffer(*self->device, self);
   args.rval().setObject(*ab);
   return true;

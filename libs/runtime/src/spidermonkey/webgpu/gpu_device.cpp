@@ -43,6 +43,15 @@ std::shared_ptr<const std::atomic<bool>> DeviceGoneFlag(const DeviceShared& devi
 void TrackMappedBuffer(DeviceShared& device, GPUBuffer* buffer) {
   device.mapped_buffers.insert(buffer);
 }
+// A validation error on the buffer's device, from a check the content timeline makes (a
+// mapAsync on a buffer that is not unmapped). Declared where it is used (gpu_buffer.cpp).
+void InjectValidationError(DeviceShared& device, const std::string& message) {
+  if (!device.js_device) return;
+  auto* owner = JS::GetMaybePtrFromReservedSlot<GPUDevice>(device.js_device->get(), kOwnerSlot);
+  if (owner && owner->device) {
+    wg::P().DeviceInjectError(owner->device.get(), WGPUErrorType_Validation, wg::Sv(message));
+  }
+}
 void UntrackMappedBuffer(DeviceShared& device, GPUBuffer* buffer) {
   device.mapped_buffers.erase(buffer);
 }
@@ -869,6 +878,10 @@ bool CreateComputePipelineAsync(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
+// Dawn's sType for WGPUExternalTextureBindingLayout in this build's generation of webgpu.h
+// (Dawn's extension block; later headers moved it into the core range as 0x0D).
+constexpr auto kSTypeExternalTextureBindingLayout = static_cast<WGPUSType>(0x00050002);
+
 // createBindGroupLayout({entries: [{binding, visibility, buffer: {type, hasDynamicOffset,
 // minBindingSize}}]})
 bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
@@ -883,7 +896,9 @@ bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   uint32_t n = 0;
   if (!ArrayArg(cx, v, "GPUBindGroupLayoutDescriptor.entries", &list, &n)) return false;
   std::vector<WGPUBindGroupLayoutEntry> entries(n);
-  bool external_texture = false;
+  // GPUExternalTextureBindingLayout (an empty dictionary) reaches Dawn as a chained struct
+  // on the entry; a GPUTextureView may then be bound there (createBindGroup).
+  std::vector<WGPUChainedStruct> external(n);
   for (uint32_t i = 0; i < n; ++i) {
     if (!JS_GetElement(cx, list, i, &v) || !v.isObject()) {
       return ThrowTypeError(
@@ -899,7 +914,15 @@ bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
     entries[i].visibility = visibility;
     if (!ReadLayoutEntryResource(cx, e, "GPUBindGroupLayoutEntry", &entries[i])) return false;
     if (!Member(cx, e, "externalTexture", &v, &present)) return false;
-    external_texture = external_texture || present;
+    if (present) {
+      if (!v.isNullOrUndefined() && !v.isObject()) {
+        return ThrowTypeError(cx, "GPUBindGroupLayoutDescriptor: entries[" + std::to_string(i) +
+                                      "].externalTexture must be a GPUExternalTextureBindingLayout "
+                                      "dictionary");
+      }
+      external[i].sType = kSTypeExternalTextureBindingLayout;
+      entries[i].nextInChain = &external[i];
+    }
   }
   std::string label = Label(cx, d);
   WGPUBindGroupLayoutDescriptor desc{};
@@ -909,14 +932,6 @@ bool CreateBindGroupLayout(JSContext* cx, unsigned argc, JS::Value* vp) {
   auto owner = std::make_unique<GPUBindGroupLayout>();
   owner->layout =
       wg::BindGroupLayout::Adopt(wg::P().DeviceCreateBindGroupLayout(self->device.get(), &desc));
-  if (external_texture) {
-    // No GPUExternalTexture can exist here (importExternalTexture has no source to take), so
-    // such a layout could never be bound: a validation error, as for any unusable descriptor,
-    // rather than a layout silently missing the entry.
-    wg::P().DeviceInjectError(self->device.get(), WGPUErrorType_Validation,
-                              wg::Sv("GPUBindGroupLayoutEntry.externalTexture: external "
-                                     "textures are not supported by alknet"));
-  }
   bool ok = static_cast<bool>(owner->layout);
   return Return(args, WrapNew(cx, &GPUBindGroupLayout::kClass, std::move(owner), ok,
                               "createBindGroupLayout", label));

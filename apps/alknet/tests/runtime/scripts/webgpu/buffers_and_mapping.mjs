@@ -26,6 +26,10 @@ await rejects("second mapAsync rejects", dst.mapAsync(GPUMapMode.READ), "Operati
 await mapping;
 check("mapped", dst.mapState === "mapped");
 check("copy and clear", new Uint32Array(dst.getMappedRange()).join() === "3,4,5,6,7,8,0,0");
+// Ranges handed out must be disjoint (spec: [[mapped_ranges]]); a new mapping starts afresh.
+throws("a range overlapping one handed out", () => dst.getMappedRange(8, 8), "OperationError");
+dst.unmap();
+await dst.mapAsync(GPUMapMode.READ);
 check("sub-range", new Uint32Array(dst.getMappedRange(8, 8)).join() === "5,6");
 throws("range outside the mapping", () => dst.getMappedRange(16, 32), "OperationError");
 throws("misaligned range", () => dst.getMappedRange(4, 4), "OperationError");
