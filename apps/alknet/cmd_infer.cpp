@@ -54,10 +54,12 @@ constexpr const char* kHelp =
     "                      the tensor or node named\n"
     "  --json              a JSON document: model, adapter, load_ms, plan_ms, run_ms {first,\n"
     "                      median, min}, run_parts_ms {upload, device, download, and record: the\n"
-    "                      CPU part of device} (medians), repeat,\n"
+    "                      CPU part of device} (medians), repeat, plan {nodes_on_device,\n"
+    "                      nodes_folded, fusions, host_ops_run, on_host: null, or why the\n"
+    "                      run was evaluated on the host in float64},\n"
     "                      outputs [{name, dtype, shape, min, max, mean}],\n"
     "                      and with --profile, profile {sync_ms, nodes [{op, name, output,\n"
-    "                      dispatches, ms}]}\n\n"
+    "                      dispatches, ms}], host_syncs [{op, name, ms}]}\n\n"
     "Exit codes: 0 ok, 1 the model or an input is invalid or unsupported, 2 usage, 3 no device.\n";
 
 // "4096", "512M", "4G": bytes, or KiB/MiB/GiB with a K/M/G suffix.
@@ -265,7 +267,18 @@ std::string Num(double v) {
 }
 
 // The profiled run: the slowest nodes, then the time per op type.
-void PrintProfile(const alknet::compute::RunProfile& prof) {
+void PrintProfile(const alknet::compute::RunProfile& prof, const ox::RunResult& run) {
+  if (!run.on_host.empty()) {
+    std::printf("\nprofile: evaluated on the host in float64, no device nodes (%s)\n",
+                run.on_host.c_str());
+  }
+  for (const auto& h : run.host_nodes) {
+    std::printf(
+        "\nhost sync: %s '%s' %.3f ms (inputs read back from the device, computed on "
+        "the host)",
+        h.op.c_str(), h.name.c_str(), h.ms);
+  }
+  if (!run.host_nodes.empty()) std::printf("\n");
   double total = 0;
   for (const auto& n : prof.nodes) total += n.ms;
   std::printf(
@@ -420,12 +433,14 @@ int RunInfer(std::span<const std::string_view> args) {
   const double min = sorted.front();
   const auto& outs = first->outputs;
   alknet::compute::RunProfile prof;
+  ox::RunResult profiled_run;
   if (profile) {
     ox::RunOptions po;
     po.profile = true;
     auto profiled = session->Run(inputs, po);
     if (!profiled.ok()) return Fail(profiled.error().message);
     prof = std::move(profiled->profile);
+    profiled_run = std::move(profiled).value();
   }
 
   if (!output.empty()) {
@@ -490,7 +505,10 @@ int RunInfer(std::span<const std::string_view> args) {
         {"repeat", repeat},
         {"plan", json::Object{{"nodes_on_device", st.nodes_on_device},
                               {"nodes_folded", st.nodes_folded},
-                              {"fusions", st.fusions}}}};
+                              {"fusions", st.fusions},
+                              {"host_ops_run", st.host_ops_run},
+                              {"on_host", first->on_host.empty() ? json::Value()
+                                                                 : json::Value(first->on_host)}}}};
     if (profile) {
       json::Array nodes;
       for (const auto& n : prof.nodes) {
@@ -500,7 +518,13 @@ int RunInfer(std::span<const std::string_view> args) {
                                         {"dispatches", n.dispatches},
                                         {"ms", n.ms}});
       }
-      j.append("profile", json::Object{{"sync_ms", prof.sync_ms}, {"nodes", std::move(nodes)}});
+      json::Array syncs;
+      for (const auto& h : profiled_run.host_nodes) {
+        syncs.emplace_back(json::Object{{"op", h.op}, {"name", h.name}, {"ms", h.ms}});
+      }
+      j.append("profile", json::Object{{"sync_ms", prof.sync_ms},
+                                       {"nodes", std::move(nodes)},
+                                       {"host_syncs", std::move(syncs)}});
     }
     json::Array outputs;
     for (const auto& t : outs) {
@@ -544,7 +568,11 @@ int RunInfer(std::span<const std::string_view> args) {
   std::printf(" (median upload %.2f ms, device %.2f ms, download %.2f ms)", median_of(up),
               median_of(dev), median_of(down));
   std::printf(" on %s\n", session->context().adapter().Summary().c_str());
-  if (profile) PrintProfile(prof);
+  if (!first->on_host.empty()) {
+    std::printf("ran on the host in float64: %s (docs/adr/0007-onnxops-float64-host.md)\n",
+                first->on_host.c_str());
+  }
+  if (profile) PrintProfile(prof, profiled_run);
   return kExitOk;
 }
 
