@@ -65,12 +65,14 @@ constexpr const char* kHelp =
     "                      the tensor or node named\n"
     "  --json              a JSON document: model, adapter, load_ms, plan_ms, run_ms {first,\n"
     "                      median, min}, run_parts_ms {upload, device, download, and record: the\n"
-    "                      CPU part of device} (medians), repeat,\n"
+    "                      CPU part of device} (medians), repeat, plan {nodes_on_device,\n"
+    "                      nodes_folded, fusions, host_ops_run, on_host: null, or why the\n"
+    "                      run was evaluated on the host in float64},\n"
     "                      outputs [{name, dtype, shape, min, max, mean}] (a sequence:\n"
     "                      {name, kind: \"sequence\", items: [...]}; an empty optional:\n"
     "                      {name, kind: \"none\"}),\n"
     "                      and with --profile, profile {sync_ms, nodes [{op, name, output,\n"
-    "                      dispatches, ms}]}\n\n"
+    "                      dispatches, ms}], host_syncs [{op, name, ms}]}\n\n"
     "Batch (--out DIR): one onnx.run call per input file, on the local GPU or, with --remote,\n"
     "on a server or a pool of them (ipv4:A:P,B:P or dns:///NAME:PORT; calls spread by gRPC\n"
     "round_robin and retried on another worker when one fails: onnx.run is idempotent). The\n"
@@ -268,7 +270,18 @@ std::string Num(double v) {
 }
 
 // The profiled run: the slowest nodes, then the time per op type.
-void PrintProfile(const alknet::compute::RunProfile& prof) {
+void PrintProfile(const alknet::compute::RunProfile& prof, const ox::RunResult& run) {
+  if (!run.on_host.empty()) {
+    std::printf("\nprofile: evaluated on the host in float64, no device nodes (%s)\n",
+                run.on_host.c_str());
+  }
+  for (const auto& h : run.host_nodes) {
+    std::printf(
+        "\nhost sync: %s '%s' %.3f ms (inputs read back from the device, computed on "
+        "the host)",
+        h.op.c_str(), h.name.c_str(), h.ms);
+  }
+  if (!run.host_nodes.empty()) std::printf("\n");
   double total = 0;
   for (const auto& n : prof.nodes) total += n.ms;
   std::printf(
@@ -485,12 +498,14 @@ int RunInfer(std::span<const std::string_view> args) {
   const double min = sorted.front();
   const auto& outs = first->outputs;
   alknet::compute::RunProfile prof;
+  ox::RunResult profiled_run;
   if (profile) {
     ox::RunOptions po;
     po.profile = true;
     auto profiled = session->Run(inputs, po);
     if (!profiled.ok()) return Fail(profiled.error().message);
     prof = std::move(profiled->profile);
+    profiled_run = std::move(profiled).value();
   }
 
   if (!output.empty()) {
@@ -580,7 +595,10 @@ int RunInfer(std::span<const std::string_view> args) {
         {"repeat", repeat},
         {"plan", json::Object{{"nodes_on_device", st.nodes_on_device},
                               {"nodes_folded", st.nodes_folded},
-                              {"fusions", st.fusions}}}};
+                              {"fusions", st.fusions},
+                              {"host_ops_run", st.host_ops_run},
+                              {"on_host", first->on_host.empty() ? json::Value()
+                                                                 : json::Value(first->on_host)}}}};
     if (profile) {
       json::Array nodes;
       for (const auto& n : prof.nodes) {
@@ -590,7 +608,13 @@ int RunInfer(std::span<const std::string_view> args) {
                                         {"dispatches", n.dispatches},
                                         {"ms", n.ms}});
       }
-      j.append("profile", json::Object{{"sync_ms", prof.sync_ms}, {"nodes", std::move(nodes)}});
+      json::Array syncs;
+      for (const auto& h : profiled_run.host_nodes) {
+        syncs.emplace_back(json::Object{{"op", h.op}, {"name", h.name}, {"ms", h.ms}});
+      }
+      j.append("profile", json::Object{{"sync_ms", prof.sync_ms},
+                                       {"nodes", std::move(nodes)},
+                                       {"host_syncs", std::move(syncs)}});
     }
     std::function<json::Object(const ox::Tensor&)> describe = [&](const ox::Tensor& t) {
       if (t.kind == ox::ValueKind::kNone) return json::Object{{"name", t.name}, {"kind", "none"}};
@@ -659,7 +683,11 @@ int RunInfer(std::span<const std::string_view> args) {
   std::printf(" (median upload %.2f ms, device %.2f ms, download %.2f ms)", median_of(up),
               median_of(dev), median_of(down));
   std::printf(" on %s\n", session->context().adapter().Summary().c_str());
-  if (profile) PrintProfile(prof);
+  if (!first->on_host.empty()) {
+    std::printf("ran on the host in float64: %s (docs/adr/0013-onnx-float64-host.md)\n",
+                first->on_host.c_str());
+  }
+  if (profile) PrintProfile(prof, profiled_run);
   return kExitOk;
 }
 

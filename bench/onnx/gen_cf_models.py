@@ -17,6 +17,11 @@ Imported by gen_models.py (bench/onnx/run --only vad_if vad_noif score_if greedy
   seq_chunks   sequences: SplitToSequence into 16 chunks, SequenceMap of a Gemm-Relu-Gemm MLP
                over each, ConcatFromSequence (planned as one Split, 48 Gemm/Relu nodes, one
                Concat).
+  nms_head     a detector head: 1x1 Convs on a [1, 32, 16, 16] feature map give box deltas
+               on a 16x16 anchor grid and 3 class scores (Sigmoid), then NonMaxSuppression
+               (20 per class, IoU 0.5, score 0.3): a host op after the boxes are read back.
+  qlinear_mlp  a uint8 quantized MLP: QuantizeLinear, QLinearMatMul 256x256 and 256x64,
+               DequantizeLinear, on a [64, 256] batch.
 """
 import numpy as np
 from onnx import TensorProto, helper
@@ -197,5 +202,48 @@ def seq_chunks(g, chunks=16, width=64, d=128):
     return graph, {"x": g.rng.standard_normal((chunks * width, d)).astype(np.float32)}
 
 
+def nms_head(g, c=32, side=16, classes=3):
+    n = side * side
+    w_box = g.weight("box_w", (4, c, 1, 1), c)
+    w_cls = g.weight("cls_w", (classes, c, 1, 1), c)
+    deltas = g.op("Conv", ["features", w_box])  # [1, 4, side, side]
+    logits = g.op("Conv", ["features", w_cls])  # [1, classes, side, side]
+    d = g.op("Transpose", [g.op("Reshape", [deltas, g.const("d_shape", np.array([1, 4, n], np.int64))])],
+             perm=[0, 2, 1])  # [1, n, 4]
+    yy, xx = np.meshgrid(np.arange(side), np.arange(side), indexing="ij")
+    anchors = np.stack([yy, xx, yy + 2.0, xx + 2.0], axis=-1).reshape(1, n, 4).astype(np.float32)
+    boxes = g.op("Add", [g.const("anchors", anchors), d])
+    scores = g.op("Sigmoid", [g.op("Reshape", [logits, g.const("s_shape", np.array([1, classes, n], np.int64))])])
+    g.nodes.append(helper.make_node(
+        "NonMaxSuppression", [boxes, scores, g.const("max_out", np.array([20], np.int64)),
+                              g.const("iou", np.array([0.5], np.float32)),
+                              g.const("score", np.array([0.3], np.float32))], ["selected"], name="nms"))
+    tv = helper.make_tensor_value_info
+    graph = helper.make_graph(g.nodes, "nms_head",
+                              [tv("features", TensorProto.FLOAT, [1, c, side, side])],
+                              [tv("selected", TensorProto.INT64, ["n", 3])], g.initializers)
+    return graph, {"features": g.rng.standard_normal((1, c, side, side)).astype(np.float32)}
+
+
+def qlinear_mlp(g, batch=64, d=256, out=64):
+    u8 = lambda name, a: g.const(name, np.asarray(a, np.uint8))  # noqa: E731
+    f = lambda name, v: g.const(name, np.array(v, np.float32))  # noqa: E731
+    w1 = g.rng.integers(0, 256, (d, d)).astype(np.uint8)
+    w2 = g.rng.integers(0, 256, (d, out)).astype(np.uint8)
+    xs, xz, hs, hz = f("x_scale", 0.02), u8("x_zp", 128), f("h_scale", 0.05), u8("h_zp", 128)
+    ys, yz = f("y_scale", 0.1), u8("y_zp", 128)
+    xq = g.op("QuantizeLinear", ["x", xs, xz])
+    h = g.op("QLinearMatMul", [xq, xs, xz, u8("w1", w1), f("w1_scale", 0.004), u8("w1_zp", 127),
+                               hs, hz])
+    y = g.op("QLinearMatMul", [h, hs, hz, u8("w2", w2), f("w2_scale", 0.004), u8("w2_zp", 128),
+                               ys, yz])
+    g.nodes.append(helper.make_node("DequantizeLinear", [y, ys, yz], ["y"], name="dq"))
+    tv = helper.make_tensor_value_info
+    graph = helper.make_graph(g.nodes, "qlinear_mlp", [tv("x", TensorProto.FLOAT, [batch, d])],
+                              [tv("y", TensorProto.FLOAT, [batch, out])], g.initializers)
+    return graph, {"x": g.rng.standard_normal((batch, d)).astype(np.float32)}
+
+
 MODELS = {"vad_if": vad_if, "vad_noif": vad_noif, "score_if": score_if,
-          "greedy_loop": greedy_loop, "seq_chunks": seq_chunks}
+          "greedy_loop": greedy_loop, "seq_chunks": seq_chunks, "nms_head": nms_head,
+          "qlinear_mlp": qlinear_mlp}

@@ -30,6 +30,8 @@ const OpTable& OpTable::Default() {
     ops::AddLossOps(t);
     ops::AddSignalOps(t);
     ops::AddQuantizeOps(t);
+    ops::AddIntegerOps(t);
+    ops::AddRandomOps(t);
     ops::AddTrainingOps(t);
     ops::AddLegacyOps(t);
     return t;

@@ -1,6 +1,12 @@
 // Host ops: nodes whose output shapes depend on their input values, computed on the host
 // (session_impl.h says how plans stop before them). Each takes float64 values in device dtypes
 // (int64 carried as i32, docs/adr/0002-onnx-dtypes.md) and bounds its output by its inputs.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+
 #include "session_impl.h"
 
 namespace alknet::onnx {
@@ -44,9 +50,225 @@ Result<std::vector<RefTensor>> NonZero(const NodeInfo& n,
   return std::vector<RefTensor>{std::move(out)};
 }
 
+// The value of an optional scalar input, or `fallback` when it is absent or empty.
+Result<double> ScalarOr(const NodeInfo& n, const RefTensor* t, const char* what, double fallback) {
+  if (t == nullptr || t->data.empty()) return fallback;
+  if (t->data.size() != 1) {
+    return NodeError(
+        n, ErrorCode::kShape,
+        std::string(what) + " must hold one value, it holds " + std::to_string(t->data.size()));
+  }
+  return t->data[0];
+}
+
+// NonMaxSuppression (opset 10+): per batch and class, the boxes above score_threshold in
+// descending score order (ties: the lower box index first), each kept when its
+// intersection-over-union with every box kept before it is at most iou_threshold, at most
+// max_output_boxes_per_class of them. Output [selected, 3]: (batch, class, box).
+Result<std::vector<RefTensor>> NonMaxSuppression(const NodeInfo& n,
+                                                 const std::vector<const RefTensor*>& inputs) {
+  const RefTensor* boxes = Input(inputs, 0);
+  const RefTensor* scores = Input(inputs, 1);
+  if (boxes == nullptr || scores == nullptr)
+    return NodeError(n, ErrorCode::kInvalidArgument, "needs boxes (input 0) and scores (input 1)");
+  if (boxes->shape.size() != 3 || boxes->shape[2] != 4) {
+    return NodeError(
+        n, ErrorCode::kShape,
+        "boxes must be [batches, boxes, 4], got " + compute::ShapeToString(boxes->shape));
+  }
+  const uint64_t batches = boxes->shape[0], count = boxes->shape[1];
+  if (scores->shape.size() != 3 || scores->shape[0] != batches || scores->shape[2] != count) {
+    return NodeError(n, ErrorCode::kShape,
+                     "scores must be [" + std::to_string(batches) + ", classes, " +
+                         std::to_string(count) + "] for boxes " +
+                         compute::ShapeToString(boxes->shape) + ", got " +
+                         compute::ShapeToString(scores->shape));
+  }
+  const uint64_t classes = scores->shape[1];
+  ALKNET_ASSIGN_OR_RETURN(double max_out,
+                          ScalarOr(n, Input(inputs, 2), "max_output_boxes_per_class", 0));
+  ALKNET_ASSIGN_OR_RETURN(double iou_max, ScalarOr(n, Input(inputs, 3), "iou_threshold", 0));
+  const RefTensor* st = Input(inputs, 4);
+  const bool has_threshold = st != nullptr && !st->data.empty();
+  ALKNET_ASSIGN_OR_RETURN(double score_min, ScalarOr(n, st, "score_threshold", 0));
+  int64_t center = 0;
+  if (auto it = n.attrs.find("center_point_box"); it != n.attrs.end()) {
+    const int64_t* v = std::get_if<int64_t>(&it->second);
+    if (v == nullptr || (*v != 0 && *v != 1)) {
+      return NodeError(n, ErrorCode::kInvalidAttribute, "center_point_box must be 0 or 1");
+    }
+    center = *v;
+  }
+  for (const auto& [name, value] : n.attrs) {
+    if (name != "center_point_box") {
+      return NodeError(n, ErrorCode::kInvalidAttribute, "unknown attribute '" + name + "'");
+    }
+  }
+  if (!(iou_max >= -1e300) || !(score_min >= -1e300 || !has_threshold)) {
+    return NodeError(n, ErrorCode::kInvalidArgument, "the thresholds must be numbers");
+  }
+  const uint64_t per_class =
+      !(max_out > 0) ? 0 : static_cast<uint64_t>(std::min<double>(max_out, double(count)));
+
+  struct Box {
+    double y1, x1, y2, x2, area;
+  };
+  auto box_at = [&](uint64_t b, uint64_t i) {
+    const double* p = boxes->data.data() + (b * count + i) * 4;
+    Box r{};
+    if (center == 1) {  // [x_center, y_center, width, height]
+      r.x1 = p[0] - p[2] / 2;
+      r.x2 = p[0] + p[2] / 2;
+      r.y1 = p[1] - p[3] / 2;
+      r.y2 = p[1] + p[3] / 2;
+    } else {  // [y1, x1, y2, x2], either diagonal
+      r.y1 = std::min(p[0], p[2]);
+      r.y2 = std::max(p[0], p[2]);
+      r.x1 = std::min(p[1], p[3]);
+      r.x2 = std::max(p[1], p[3]);
+    }
+    r.area = (r.y2 - r.y1) * (r.x2 - r.x1);
+    return r;
+  };
+  auto iou = [](const Box& a, const Box& b) {
+    const double h = std::min(a.y2, b.y2) - std::max(a.y1, b.y1);
+    const double w = std::min(a.x2, b.x2) - std::max(a.x1, b.x1);
+    if (!(h > 0 && w > 0) || !(a.area > 0) || !(b.area > 0)) return 0.0;
+    const double inter = h * w;
+    return inter / (a.area + b.area - inter);
+  };
+
+  std::vector<double> rows;
+  std::vector<uint64_t> order;
+  std::vector<Box> kept;
+  for (uint64_t b = 0; b < batches && per_class > 0; ++b) {
+    for (uint64_t c = 0; c < classes; ++c) {
+      const double* s = scores->data.data() + (b * classes + c) * count;
+      order.clear();
+      for (uint64_t i = 0; i < count; ++i) {
+        if (!has_threshold || s[i] > score_min) order.push_back(i);
+      }
+      std::stable_sort(order.begin(), order.end(),
+                       [s](uint64_t x, uint64_t y) { return s[x] > s[y]; });
+      kept.clear();
+      for (uint64_t i : order) {
+        if (kept.size() >= per_class) break;
+        const Box candidate = box_at(b, i);
+        bool keep = true;
+        for (const Box& k : kept) {
+          if (iou(k, candidate) > iou_max) {
+            keep = false;
+            break;
+          }
+        }
+        if (!keep) continue;
+        kept.push_back(candidate);
+        rows.insert(rows.end(), {double(b), double(c), double(i)});
+      }
+    }
+  }
+  RefTensor out;
+  out.dtype = DType::kI32;
+  out.shape = {rows.size() / 3, 3};
+  out.data = std::move(rows);
+  return std::vector<RefTensor>{std::move(out)};
+}
+
+// Unique (opset 11+): the distinct elements of X (no axis: X flattened) or distinct slices
+// along `axis`, sorted ascending (lexicographically for slices) or in order of first
+// occurrence (sorted = 0); outputs Y, indices (first occurrence), inverse_indices, counts.
+Result<std::vector<RefTensor>> Unique(const NodeInfo& n,
+                                      const std::vector<const RefTensor*>& inputs) {
+  const RefTensor* x = Input(inputs, 0);
+  if (x == nullptr) return NodeError(n, ErrorCode::kInvalidArgument, "needs input 0");
+  int64_t sorted = 1;
+  std::optional<int64_t> axis;
+  for (const auto& [name, value] : n.attrs) {
+    const int64_t* v = std::get_if<int64_t>(&value);
+    if (v == nullptr || (name != "sorted" && name != "axis")) {
+      return NodeError(n, ErrorCode::kInvalidAttribute,
+                       "unknown or mistyped attribute '" + name + "' (Unique takes axis, sorted)");
+    }
+    if (name == "sorted") sorted = *v;
+    if (name == "axis") axis = *v;
+  }
+  for (double v : x->data) {
+    if (std::isnan(v)) {
+      return NodeError(n, ErrorCode::kUnsupported, "X holds NaN, which Unique cannot order");
+    }
+  }
+  const auto rank = static_cast<int64_t>(x->shape.size());
+  // The slices: outer x count x inner, compared along the middle index.
+  uint64_t outer = 1, count = x->data.size(), inner = 1;
+  int64_t a = 0;
+  if (axis) {
+    a = *axis < 0 ? *axis + rank : *axis;
+    if (a < 0 || a >= rank) {
+      return NodeError(
+          n, ErrorCode::kInvalidAttribute,
+          "axis " + std::to_string(*axis) + " is out of range for rank " + std::to_string(rank));
+    }
+    count = x->shape[a];
+    for (int64_t d = 0; d < a; ++d) outer *= x->shape[d];
+    for (int64_t d = a + 1; d < rank; ++d) inner *= x->shape[d];
+  }
+  auto slice = [&](uint64_t k) {
+    std::vector<double> v;
+    v.reserve(outer * inner);
+    for (uint64_t o = 0; o < outer; ++o) {
+      for (uint64_t i = 0; i < inner; ++i) v.push_back(x->data[(o * count + k) * inner + i]);
+    }
+    return v;
+  };
+  std::vector<std::vector<double>> slices(count);
+  for (uint64_t k = 0; k < count; ++k) slices[k] = slice(k);
+  // Distinct slices in first-occurrence order, then sorted when asked.
+  std::map<std::vector<double>, uint64_t> seen;  // slice -> position in `first`
+  std::vector<uint64_t> first;                   // index in X of each distinct slice
+  std::vector<uint64_t> inverse(count);
+  for (uint64_t k = 0; k < count; ++k) {
+    auto [it, added] = seen.try_emplace(slices[k], first.size());
+    if (added) first.push_back(k);
+    inverse[k] = it->second;
+  }
+  std::vector<uint64_t> order(first.size());  // output position -> distinct id
+  for (uint64_t u = 0; u < order.size(); ++u) order[u] = u;
+  if (sorted != 0) {
+    std::sort(order.begin(), order.end(),
+              [&](uint64_t p, uint64_t q) { return slices[first[p]] < slices[first[q]]; });
+  }
+  std::vector<uint64_t> rank_of(order.size());
+  for (uint64_t u = 0; u < order.size(); ++u) rank_of[order[u]] = u;
+  const uint64_t uniq = order.size();
+  RefTensor y{x->dtype, x->shape, {}};
+  if (axis) {
+    y.shape[a] = uniq;
+  } else {
+    y.shape = {uniq};
+  }
+  y.data.resize(outer * uniq * inner);
+  RefTensor idx{DType::kI32, {uniq}, std::vector<double>(uniq)};
+  RefTensor cnt{DType::kI32, {uniq}, std::vector<double>(uniq, 0)};
+  RefTensor inv{DType::kI32, {count}, std::vector<double>(count)};
+  for (uint64_t u = 0; u < uniq; ++u) {
+    const std::vector<double>& v = slices[first[order[u]]];
+    for (uint64_t o = 0; o < outer; ++o) {
+      for (uint64_t i = 0; i < inner; ++i) y.data[(o * uniq + u) * inner + i] = v[o * inner + i];
+    }
+    idx.data[u] = static_cast<double>(first[order[u]]);
+  }
+  for (uint64_t k = 0; k < count; ++k) {
+    inv.data[k] = static_cast<double>(rank_of[inverse[k]]);
+    cnt.data[rank_of[inverse[k]]] += 1;
+  }
+  return std::vector<RefTensor>{std::move(y), std::move(idx), std::move(inv), std::move(cnt)};
+}
+
 // The table: ops computed on the host (opset_min: the first opset whose semantics we follow).
 const HostOp kHostOps[] = {
     {"", "NonZero", 9, &NonZero},
+    {"", "NonMaxSuppression", 10, &NonMaxSuppression},
+    {"", "Unique", 11, &Unique},
 };
 
 }  // namespace

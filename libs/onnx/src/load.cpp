@@ -3,6 +3,7 @@
 // checked against the op table, and which inputs a plan reads on the host.
 #include <onnx/onnx-data_pb.h>
 
+#include <random>
 #include <set>
 
 #include "proto.h"
@@ -122,6 +123,9 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
       ALKNET_ASSIGN_OR_RETURN(RefTensor r, ToRef(t, f16));
       init.known = std::make_shared<const RefTensor>(std::move(r));
     }
+    if (t.type == ElemType::kDouble && wide_initializer.empty() && FirstBeyondF32(t)) {
+      wide_initializer = tp.name();
+    }
     value_types[tp.name()] = t.type;
     init.host = std::move(t);
     inits[tp.name()] = std::move(init);
@@ -175,15 +179,21 @@ Result<NodeInfo> Session::Impl::LoadNode(const ::onnx::NodeProto& np, int k,
     while (!n.inputs.empty() && n.inputs.back().empty()) n.inputs.pop_back();
     n.outputs.assign(np.output().begin(), np.output().end());
     auto opset = opsets.find(n.domain);
-    if (n.domain != "") {
+    // The optimizers of ai.onnx.preview.training (opset 1) are records of the table under
+    // their own names (no ai.onnx op shares them).
+    const bool training = n.domain == "ai.onnx.preview.training" &&
+                          (n.op == "Adagrad" || n.op == "Momentum" || n.op == "Adam");
+    if (n.domain != "" && !training) {
       return Error{ErrorCode::kUnsupported,
                    n.Where(model) + ": domain '" + n.domain +
-                       "' is not supported (alknet implements the default ai.onnx domain)"};
+                       "' is not supported (alknet implements the default ai.onnx domain and "
+                       "Adagrad, Momentum, Adam of ai.onnx.preview.training)"};
     }
     n.opset = opset == opsets.end() ? 0 : opset->second;
     if (n.opset == 0) {
       return Error{ErrorCode::kInvalidArgument,
-                   n.Where(model) + ": the model imports no opset for the ai.onnx domain"};
+                   n.Where(model) + ": the model imports no opset for the " +
+                       (n.domain.empty() ? std::string("ai.onnx") : n.domain) + " domain"};
     }
     for (const auto& a : np.attribute()) {
       const std::string what = n.Where(model) + ": attribute '" + a.name() + "'";
@@ -205,6 +215,18 @@ Result<NodeInfo> Session::Impl::LoadNode(const ::onnx::NodeProto& np, int k,
         v = static_cast<int64_t>(OnnxNumberOf(d));
       }
       n.attrs[a.name()] = std::move(v);
+    }
+    // A random op (or Dropout) without a seed gets one now: ONNX leaves it to the runtime; runs of
+    // this session then repeat the same numbers, another session draws others (ops/random.cpp).
+    if ((n.op == "RandomUniform" || n.op == "RandomNormal" || n.op == "RandomUniformLike" ||
+         n.op == "RandomNormalLike" || n.op == "Bernoulli") &&
+        !n.attrs.count("seed")) {
+      static std::random_device device;
+      n.attrs["seed"] = static_cast<double>(device() & 0xffffff);
+    }
+    if (n.op == "Dropout" && !n.attrs.count("seed")) {  // an int seed; used in training mode
+      static std::random_device device;
+      n.attrs["seed"] = static_cast<int64_t>(device() & 0xffffff);
     }
     n.host_op = FindHostOp(n.domain, n.op, n.opset);
     if (IsControlOp(n.op)) {

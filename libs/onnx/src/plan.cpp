@@ -98,6 +98,10 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
                             DeviceTypeOf(init.host.type, f16, "initializer '" + name + "'"));
     s.desc = TensorDesc{d, init.host.shape};
     s.known = init.known;
+    if (host_eval && !s.known) {
+      ALKNET_ASSIGN_OR_RETURN(RefTensor r, ToRef(init.host, f16));
+      s.known = std::make_shared<const RefTensor>(std::move(r));
+    }
     s.type = init.host.type;
     s.init = &init;
     slots[name] = std::move(s);
@@ -327,6 +331,15 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
     }
 
     const OpRecord* rec = n.record;
+    // An input the record reads on the host (Compress's condition, Reshape's shape, TopK's
+    // k) computed on the device: the segment stops here, the value is read back and the plan
+    // goes on from this node with it known (run.cpp; a device sync like a host op's).
+    for (size_t i = 0; i < in_slots.size(); ++i) {
+      if (rec != nullptr && in_slots[i] != nullptr && !in_slots[i]->known &&
+          in_slots[i]->ref >= 0 && rec->is_host_input(i)) {
+        return true;
+      }
+    }
     auto inferred = table.Infer(on);
     if (!inferred.ok()) {
       // Nothing can consume this node: mark its outputs, so that the error surfaces only if
@@ -369,13 +382,21 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
     // Fold: every input known and the results small.
     std::vector<const RefTensor*> known;
     for (const Slot* in : in_slots) known.push_back(in != nullptr ? in->known.get() : nullptr);
-    auto folded =
-        FoldOnHost(on, *rec, known, outs, std::min(options.fold_limit, options.max_memory / 8));
+    const uint64_t limit =
+        host_eval ? options.max_memory / 8 : std::min(options.fold_limit, options.max_memory / 8);
+    auto folded = FoldOnHost(on, *rec, known, outs, limit);
     if (!folded.ok()) return fail(folded.error());
     if (*folded) {
       for (size_t o = 0; o < (*folded)->size(); ++o) known_slot(o, std::move((**folded)[o]));
       ++plan->folded;
       return false;
+    }
+    if (host_eval) {
+      return fail(Error{ErrorCode::kUnsupported,
+                        "this run is evaluated on the host (float64 values beyond float32's "
+                        "range; docs/adr/0013-onnx-float64-host.md), and this node cannot be: " +
+                            std::string(!rec->reference ? "its record has no float64 reference"
+                                                        : "an output exceeds the memory budget")});
     }
 
     // A device node (the executor's passes fuse it with its neighbours).

@@ -105,6 +105,22 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
                    model + ": input '" + inputs[i].name + "' is missing"};
   }
 
+  // float64 values that float32 cannot hold (ADR 0013): the whole run is evaluated on the host.
+  std::string on_host;
+  if (!wide_initializer.empty()) {
+    on_host = "float64 initializer '" + wide_initializer + "' holds values beyond float32's range";
+  }
+  for (size_t i = 0; i < inputs.size() && on_host.empty(); ++i) {
+    const HostInput& in = *ordered[i];
+    if (in.type != ElemType::kDouble || in.device.valid()) continue;
+    Tensor t{in.name, in.type, in.shape, {}};
+    t.data.assign(in.data.begin(), in.data.end());
+    if (auto at = FirstBeyondF32(t)) {
+      on_host = "float64 input '" + in.name + "' element " + std::to_string(*at) +
+                " is beyond float32's range";
+    }
+  }
+
   // The seeds of the main graph: the inputs, those read on the host known (the plan key holds
   // every shape plus their values).
   std::vector<Value> seeds;
@@ -180,14 +196,19 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     return v;
   };
   for (size_t i = 0; i < inputs.size(); ++i) {
-    ALKNET_ASSIGN_OR_RETURN(Value v, make_seed(*ordered[i], inputs[i], host_read[i], false,
+    // Read on the host: inputs the plan reads values of, and every input of a run evaluated on
+    // the host in float64.
+    ALKNET_ASSIGN_OR_RETURN(Value v, make_seed(*ordered[i], inputs[i],
+                                               host_read[i] || !on_host.empty(), false,
                                                "input '" + inputs[i].name + "'"));
     seeds.push_back(std::move(v));
   }
   RunResult result;
   const auto tr = std::chrono::steady_clock::now();
   if (ro.profile) exec->set_profile(&result.profile);
+  host_eval = !on_host.empty();
   auto ran = RunProgram(main, cache, std::move(seeds), &result, ro);
+  host_eval = false;
   exec->set_profile(nullptr);
   if (!ran.ok()) return std::move(ran).error();
   std::vector<Value> outs = std::move(ran).value();
@@ -240,6 +261,10 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     if (ro.keep_device_outputs) result.device_outputs.push_back(dt);
   }
   result.download_ms = MsSince(tdl);
+  if (!on_host.empty()) {
+    ++stats.host_evaluated_runs;
+    result.on_host = std::move(on_host);
+  }
   result.device_ms = result.run_ms - result.upload_ms;
   result.run_ms += result.download_ms;
   (void)t0;
@@ -249,6 +274,17 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
 Result<std::shared_ptr<Plan>> Session::Impl::PlanFor(PlanCache& plans, const Program& p,
                                                      size_t start, const std::vector<Value>& seeds,
                                                      RunResult* result) {
+  if (host_eval) {
+    // Everything is known and folds: the plan is specific to these values, not worth caching.
+    const auto tp = std::chrono::steady_clock::now();
+    ALKNET_ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, BuildPlan(p, start, seeds));
+    ++stats.plans_built;
+    plan->graph.passes_applied = true;
+    stats.nodes_folded = plan->folded;
+    stats.nodes_on_device = 0;
+    if (result != nullptr) result->plan_ms += MsSince(tp);
+    return plan;
+  }
   const std::string key = SeedKey(seeds);
   for (auto it = plans.begin(); it != plans.end(); ++it) {
     if (it->first == key) {
@@ -295,9 +331,37 @@ Result<std::vector<Value>> Session::Impl::RunProgram(const Program& p, PlanCache
     if (plan->stop < 0) return outs;
     const NodeInfo& n = p.nodes[static_cast<size_t>(plan->stop)];
     std::vector<Value> made;
+    if (n.record != nullptr) {
+      // A record's host input computed on the device: read it back, plan again from the node.
+      const auto th = std::chrono::steady_clock::now();
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        if (!n.record->is_host_input(i) || n.inputs[i].empty()) continue;
+        for (Value& v : outs) {
+          if (v.name != n.inputs[i] || v.known) continue;
+          ALKNET_ASSIGN_OR_RETURN(v, ToHostKnown(v));
+        }
+      }
+      ++stats.host_input_reads;
+      if (result != nullptr) result->host_nodes.push_back({n.op, n.name, MsSince(th)});
+      seeds = std::move(outs);
+      std::shared_ptr<Plan> at = plan;
+      const bool cached = result != nullptr && result->plan_cached;
+      ALKNET_ASSIGN_OR_RETURN(plan,
+                              PlanFor(at->next, p, static_cast<size_t>(at->stop), seeds, result));
+      if (result != nullptr) result->plan_cached = cached;
+      if (plan->stop == at->stop) {
+        return Error{ErrorCode::kInvalidArgument,
+                     n.Where(model) +
+                         ": internal: its host inputs are still unknown after the "
+                         "read-back"};
+      }
+      continue;
+    }
     if (n.host_op != nullptr) {
       ++stats.host_ops_run;
+      const auto th = std::chrono::steady_clock::now();
       ALKNET_ASSIGN_OR_RETURN(made, RunHostNode(p, n, outs));
+      if (result != nullptr) result->host_nodes.push_back({n.op, n.name, MsSince(th)});
     } else {
       ++stats.control_nodes_run;
       ALKNET_ASSIGN_OR_RETURN(made, RunControl(p, n, outs, ro));

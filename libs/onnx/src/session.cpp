@@ -49,6 +49,16 @@ std::vector<std::string> Session::op_types() const {
   for (const auto& n : impl_->nodes) ops.push_back(n.op);
   return ops;
 }
+bool Session::draws_random() const {
+  for (const auto& n : impl_->nodes) {
+    if (n.op == "RandomUniform" || n.op == "RandomNormal" || n.op == "RandomUniformLike" ||
+        n.op == "RandomNormalLike" || n.op == "Bernoulli" ||
+        (n.op == "Dropout" && n.inputs.size() >= 3 && !n.inputs[2].empty())) {
+      return true;
+    }
+  }
+  return false;
+}
 Result<RunResult> Session::Run(std::span<const HostInput> inputs, const RunOptions& options) {
   return impl_->Run(inputs, options);
 }

@@ -224,6 +224,13 @@ struct Session::Impl {
   std::vector<bool>& host_read = main.host_read;  // per input: its values are read at plan time
   detail::PlanCache cache;
   SessionStats stats;
+  // Set for the duration of a run whose float64 values do not fit float32: every value is
+  // known on the host and every node folds with its record's float64 reference; a node that
+  // cannot is refused (docs/adr/0013-onnx-float64-host.md).
+  bool host_eval = false;
+  // The first float64 initializer of the main graph with a value beyond float32's range
+  // (empty: none): such a model always runs on the host.
+  std::string wide_initializer;
 
   Status Load(std::span<const std::byte> bytes);
   // One node of `g` (graph attributes loaded as subgraphs of `parent`).

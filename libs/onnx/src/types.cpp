@@ -288,6 +288,18 @@ Result<std::vector<std::byte>> ToDeviceBytes(const Tensor& t, bool shader_f16) {
   return out;
 }
 
+std::optional<uint64_t> FirstBeyondF32(const Tensor& t) {
+  if (t.type != ElemType::kDouble || t.data.size() != t.elements() * sizeof(double)) {
+    return std::nullopt;
+  }
+  constexpr double kMax = static_cast<double>(std::numeric_limits<float>::max());
+  for (uint64_t i = 0; i < t.elements(); ++i) {
+    const double v = Load<double>(t.data.data() + i * sizeof(double));
+    if (std::isfinite(v) && std::fabs(v) > kMax) return i;
+  }
+  return std::nullopt;
+}
+
 Result<std::vector<std::byte>> RefToDeviceBytes(const RefTensor& r, const std::string& what) {
   const size_t es = r.dtype == DType::kBool ? 1 : compute::DeviceElementSize(r.dtype);
   std::vector<std::byte> out(r.data.size() * es);

@@ -32,6 +32,9 @@ void AddLossOps(
 void AddSignalOps(
     OpTable& table);  // ops/signal.cpp: HannWindow, HammingWindow, BlackmanWindow, DFT, STFT
 void AddQuantizeOps(OpTable& table);  // ops/quantize.cpp: QuantizeLinear, DequantizeLinear
+void AddIntegerOps(OpTable& table);   // ops/integer.cpp: MatMulInteger, ConvInteger, QLinear*
+void AddRandomOps(
+    OpTable& table);  // ops/random.cpp: RandomUniform(Like), RandomNormal(Like), Bernoulli
 void AddTrainingOps(OpTable& table);  // ops/training.cpp: Adagrad, Momentum, Adam
 void AddLegacyOps(
     OpTable& table);  // ops/legacy.cpp: opsets 1..10 of Add, Gemm, PRelu, Max, ... as compositions

@@ -11,6 +11,7 @@
 #include "ops/elementwise.h"
 #include "ops/families.h"
 #include "ops/movement.h"
+#include "ops/random.h"
 
 namespace alknet::compute::ops {
 
@@ -1176,7 +1177,26 @@ OpRecord BlockRecord(const char* name, bool to_space) {
   return r;
 }
 
-// --- Dropout: inference is the identity ----------------------------------------------------------
+// --- Dropout: inference is the identity; training mode drops with RandomUniformLike ------------
+
+// Whether a node drops elements (opset 12+: training_mode true and a ratio above 0), and its
+// ratio (refused outside [0, 1)).
+Result<std::pair<bool, double>> DropoutMode(const OpNode& node) {
+  if (node.opset < 12 || !node.has_input(2)) return std::pair{false, 0.0};
+  std::vector<double> training = HostValues(node, 2);
+  std::vector<double> ratio = node.has_input(1) ? HostValues(node, 1) : std::vector<double>{0.5};
+  const double r = ratio.empty() ? 0.5 : ratio[0];
+  if (!(r >= 0 && r < 1)) {
+    return Error{ErrorCode::kInvalidArgument,
+                 node.Describe() + ": ratio must be in [0, 1), got " + std::to_string(r)};
+  }
+  return std::pair{!training.empty() && training[0] != 0 && r != 0, r};
+}
+
+double DropoutSeed(const Attributes& at) {
+  auto it = at.find("seed");
+  return it == at.end() ? 0.0 : static_cast<double>(std::get<int64_t>(it->second));
+}
 
 // The mask output exists only when the caller asks for it (node.outputs holds two entries):
 // the executor states no output count of its own, and most graphs drop it.
@@ -1186,7 +1206,11 @@ OpRecord DropoutRecord(int opset_min, int opset_max) {
   r.opset_min = opset_min;
   r.opset_max = opset_max;
   r.family = "movement";
-  r.summary = "inference: the input unchanged (the optional mask is all true)";
+  r.summary = opset_min < 12
+                  ? "inference: the input unchanged (the optional mask is all true)"
+                  : "the input unchanged, or with training_mode each element kept with "
+                    "probability 1 - ratio and scaled by 1 / (1 - ratio) (RandomUniformLike's "
+                    "generator, seeded)";
   r.accepts_views = true;
   if (opset_min < 12) {
     r.attributes = {{"ratio", AttrValue(0.5), false, {}},
@@ -1201,39 +1225,60 @@ OpRecord DropoutRecord(int opset_min, int opset_max) {
     return node.opset >= 10 ? DType::kBool : node.inputs[0].dtype;
   };
   r.infer = [mask_type](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
-    if (node.opset >= 12 && node.has_input(2)) {
-      std::vector<double> training = HostValues(node, 2);
-      std::vector<double> ratio =
-          node.has_input(1) ? HostValues(node, 1) : std::vector<double>{0.5};
-      if (!training.empty() && training[0] != 0 && !ratio.empty() && ratio[0] != 0) {
-        return Error{ErrorCode::kUnsupported,
-                     node.Describe() +
-                         ": training_mode with a non-zero ratio drops "
-                         "random elements, which alknet does not implement"};
-      }
+    ALKNET_ASSIGN_OR_RETURN(auto mode, DropoutMode(node));
+    if (mode.first && node.inputs[0].dtype != DType::kF32 && node.inputs[0].dtype != DType::kF16) {
+      return Error{ErrorCode::kUnsupported,
+                   node.Describe() + ": training mode drops float data only (f32, f16)"};
     }
     std::vector<TensorDesc> outs{TensorDesc{node.inputs[0].dtype, node.inputs[0].shape}};
     if (node.outputs.size() >= 2) outs.push_back(TensorDesc{mask_type(node), node.inputs[0].shape});
     return outs;
   };
-  r.decompose = [mask_type](const OpNode& node, const Attributes&) -> Result<Graph> {
+  r.decompose = [mask_type](const OpNode& node, const Attributes& at) -> Result<Graph> {
+    ALKNET_ASSIGN_OR_RETURN(auto mode, DropoutMode(node));
     Graph g(static_cast<int>(node.inputs.size()));
+    const Shape& s = node.inputs[0].shape;
+    const DType dt = node.inputs[0].dtype;
+    if (mode.first) {
+      const double keep = ToF32(1.0 - mode.second);
+      const int u =
+          g.Add("RandomUniformLike", {0}, {{"seed", DropoutSeed(at)}, {"dtype", int64_t{1}}}, 1);
+      const int m = g.Add("Less", {u, Graph::kAbsent}, {}, 13);
+      g.nodes.back().input_values = {nullptr, MakeConst(DType::kF32, {}, {keep})};
+      const int scaled = g.Add("Mul", {0, Graph::kAbsent}, {}, 14);
+      g.nodes.back().input_values = {nullptr,
+                                     MakeConst(dt, {}, {ToF32(1.0 / (1.0 - mode.second))})};
+      const int y = g.Add("Where", {m, scaled, Graph::kAbsent}, {}, 16);
+      g.nodes.back().input_values = {nullptr, nullptr, MakeConst(dt, {}, {0.0})};
+      g.outputs = {y};
+      if (node.outputs.size() >= 2) g.outputs.push_back(m);
+      return g;
+    }
     g.outputs = {0};
     if (node.outputs.size() >= 2) {
       // A stride-0 view of one `true`: no memory per element.
-      const Shape& s = node.inputs[0].shape;
       g.outputs.push_back(g.Add("Expand", {Graph::kAbsent, Graph::kAbsent}));
       g.nodes.back().input_values = {MakeConst(mask_type(node), {}, {1.0}),
                                      IntList(Ints(s.begin(), s.end()))};
     }
     return g;
   };
-  r.reference = [](const OpNode& node, const Attributes&, const std::vector<RefTensor>& in) {
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const auto mode = DropoutMode(node).value();
     std::vector<RefTensor> outs{in[0]};
-    if (node.outputs.size() >= 2) {
-      outs.push_back(RefTensor{node.outputs[1].dtype, in[0].shape,
-                               std::vector<double>(in[0].data.size(), 1.0)});
+    RefTensor mask{node.outputs.size() >= 2 ? node.outputs[1].dtype : DType::kBool, in[0].shape,
+                   std::vector<double>(in[0].data.size(), 1.0)};
+    if (mode.first) {
+      const double keep = ToF32(1.0 - mode.second);
+      const double scale = ToF32(1.0 / (1.0 - mode.second));
+      const double seed = DropoutSeed(at);
+      for (size_t i = 0; i < in[0].data.size(); ++i) {
+        const bool kept = UniformDraw(i, seed) < keep;
+        mask.data[i] = kept ? 1.0 : 0.0;
+        outs[0].data[i] = kept ? ToF32(in[0].data[i] * scale) : 0.0;
+      }
     }
+    if (node.outputs.size() >= 2) outs.push_back(std::move(mask));
     return outs;
   };
   if (opset_min < 12) {
@@ -1243,7 +1288,11 @@ OpRecord DropoutRecord(int opset_min, int opset_max) {
         {{Shape{3, 5}, Shape{}, Shape{}},
          {},
          {{1, RefTensor{DType::kF32, {}, {0.0}}}, {2, RefTensor{DType::kBool, {}, {1.0}}}},
-         "training, ratio 0"}};
+         "training, ratio 0"},
+        {{Shape{7, 33}, Shape{}, Shape{}},
+         {{"seed", int64_t{11}}},
+         {{1, RefTensor{DType::kF32, {}, {0.3}}}, {2, RefTensor{DType::kBool, {}, {1.0}}}},
+         "training, ratio 0.3"}};
   }
   return r;
 }

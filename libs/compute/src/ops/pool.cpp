@@ -1,6 +1,8 @@
 // Pools (ONNX Operators.md): MaxPool (with its optional Indices output), AveragePool,
-// GlobalMaxPool, GlobalAveragePool; 1-D to 3-D, all rendered by shaders/pool/pool.wgsl.hbs.
+// GlobalMaxPool, GlobalAveragePool; 1-D to 3-D, all rendered by shaders/pool/pool.wgsl.hbs;
+// MaxUnpool (shaders/pool/maxunpool.wgsl.hbs).
 // Indices are i32 (the ONNX session maps INT64 to i32, range-checked).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -8,6 +10,7 @@
 
 #include "ops/families.h"
 #include "ops/shape_params.h"
+#include "ops/movement.h"
 #include "ops/spatial.h"
 
 namespace alknet::compute::ops {
@@ -313,6 +316,169 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
   return r;
 }
 
+// ---- MaxUnpool ----------------------------------------------------------------------------
+//
+// The inverse of MaxPool with Indices: a zero tensor of the unpooled shape with each X value
+// written at its index (flat over the whole output, as MaxPool's Indices are). The kernel runs
+// one invocation per output element and searches the X values of its own (n, c) plane for
+// its index, so indices must point into their own plane (MaxPool's always do); the cost is
+// plane_out * plane_in per plane.
+
+Result<Shape> UnpoolShape(const OpNode& node, const Attributes& at) {
+  const Shape& x = node.inputs[0].shape;
+  if (x.size() < 3 || x.size() > 5) {
+    return Error{ErrorCode::kShape, node.Describe() + ": X " + ShapeToString(x) +
+                                        " must be [N, C, D1..Dk] with 1 to 3 spatial axes"};
+  }
+  if (node.inputs[1].shape != x) {
+    return Error{ErrorCode::kShape, node.Describe() + ": I " + ShapeToString(node.inputs[1].shape) +
+                                        " must have X's shape " + ShapeToString(x)};
+  }
+  const size_t k = x.size() - 2;
+  const auto& ks = Ints(at, "kernel_shape");
+  const auto& st = Ints(at, "strides");
+  const auto& pads = Ints(at, "pads");
+  if (ks.size() != k || (!st.empty() && st.size() != k) ||
+      (!pads.empty() && pads.size() != 2 * k)) {
+    return Error{ErrorCode::kInvalidAttribute, node.Describe() + ": kernel_shape needs " +
+                                                   std::to_string(k) + " values, strides " +
+                                                   std::to_string(k) + " and pads " +
+                                                   std::to_string(2 * k)};
+  }
+  Shape out{x[0], x[1]};
+  for (size_t a = 0; a < k; ++a) {
+    const int64_t s = st.empty() ? 1 : st[a];
+    const int64_t pb = pads.empty() ? 0 : pads[a], pe = pads.empty() ? 0 : pads[a + k];
+    if (ks[a] < 1 || s < 1 || pb < 0 || pe < 0) {
+      return Error{ErrorCode::kInvalidAttribute,
+                   node.Describe() + ": kernel_shape and strides must be >= 1, pads >= 0"};
+    }
+    const int64_t d = (static_cast<int64_t>(x[2 + a]) - 1) * s - pb - pe + ks[a];
+    if (d < 0 || d > (int64_t{1} << 40)) {
+      return Error{ErrorCode::kShape, node.Describe() + ": the unpooled extent of axis " +
+                                          std::to_string(2 + a) + " is " + std::to_string(d)};
+    }
+    out.push_back(static_cast<uint64_t>(d));
+  }
+  if (node.has_input(2)) {
+    const RefTensor* os = node.value(2);
+    if (os->data.size() != x.size()) {
+      return Error{ErrorCode::kShape, node.Describe() + ": output_shape must have " +
+                                          std::to_string(x.size()) + " values"};
+    }
+    Shape given;
+    for (double v : os->data) {
+      if (!(v >= 0 && v <= double(int64_t{1} << 40))) {
+        return Error{ErrorCode::kShape, node.Describe() + ": output_shape value " +
+                                            std::to_string(v) + " is out of range"};
+      }
+      given.push_back(static_cast<uint64_t>(v));
+    }
+    if (given[0] != x[0] || given[1] != x[1]) {
+      return Error{ErrorCode::kShape, node.Describe() + ": output_shape " + ShapeToString(given) +
+                                          " must keep X's N and C " + ShapeToString(x)};
+    }
+    if (given != out) {
+      // ONNX reads the indices in the default shape's coordinates and pads them into the
+      // larger one (onnxruntime does); the kernel does not re-index yet.
+      return Error{ErrorCode::kUnsupported,
+                   node.Describe() + ": output_shape " + ShapeToString(given) +
+                       " differs from the unpooled shape " + ShapeToString(out) +
+                       "; only the default shape is implemented"};
+    }
+  }
+  return out;
+}
+
+OpRecord MaxUnpoolRecord() {
+  OpRecord r;
+  r.name = "MaxUnpool";
+  r.opset_min = 9;
+  r.family = "pool";
+  r.shader = "pool/maxunpool";
+  r.summary = "zeros of the unpooled shape (or output_shape) with X written at MaxPool's Indices I";
+  r.min_inputs = 2;
+  r.max_inputs = 3;
+  r.host_inputs = {2};
+  r.contract = {.dtypes = {{DType::kF32}, {DType::kI32}, {DType::kI32}}, .contiguous = true};
+  r.attributes = {{"kernel_shape", std::nullopt, false, {}},
+                  {"pads", AttrValue(std::vector<int64_t>{}), false, {}},
+                  {"strides", AttrValue(std::vector<int64_t>{}), false, {}}};
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    ALKNET_ASSIGN_OR_RETURN(Shape out, UnpoolShape(node, at));
+    ALKNET_TRY(CheckIndexable(node, Window::Product(out)));
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, out}};
+  };
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
+    ALKNET_ASSIGN_OR_RETURN(Shape out, UnpoolShape(node, at));
+    const Shape& x = node.inputs[0].shape;
+    const uint64_t lines = x[0] * x[1];
+    hbs::Object o;
+    o.set("total", Window::Product(out));
+    // At least 1: WGSL refuses a division by a constant 0 (nothing runs when total is 0).
+    o.set("plane_out", std::max<uint64_t>(1, lines == 0 ? 0 : Window::Product(out) / lines));
+    o.set("plane_in", lines == 0 ? uint64_t{0} : node.inputs[0].elements() / lines);
+    return hbs::Value(std::move(o));
+  };
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
+    return LinearOver(Window::Product(UnpoolShape(node, at).value()));
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const Shape out_shape = UnpoolShape(node, at).value();
+    RefTensor y{DType::kF32, out_shape, std::vector<double>(Window::Product(out_shape), 0.0)};
+    for (size_t i = 0; i < in[1].data.size(); ++i) {
+      const double idx = in[1].data[i];
+      if (idx >= 0 && idx < double(y.data.size())) y.data[static_cast<size_t>(idx)] = in[0].data[i];
+    }
+    return std::vector<RefTensor>{std::move(y)};
+  };
+  r.hints = {-3, 3, 0, 0};
+  // Indices as MaxPool makes them: one position of each window, in its own plane.
+  auto indices = [](Shape x, std::vector<int64_t> k, std::vector<int64_t> s, Shape out) {
+    RefTensor t{DType::kI32, x, {}};
+    const uint64_t lines = x[0] * x[1];
+    uint64_t plane_in = 1, plane_out = 1;
+    for (size_t a = 2; a < x.size(); ++a) {
+      plane_in *= x[a];
+      plane_out *= out[a];
+    }
+    uint64_t seed = 99;
+    for (uint64_t l = 0; l < lines; ++l) {
+      for (uint64_t q = 0; q < plane_in; ++q) {
+        uint64_t rest = q, flat = 0, mult = 1;
+        std::vector<uint64_t> pos(x.size() - 2);
+        for (size_t a = x.size(); a-- > 2;) {
+          seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+          const uint64_t c = rest % x[a];
+          rest /= x[a];
+          pos[a - 2] =
+              c * static_cast<uint64_t>(s[a - 2]) + (seed >> 33) % static_cast<uint64_t>(k[a - 2]);
+        }
+        for (size_t a = x.size(); a-- > 2;) {
+          flat += pos[a - 2] * mult;
+          mult *= out[a];
+        }
+        t.data.push_back(double(l * plane_out + flat));
+      }
+    }
+    return t;
+  };
+  auto ints = [](std::vector<int64_t> v) { return AttrValue(std::move(v)); };
+  r.test_cases = {
+      {{Shape{2, 3, 3, 4}, Shape{2, 3, 3, 4}, std::nullopt},
+       {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}},
+       {{1, indices({2, 3, 3, 4}, {2, 2}, {2, 2}, {2, 3, 6, 8})}},
+       "2-D, kernel 2 stride 2"},
+      {{Shape{1, 2, 5}, Shape{1, 2, 5}, Shape{3}},
+       {{"kernel_shape", ints({3})}, {"strides", ints({2})}},
+       {{1, indices({1, 2, 5}, {3}, {2}, {1, 2, 11})},
+        {2, RefTensor{DType::kI32, {3}, {1, 2, 11}}}},
+       "1-D, overlapping windows, output_shape given"},
+  };
+  return r;
+}
+
 }  // namespace
 
 void AddPoolOps(OpTable& table) {
@@ -323,6 +489,7 @@ void AddPoolOps(OpTable& table) {
   table.Add(PoolRecord("AveragePool", PoolKind::kAverage, false, 1, 99, false));
   table.Add(PoolRecord("GlobalMaxPool", PoolKind::kMax, true, 1, 99, false));
   table.Add(PoolRecord("GlobalAveragePool", PoolKind::kAverage, true, 1, 99, false));
+  table.Add(MaxUnpoolRecord());
 }
 
 }  // namespace alknet::compute::ops

@@ -4,7 +4,8 @@
 // (the ONNX coordinate transform and rounding, in float64); the kernel
 // (shaders/resize/resize) sums over those taps. So rounding ties (round_prefer_floor at
 // x.5) are decided once, identically for the device and the reference. GridSample samples at
-// arbitrary normalised points (shaders/resize/gridsample).
+// arbitrary normalised points (shaders/resize/gridsample); RoiAlign samples bins of regions of
+// interest bilinearly (shaders/resize/roialign).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -781,6 +782,221 @@ OpRecord GridSampleRecord() {
   return r;
 }
 
+// ---- RoiAlign -----------------------------------------------------------------------------
+//
+// Opset 10 (no pixel offset, rois at least 1x1) and 16 (coordinate_transformation_mode,
+// half_pixel by default). Each output bin averages (or takes the largest weighted tap of) a
+// grid of bilinear samples; with sampling_ratio 0 the grid is ceil(roi extent / bins), which
+// depends on the rois' values, so the kernel computes it per roi. Samples more than one pixel
+// outside X count as zeros (onnxruntime's and the ONNX reference's rule).
+
+// The adaptive sampling grid's largest extent per axis: a roi spanning more than this many
+// pixels per bin is sampled this many times (bounds the work a hostile roi can ask for).
+constexpr int64_t kRoiMaxGrid = 256;
+
+struct RoiParams {
+  bool max = false, half_pixel = false;
+  uint64_t oh = 1, ow = 1;
+  int64_t sampling = 0;
+  double scale = 1.0;
+};
+
+Result<RoiParams> RoiParamsOf(const OpNode& node, const Attributes& at) {
+  RoiParams p;
+  p.max = std::get<std::string>(at.at("mode")) == "max";
+  p.half_pixel = at.count("coordinate_transformation_mode") &&
+                 std::get<std::string>(at.at("coordinate_transformation_mode")) == "half_pixel";
+  const int64_t oh = std::get<int64_t>(at.at("output_height"));
+  const int64_t ow = std::get<int64_t>(at.at("output_width"));
+  p.sampling = std::get<int64_t>(at.at("sampling_ratio"));
+  p.scale = std::get<double>(at.at("spatial_scale"));
+  if (oh < 1 || ow < 1 || oh > 65536 || ow > 65536 || p.sampling < 0 || p.sampling > 1024) {
+    return Error{ErrorCode::kInvalidAttribute,
+                 node.Describe() +
+                     ": output_height and output_width must be in 1..65536, "
+                     "sampling_ratio in 0..1024"};
+  }
+  p.oh = static_cast<uint64_t>(oh);
+  p.ow = static_cast<uint64_t>(ow);
+  const Shape& x = node.inputs[0].shape;
+  const Shape& rois = node.inputs[1].shape;
+  const Shape& bi = node.inputs[2].shape;
+  if (x.size() != 4 || rois.size() != 2 || rois[1] != 4 || bi.size() != 1 || bi[0] != rois[0]) {
+    return Error{ErrorCode::kShape, node.Describe() + ": X must be [N, C, H, W], rois [R, 4], " +
+                                        "batch_indices [R]; got " + ShapeToString(x) + ", " +
+                                        ShapeToString(rois) + ", " + ShapeToString(bi)};
+  }
+  return p;
+}
+
+OpRecord RoiAlignRecord(int opset_min, int opset_max) {
+  OpRecord r;
+  r.name = "RoiAlign";
+  r.opset_min = opset_min;
+  r.opset_max = opset_max;
+  r.family = "resize";
+  r.shader = "resize/roialign";
+  r.summary = "per region of interest, bins of bilinear samples averaged (avg) or maxed (max)";
+  r.min_inputs = r.max_inputs = 3;
+  r.contract = {.dtypes = {{DType::kF32}, {DType::kF32}, {DType::kI32}}, .contiguous = true};
+  auto mode = [](const AttrValue& v) {
+    const std::string& s = std::get<std::string>(v);
+    return s == "avg" || s == "max" ? std::string() : std::string("must be avg or max");
+  };
+  r.attributes = {{"mode", AttrValue(std::string("avg")), false, mode},
+                  {"output_height", AttrValue(int64_t{1}), false, {}},
+                  {"output_width", AttrValue(int64_t{1}), false, {}},
+                  {"sampling_ratio", AttrValue(int64_t{0}), false, {}},
+                  {"spatial_scale", AttrValue(1.0), false, {}}};
+  if (opset_min >= 16) {
+    r.attributes.push_back({"coordinate_transformation_mode", AttrValue(std::string("half_pixel")),
+                            false, [](const AttrValue& v) {
+                              const std::string& s = std::get<std::string>(v);
+                              return s == "half_pixel" || s == "output_half_pixel"
+                                         ? std::string()
+                                         : std::string("must be half_pixel or output_half_pixel");
+                            }});
+  }
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    ALKNET_ASSIGN_OR_RETURN(RoiParams p, RoiParamsOf(node, at));
+    const Shape out{node.inputs[1].shape[0], node.inputs[0].shape[1], p.oh, p.ow};
+    ALKNET_TRY(
+        CheckIndexable(node, std::max(node.inputs[0].elements(), out[0] * out[1] * p.oh * p.ow)));
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, out}};
+  };
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps&) -> Result<hbs::Value> {
+    ALKNET_ASSIGN_OR_RETURN(RoiParams p, RoiParamsOf(node, at));
+    const Shape& x = node.inputs[0].shape;
+    hbs::Object o;
+    o.set("N", x[0]);
+    o.set("C", x[1]);
+    // At least 1 (WGSL refuses H - 1u for a constant 0); `empty` turns every sample off.
+    o.set("H", std::max<uint64_t>(1, x[2]));
+    o.set("W", std::max<uint64_t>(1, x[3]));
+    o.set("empty", x[2] == 0 || x[3] == 0);
+    o.set("max_grid", kRoiMaxGrid);
+    o.set("OH", p.oh);
+    o.set("OW", p.ow);
+    o.set("total", node.inputs[1].shape[0] * x[1] * p.oh * p.ow);
+    o.set("sampling", p.sampling);
+    o.set("scale", FloatLiteral(p.scale));
+    o.set("offset", FloatLiteral(p.half_pixel ? 0.5 : 0.0));
+    o.set("half_pixel", p.half_pixel);
+    o.set("max", p.max);
+    return hbs::Value(std::move(o));
+  };
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
+    const RoiParams p = RoiParamsOf(node, at).value();
+    return LinearOver(node.inputs[1].shape[0] * node.inputs[0].shape[1] * p.oh * p.ow);
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const RoiParams p = RoiParamsOf(node, at).value();
+    const Shape& xs = in[0].shape;
+    const uint64_t R = in[1].shape[0], C = xs[1], H = xs[2], W = xs[3];
+    RefTensor out{DType::kF32, {R, C, p.oh, p.ow}, {}};
+    const double off = p.half_pixel ? 0.5 : 0.0;
+    for (uint64_t ri = 0; ri < R; ++ri) {
+      const double* roi = in[1].data.data() + ri * 4;
+      const double b = in[2].data[ri];
+      const bool valid_batch = b >= 0 && b < double(xs[0]) && H > 0 && W > 0;
+      const double x1 = roi[0] * p.scale - off, y1 = roi[1] * p.scale - off;
+      double rw = roi[2] * p.scale - off - x1, rh = roi[3] * p.scale - off - y1;
+      if (!p.half_pixel) {
+        rw = std::max(rw, 1.0);
+        rh = std::max(rh, 1.0);
+      }
+      const double bh = rh / double(p.oh), bw = rw / double(p.ow);
+      auto grid = [&p](double extent, uint64_t bins) {
+        if (p.sampling > 0) return p.sampling;
+        const double g = std::ceil(ToF32(ToF32(extent) / double(bins)));
+        if (!(g > 0)) return int64_t{0};  // NaN too
+        return static_cast<int64_t>(std::min(g, double(kRoiMaxGrid)));
+      };
+      const int64_t gh = grid(rh, p.oh), gw = grid(rw, p.ow);
+      const double count = double(std::max<int64_t>(gh * gw, 1));
+      for (uint64_t c = 0; c < C; ++c) {
+        const double* plane =
+            valid_batch ? in[0].data.data() + (uint64_t(b) * C + c) * H * W : nullptr;
+        for (uint64_t ph = 0; ph < p.oh; ++ph) {
+          for (uint64_t pw = 0; pw < p.ow; ++pw) {
+            double sum = 0, best = -INFINITY;
+            bool any = false;
+            for (int64_t iy = 0; iy < gh; ++iy) {
+              const double y0 = y1 + double(ph) * bh + (double(iy) + 0.5) * bh / double(gh);
+              for (int64_t ix = 0; ix < gw; ++ix) {
+                const double x0 = x1 + double(pw) * bw + (double(ix) + 0.5) * bw / double(gw);
+                if (plane == nullptr || y0 < -1.0 || y0 > double(H) || x0 < -1.0 ||
+                    x0 > double(W)) {
+                  if (p.max) {
+                    best = std::max(best, 0.0);
+                    any = true;
+                  }
+                  continue;
+                }
+                double y = std::max(y0, 0.0), x = std::max(x0, 0.0);
+                uint64_t yl = uint64_t(y), xl = uint64_t(x), yh, xh;
+                if (yl >= H - 1) {
+                  yl = yh = H - 1;
+                  y = double(yl);
+                } else {
+                  yh = yl + 1;
+                }
+                if (xl >= W - 1) {
+                  xl = xh = W - 1;
+                  x = double(xl);
+                } else {
+                  xh = xl + 1;
+                }
+                const double ly = y - double(yl), lx = x - double(xl), hy = 1 - ly, hx = 1 - lx;
+                const double t1 = hy * hx * plane[yl * W + xl], t2 = hy * lx * plane[yl * W + xh];
+                const double t3 = ly * hx * plane[yh * W + xl], t4 = ly * lx * plane[yh * W + xh];
+                if (p.max) {
+                  best = std::max({best, t1, t2, t3, t4});
+                  any = true;
+                } else {
+                  sum += t1 + t2 + t3 + t4;
+                }
+              }
+            }
+            out.data.push_back(p.max ? (any ? best : 0.0) : sum / count);
+          }
+        }
+      }
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-3, 3, 1e-5, 1e-4};
+  RefTensor rois{
+      DType::kF32,
+      {4, 4},
+      {0.5, 0.5, 6.2, 5.1, 1.0, 2.0, 3.0, 3.5, -2.0, -1.0, 4.0, 9.5, 7.0, 1.0, 7.5, 1.2}};
+  RefTensor batch{DType::kI32, {4}, {0, 1, 1, 0}};
+  r.test_cases = {
+      {{Shape{2, 3, 8, 7}, Shape{4, 4}, Shape{4}},
+       {{"output_height", int64_t{3}}, {"output_width", int64_t{2}}},
+       {{1, rois}, {2, batch}},
+       "avg, adaptive sampling"},
+      {{Shape{2, 3, 8, 7}, Shape{4, 4}, Shape{4}},
+       {{"output_height", int64_t{2}},
+        {"output_width", int64_t{4}},
+        {"sampling_ratio", int64_t{2}},
+        {"spatial_scale", 0.75},
+        {"mode", std::string("max")}},
+       {{1, rois}, {2, batch}},
+       "max, sampling_ratio 2, spatial_scale"},
+  };
+  if (opset_min >= 16) {
+    r.test_cases.push_back({{Shape{2, 3, 8, 7}, Shape{4, 4}, Shape{4}},
+                            {{"output_height", int64_t{2}},
+                             {"output_width", int64_t{2}},
+                             {"coordinate_transformation_mode", std::string("output_half_pixel")}},
+                            {{1, rois}, {2, batch}},
+                            "output_half_pixel"});
+  }
+  return r;
+}
+
 }  // namespace
 
 void AddResizeOps(OpTable& table) {
@@ -792,6 +1008,8 @@ void AddResizeOps(OpTable& table) {
   table.Add(ResizeRecord("Resize", 13, 17));
   table.Add(ResizeRecord("Resize", 18, 99));
   table.Add(GridSampleRecord());
+  table.Add(RoiAlignRecord(10, 15));
+  table.Add(RoiAlignRecord(16, 99));
 }
 
 }  // namespace alknet::compute::ops

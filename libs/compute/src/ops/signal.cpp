@@ -1,6 +1,6 @@
 // Signal processing (opset 17): the window functions (HannWindow, HammingWindow,
-// BlackmanWindow: host-built constants), DFT and STFT (shaders/signal/, naive O(L^2)
-// transforms).
+// BlackmanWindow) and MelWeightMatrix as host-built constants, DFT and STFT (shaders/signal/, naive
+// O(L^2) transforms).
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -77,6 +77,118 @@ OpRecord WindowRecord(const char* name, Window kind) {
   r.test_cases = {
       {{Shape{}}, {}, {{0, size(10)}}, "periodic"},
       {{Shape{}}, {{"periodic", int64_t{0}}}, {{0, size(7)}}, "symmetric"},
+  };
+  return r;
+}
+
+// ---- MelWeightMatrix (opset 17) ----------------------------------------------------------------
+// A host-built constant [dft_length / 2 + 1, num_mel_bins] of triangular filters: num_mel_bins +
+// 2 points equally spaced on the mel scale (2595 log10(1 + f / 700)) between the edges, each
+// mapped to the spectrogram bin floor((dft_length + 1) f / sample_rate); filter i rises from
+// point i to i + 1 and falls to i + 2 (ONNX's definition; its step is the mel range divided by
+// num_mel_bins + 2).
+
+struct MelArgs {
+  int64_t bins = 0, dft = 0, rate = 0;
+  double lo = 0, hi = 0;
+};
+
+Result<MelArgs> MelArgsOf(const OpNode& node) {
+  auto scalar = [&](size_t i, const char* what) -> Result<double> {
+    const RefTensor* v = node.value(i);
+    if (v->data.size() != 1 || !std::isfinite(v->data[0])) {
+      return Error{ErrorCode::kShape, node.Describe() + ": " + what + " must be a finite scalar"};
+    }
+    return v->data[0];
+  };
+  MelArgs a;
+  ALKNET_ASSIGN_OR_RETURN(double bins, scalar(0, "num_mel_bins"));
+  ALKNET_ASSIGN_OR_RETURN(double dft, scalar(1, "dft_length"));
+  ALKNET_ASSIGN_OR_RETURN(double rate, scalar(2, "sample_rate"));
+  ALKNET_ASSIGN_OR_RETURN(a.lo, scalar(3, "lower_edge_hertz"));
+  ALKNET_ASSIGN_OR_RETURN(a.hi, scalar(4, "upper_edge_hertz"));
+  if (bins < 1 || bins > 65536 || dft < 1 || dft > double{1 << 24} || rate < 1 || a.lo < 0 ||
+      a.hi < a.lo || (dft / 2 + 1) * bins > double{1 << 28}) {
+    return Error{ErrorCode::kInvalidArgument,
+                 node.Describe() +
+                     ": needs 1 <= num_mel_bins <= 65536, 1 <= dft_length <= 2^24, "
+                     "sample_rate >= 1, 0 <= lower_edge_hertz <= upper_edge_hertz"};
+  }
+  a.bins = static_cast<int64_t>(bins);
+  a.dft = static_cast<int64_t>(dft);
+  a.rate = static_cast<int64_t>(rate);
+  return a;
+}
+
+OpRecord MelWeightMatrixRecord() {
+  OpRecord r;
+  r.name = "MelWeightMatrix";
+  r.opset_min = 17;
+  r.family = "signal";
+  r.summary = "triangular mel filters [dft_length / 2 + 1, num_mel_bins] (a host-built constant)";
+  r.min_inputs = r.max_inputs = 5;
+  r.host_inputs = {0, 1, 2, 3, 4};
+  r.attributes = {{"output_datatype", AttrValue(int64_t{1}), false, {}}};
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    ALKNET_ASSIGN_OR_RETURN(MelArgs a, MelArgsOf(node));
+    ALKNET_ASSIGN_OR_RETURN(DType d,
+                            DeviceTypeOfOnnx(std::get<int64_t>(at.at("output_datatype")),
+                                             node.Describe() + ": attribute 'output_datatype'"));
+    return std::vector<TensorDesc>{
+        TensorDesc{d, {static_cast<uint64_t>(a.dft / 2 + 1), static_cast<uint64_t>(a.bins)}}};
+  };
+  auto build = [](const OpNode& node, const Attributes& at) {
+    const MelArgs a = *MelArgsOf(node);
+    const int64_t rows = a.dft / 2 + 1;
+    RefTensor t{*DeviceTypeOfOnnx(std::get<int64_t>(at.at("output_datatype")), ""),
+                {static_cast<uint64_t>(rows), static_cast<uint64_t>(a.bins)},
+                std::vector<double>(static_cast<size_t>(rows * a.bins), 0.0)};
+    auto mel = [](double f) { return 2595.0 * std::log10(1.0 + f / 700.0); };
+    const double lo = mel(a.lo), step = (mel(a.hi) - lo) / static_cast<double>(a.bins + 2);
+    std::vector<int64_t> point(static_cast<size_t>(a.bins + 2));
+    for (int64_t k = 0; k < a.bins + 2; ++k) {
+      const double hz = 700.0 * (std::pow(10.0, (static_cast<double>(k) * step + lo) / 2595.0) - 1);
+      const double b =
+          std::floor(static_cast<double>(a.dft + 1) * hz / static_cast<double>(a.rate));
+      point[static_cast<size_t>(k)] = static_cast<int64_t>(std::clamp(b, 0.0, double(rows - 1)));
+    }
+    auto at_rc = [&](int64_t row, int64_t col) -> double& {
+      return t.data[static_cast<size_t>(row * a.bins + col)];
+    };
+    for (int64_t i = 0; i < a.bins; ++i) {
+      const int64_t left = point[i], centre = point[i + 1], right = point[i + 2];
+      if (centre == left) {
+        at_rc(centre, i) = 1;
+      } else {
+        for (int64_t j = left; j <= centre; ++j)
+          at_rc(j, i) = static_cast<double>(j - left) / static_cast<double>(centre - left);
+      }
+      for (int64_t j = centre; j < right; ++j)
+        at_rc(j, i) = static_cast<double>(right - j) / static_cast<double>(right - centre);
+    }
+    if (t.dtype == DType::kI32 || t.dtype == DType::kU32) {
+      for (double& v : t.data) v = std::trunc(v);
+    }
+    return t;
+  };
+  r.decompose = [build](const OpNode& node, const Attributes& at) -> Result<Graph> {
+    return ConstantGraph(5, build(node, at));
+  };
+  r.reference = [build](const OpNode& node, const Attributes& at, const std::vector<RefTensor>&) {
+    return std::vector<RefTensor>{build(node, at)};
+  };
+  r.hints = {0, 1, 1e-6, 1e-6};
+  auto i32 = [](double v) { return RefTensor{DType::kI32, {}, {v}}; };
+  auto f32 = [](double v) { return RefTensor{DType::kF32, {}, {v}}; };
+  r.test_cases = {
+      {{Shape{}, Shape{}, Shape{}, Shape{}, Shape{}},
+       {},
+       {{0, i32(8)}, {1, i32(16)}, {2, i32(8192)}, {3, f32(0)}, {4, f32(4096)}},
+       "ONNX's example"},
+      {{Shape{}, Shape{}, Shape{}, Shape{}, Shape{}},
+       {},
+       {{0, i32(40)}, {1, i32(512)}, {2, i32(16000)}, {3, f32(20)}, {4, f32(7600)}},
+       "40 bins, 16 kHz"},
   };
   return r;
 }
@@ -345,6 +457,7 @@ OpRecord StftRecord() {
 
 void AddSignalOps(OpTable& table) {
   table.Add(WindowRecord("HannWindow", Window::kHann));
+  table.Add(MelWeightMatrixRecord());
   table.Add(WindowRecord("HammingWindow", Window::kHamming));
   table.Add(WindowRecord("BlackmanWindow", Window::kBlackman));
   table.Add(DftRecord());

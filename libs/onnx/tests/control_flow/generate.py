@@ -351,7 +351,11 @@ def if_refused():
     """An op alknet does not implement inside a branch: refused at load, the message naming the
     path to the node (no data sets)."""
     then_g = helper.make_graph(
-        [helper.make_node("Bernoulli", ["x"], ["t"])], "then", [],
+        [const("axes", np.array([0], np.int64)),
+         helper.make_node("Unsqueeze", ["x", "axes"], ["x2"]),
+         helper.make_node("Multinomial", ["x2"], ["draws"], sample_size=4),
+         helper.make_node("Squeeze", ["draws", "axes"], ["d1"]),
+         helper.make_node("Cast", ["d1"], ["t"], to=F)], "then", [],
         [helper.make_tensor_value_info("t", F, [4])])
     else_g = helper.make_graph(
         [helper.make_node("Identity", ["x"], ["e"])], "else", [],

@@ -127,6 +127,17 @@ struct RunResult {
   // or alknet.AddRelu carries the Add's name, a fused Conv the Conv's). Folded nodes ran at plan
   // time and are not listed.
   compute::RunProfile profile;
+  // Non-empty when the whole graph was evaluated on the host with the op records' float64
+  // references instead of on the device: why (a float64 input or initializer holds values
+  // beyond float32's range; docs/adr/0013-onnx-float64-host.md).
+  std::string on_host;
+  // Nodes run between plan segments, each a device sync (host ops reading their inputs back,
+  // control nodes reading a condition or trip count), in run order.
+  struct HostNode {
+    std::string op, name;
+    double ms = 0;  // reading back, computing on the host, the outputs made known
+  };
+  std::vector<HostNode> host_nodes;
 };
 
 struct SessionStats {
@@ -144,7 +155,12 @@ struct SessionStats {
   // Host ops run between plan segments (NonZero, Unique, ... on values only known at run time):
   // each one a device sync reading its inputs back.
   uint64_t host_ops_run = 0;
+  // Inputs a record reads on the host (Compress's condition, Reshape's shape, ...) that were
+  // computed on the device: each a segment end and a device sync reading them back.
+  uint64_t host_input_reads = 0;
   uint64_t subgraph_runs = 0;
+  // Runs evaluated entirely on the host in float64 (RunResult::on_host says why).
+  uint64_t host_evaluated_runs = 0;
 };
 
 // The op types of a model's nodes, in order, without checking anything else (reports group
@@ -171,6 +187,9 @@ class Session {
   int opset(const std::string& domain = "") const;
   // Op types of the nodes, in order (the conformance runner groups results by op).
   std::vector<std::string> op_types() const;
+  // Whether a node of the main graph draws random numbers (RandomUniform/Normal(Like),
+  // Bernoulli, a Dropout given training_mode): its outputs cannot match another generator's.
+  bool draws_random() const;
 
   Result<RunResult> Run(std::span<const HostInput> inputs, const RunOptions& options = {});
   Result<RunResult> Run(const std::vector<HostInput>& inputs, const RunOptions& options = {}) {

@@ -87,6 +87,9 @@ Result<compute::RefTensor> ToRef(const Tensor& t, bool shader_f16);
 // Host bytes in the device dtype of `t`'s type, every value range-checked (an INT64 outside
 // i32 is an error naming the tensor, never a silent truncation).
 Result<std::vector<std::byte>> ToDeviceBytes(const Tensor& t, bool shader_f16);
+// For a DOUBLE tensor: the index of its first finite element beyond float32's range (which the
+// narrowing to f32 would turn into infinity), or nullopt. Other types: nullopt.
+std::optional<uint64_t> FirstBeyondF32(const Tensor& t);
 // A float64 value (device dtype) to host bytes of that device dtype, range-checked.
 Result<std::vector<std::byte>> RefToDeviceBytes(const compute::RefTensor& r,
                                                 const std::string& what);

@@ -1,0 +1,1 @@
+BbJ(MЊ~o¦ioйFдOWM3‚йЪемі%cxй!meЂQki­‘Мєл^i
