@@ -59,9 +59,13 @@ std::string Join(std::string_view root, std::string_view relative) {
 
 // After an open with O_NONBLOCK: refuse anything but a regular file, then make reads and writes
 // blocking again (a regular file never blocks, but callers may rely on the flag being clear).
-FileStatus RequireRegular(int fd, std::string_view path) {
+FileStatus RequireRegular(int fd, std::string_view path, bool directory = false) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return FailErrno(path, "cannot stat", errno);
+  if (directory) {
+    if (S_ISDIR(st.st_mode)) return Ok{};
+    return Fail(path, "is not a directory");
+  }
   if (!S_ISREG(st.st_mode)) {
     const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
                        : S_ISFIFO(st.st_mode) ? "a FIFO"
@@ -81,12 +85,18 @@ FileStatus RequireRegular(int fd, std::string_view path) {
 int FlagsFor(OpenMode mode) {
   // No O_TRUNC: a FIFO or device must be refused before anything is truncated (ftruncate
   // follows once fstat says regular).
-  return mode == OpenMode::kRead ? O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY
-                                 : O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+  switch (mode) {
+    case OpenMode::kRead: return O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+    case OpenMode::kWriteTruncate: return O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+    case OpenMode::kDirectory: return O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC;
+  }
+  return O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
 }
 
 FileResult<UniqueFd> Finish(UniqueFd fd, std::string_view path, OpenMode mode) {
-  if (auto s = RequireRegular(fd.get(), path); !s) return std::move(s).error();
+  if (auto s = RequireRegular(fd.get(), path, mode == OpenMode::kDirectory); !s) {
+    return std::move(s).error();
+  }
   if (mode == OpenMode::kWriteTruncate && ::ftruncate(fd.get(), 0) != 0) {
     return FailErrno(path, "cannot truncate", errno);
   }
@@ -144,7 +154,16 @@ FileResult<UniqueFd> Walk(int root_fd, std::string_view full,
   }
   const std::string last(parts.back());
   UniqueFd fd(::openat(at, last.c_str(), FlagsFor(mode) | O_NOFOLLOW, 0666));
-  if (!fd.valid()) return OpenFailed(full, errno);
+  if (!fd.valid()) {
+    const int e = errno;
+    struct stat st {};
+    // kDirectory on a link may say ENOTDIR: name the link as the reason.
+    if (e == ENOTDIR && ::fstatat(at, last.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode)) {
+      return OpenFailed(full, ELOOP);
+    }
+    return OpenFailed(full, e);
+  }
   return Finish(std::move(fd), full, mode);
 }
 
@@ -237,14 +256,17 @@ FileResult<UniqueFd> OpenBeneath(std::string_view root, std::string_view relativ
     for (auto part : parts) rel += (rel.empty() ? "" : "/") + std::string(part);
     OpenHow how{};
     how.flags = static_cast<uint64_t>(FlagsFor(mode) | O_NOFOLLOW);
-    how.mode = mode == OpenMode::kRead ? 0 : 0666;
+    how.mode = mode == OpenMode::kWriteTruncate ? 0666 : 0;
     how.resolve = kResolveBeneath | kResolveNoSymlinks | kResolveNoMagiclinks;
     UniqueFd fd(Openat2(root_fd.get(), rel.c_str(), how));
     if (fd.valid()) return Finish(std::move(fd), full, mode);
     const int e = errno;
     // ENOSYS: a kernel before 5.6; EPERM: a seccomp filter that does not know openat2. The
     // walk gives the same guarantees with one openat per component.
-    if (e != ENOSYS && e != EPERM) return OpenFailed(full, e);
+    // ENOTDIR for kDirectory: the walk tells a link (refused as one) from a plain file.
+    if (e != ENOSYS && e != EPERM && !(e == ENOTDIR && mode == OpenMode::kDirectory)) {
+      return OpenFailed(full, e);
+    }
   }
   return Walk(root_fd.get(), full, parts, mode);
 }

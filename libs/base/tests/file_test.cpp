@@ -169,6 +169,29 @@ TEST_P(BeneathTest, SpecialFilesAreRefusedWithoutBlocking) {
   EXPECT_FALSE(dw.ok());
 }
 
+TEST_P(BeneathTest, DirectoriesOpenOnlyWithoutLinks) {
+  auto d = OpenBeneath(granted().string(), "sub", OpenMode::kDirectory, GetParam());
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  // The fd anchors *at calls: a file created through it lands in granted/sub.
+  const int fd = ::openat(d->get(), "made", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  EXPECT_TRUE(fs::exists(granted() / "sub" / "made"));
+
+  fs::create_symlink(dir_, granted() / "up");
+  fs::create_symlink("sub", granted() / "alias");
+  Put(granted() / "file", "x");
+  for (const char* rel : {"up", "alias", "up/granted", "file", "../granted", "/tmp"}) {
+    auto r = OpenBeneath(granted().string(), rel, OpenMode::kDirectory, GetParam());
+    EXPECT_FALSE(r.ok()) << rel;
+  }
+  auto link = OpenBeneath(granted().string(), "alias", OpenMode::kDirectory, GetParam());
+  ASSERT_FALSE(link.ok());
+  EXPECT_NE(link.error().message.find("symbolic link"), std::string::npos) << link.error().message;
+  ASSERT_EQ(::mkfifo((granted() / "fifo").c_str(), 0600), 0);
+  EXPECT_FALSE(OpenBeneath(granted().string(), "fifo", OpenMode::kDirectory, GetParam()).ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(Methods, BeneathTest,
                          ::testing::Values(BeneathMethod::kAuto, BeneathMethod::kWalk),
                          [](const auto& info) {

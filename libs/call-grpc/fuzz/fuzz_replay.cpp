@@ -3,6 +3,7 @@
 // The long run: the "fuzz" preset builds fuzz_call_request for libFuzzer.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -56,8 +57,9 @@ std::string ControlMessageSeed() {
 
 }  // namespace
 
+// Usage: call_fuzz_replay [MUTATIONS]   (default 2000)
+//        call_fuzz_replay --write-seeds DIR   (the seeds as files: a corpus for libFuzzer)
 int main(int argc, char** argv) {
-  const int mutations = argc > 1 ? std::atoi(argv[1]) : 2000;
   const std::vector<std::vector<std::uint8_t>> seeds = {
       RequestSeed(),
       Tagged(0, R"({"a": [1, -2.5e3, true, null], "s": "\u00e9\ud83d\ude00", "n": {}})"),
@@ -65,6 +67,20 @@ int main(int argc, char** argv) {
       Tagged(3, ControlMessageSeed()),
       Tagged(3, "Cchunk bytes"),
   };
+  if (argc > 2 && std::string(argv[1]) == "--write-seeds") {
+    for (std::size_t i = 0; i < seeds.size(); ++i) {
+      const std::string path = std::string(argv[2]) + "/seed-" + std::to_string(i);
+      std::FILE* f = std::fopen(path.c_str(), "wb");
+      if (f == nullptr || std::fwrite(seeds[i].data(), 1, seeds[i].size(), f) != seeds[i].size()) {
+        std::fprintf(stderr, "call_fuzz_replay: cannot write %s\n", path.c_str());
+        return 1;
+      }
+      std::fclose(f);
+    }
+    std::printf("%zu seeds written to %s\n", seeds.size(), argv[2]);
+    return 0;
+  }
+  const int mutations = argc > 1 ? std::atoi(argv[1]) : 2000;
   std::mt19937_64 rng(2024);
   std::size_t runs = 0;
   for (const auto& seed : seeds) {

@@ -1,11 +1,16 @@
 #include "alknet/compute-calls/calls.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "alknet/compute/executor.h"
 #include "alknet/compute/op_table.h"
@@ -18,15 +23,21 @@ namespace {
 
 namespace c = alknet::call;
 
-// One device per process, opened on first use; calls take turns on it.
+// One device per process, opened on first use; calls take turns on it, in arrival order (a
+// FIFO of waiters, not a plain mutex): a long call that yields between dispatches goes to the
+// back of the line, so a small call waits at most about one dispatch of each call ahead of it.
 struct Device {
-  std::timed_mutex mutex;
+  std::mutex mutex;
+  std::condition_variable turn;
+  std::deque<std::uint64_t> waiting;  // tickets, in arrival order
+  std::uint64_t next_ticket = 0;
+  bool held = false;
   std::unique_ptr<webgpu::Context> ctx;
   std::unique_ptr<Executor> executor;
   // For DeviceStatusNow(), read without the mutex: the context once opened (it lives as long
-  // as the process) and the calls waiting for the device.
+  // as the process) and the calls waiting for the device (queue depth).
   std::atomic<webgpu::Context*> published{nullptr};
-  std::atomic<int> waiting{0};
+  std::atomic<int> queued{0};
 
   c::Result<Executor*> Get() {
     if (!executor) {
@@ -51,37 +62,82 @@ Device& TheDevice() {
   return d;
 }
 
-// Takes the device, giving up as soon as the call is cancelled or past its deadline: a call
-// queued behind a long one must not wait beyond its own limit.
-c::Result<std::unique_lock<std::timed_mutex>> LockDevice(const c::CallContext& ctx) {
-  std::unique_lock lock(TheDevice().mutex, std::defer_lock);
-  if (lock.try_lock()) return lock;
-  // Queued behind another call: counted (queue depth) and timed (the call's queue time).
-  const auto start = std::chrono::steady_clock::now();
-  struct Waiting {
-    const c::CallContext& ctx;
-    std::chrono::steady_clock::time_point start;
-    Waiting(const c::CallContext& c, std::chrono::steady_clock::time_point s) : ctx(c), start(s) {
-      TheDevice().waiting.fetch_add(1);
+// Holds the device until destroyed; Yield lets calls that queued meanwhile run first.
+class DeviceTurn {
+ public:
+  DeviceTurn() = default;
+  DeviceTurn(DeviceTurn&& o) noexcept : owns_(std::exchange(o.owns_, false)) {}
+  DeviceTurn& operator=(DeviceTurn&&) = delete;
+  ~DeviceTurn() { Release(); }
+
+  // Takes the device, giving up as soon as the call is cancelled or past its deadline: a call
+  // queued behind a long one must not wait beyond its own limit.
+  static c::Result<DeviceTurn> Take(const c::CallContext& ctx) {
+    DeviceTurn t;
+    if (auto s = t.Acquire(ctx); !s.ok()) return std::move(s).error();
+    return t;
+  }
+  // Between dispatches of a long call: if another call waits, hand it the device and queue
+  // again behind it (and behind everyone who arrived before this call yielded).
+  c::Status Yield(const c::CallContext& ctx) {
+    Device& d = TheDevice();
+    {
+      std::lock_guard lock(d.mutex);
+      if (d.waiting.empty()) return c::Ok{};
     }
-    ~Waiting() {
-      TheDevice().waiting.fetch_sub(1);
-      if (const auto& q = ctx.options().queue_ns) {
-        q->fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::steady_clock::now() - start)
-                         .count());
+    Release();
+    return Acquire(ctx);
+  }
+
+ private:
+  c::Status Acquire(const c::CallContext& ctx) {
+    Device& d = TheDevice();
+    std::unique_lock lock(d.mutex);
+    const std::uint64_t ticket = d.next_ticket++;
+    d.waiting.push_back(ticket);
+    // Queued behind another call: counted (queue depth) and timed (the call's queue time).
+    struct Queued {
+      const c::CallContext& ctx;
+      std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+      explicit Queued(const c::CallContext& c) : ctx(c) { TheDevice().queued.fetch_add(1); }
+      ~Queued() {
+        TheDevice().queued.fetch_sub(1);
+        if (const auto& q = ctx.options().queue_ns) {
+          q->fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - start)
+                           .count());
+        }
+      }
+    };
+    std::optional<Queued> queued;
+    if (d.held || d.waiting.front() != ticket) queued.emplace(ctx);
+    while (d.held || d.waiting.front() != ticket) {
+      d.turn.wait_for(lock, std::chrono::milliseconds(5));
+      if ((d.held || d.waiting.front() != ticket) && ctx.ShouldStop()) {
+        d.waiting.erase(std::find(d.waiting.begin(), d.waiting.end(), ticket));
+        d.turn.notify_all();  // the next in line may be able to go now
+        c::Error e = ctx.StopError();
+        e.message += " while it waited for the GPU (another call was using it)";
+        return e;
       }
     }
-  } waiting(ctx, start);
-  while (!lock.try_lock_for(std::chrono::milliseconds(5))) {
-    if (ctx.ShouldStop()) {
-      c::Error e = ctx.StopError();
-      e.message += " while it waited for the GPU (another call was using it)";
-      return e;
-    }
+    d.waiting.pop_front();
+    d.held = true;
+    owns_ = true;
+    return c::Ok{};
   }
-  return lock;
-}
+  void Release() {
+    if (!owns_) return;
+    Device& d = TheDevice();
+    {
+      std::lock_guard lock(d.mutex);
+      d.held = false;
+    }
+    owns_ = false;
+    d.turn.notify_all();
+  }
+  bool owns_ = false;
+};
 
 // The most multiply-adds one MatMul dispatch does for a call: a larger product is run as
 // row blocks, and the call's deadline and cancellation are checked between them, so a
@@ -140,37 +196,175 @@ c::Value ToCallTensor(HostTensor host) {
   return c::Value(c::Tensor::Adopt(DTypeName(host.dtype), std::move(shape), std::move(host.data)));
 }
 
-// A 2-D MatMul as row blocks of A against all of B: each block is one dispatch, and the call
-// stops between blocks once it should. Every output element is the same dot product as in
-// one dispatch (rows of a MatMul are independent).
-c::Result<c::Value> RunMatMulInBlocks(const c::CallContext& ctx, Executor& ex,
-                                      const std::vector<c::Tensor>& in, DType dtype,
-                                      std::size_t element_bytes, int opset) {
-  const auto m = static_cast<std::uint64_t>(in[0].shape[0]);
-  const auto k = static_cast<std::uint64_t>(in[0].shape[1]);
-  const auto n = static_cast<std::uint64_t>(in[1].shape[1]);
-  const std::uint64_t rows =
-      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(kMacsPerDispatch / double(k * n)));
-  auto b = ex.Upload(dtype, {k, n}, in[1].data);
-  if (!b.ok()) return ToCallError(b.error());
-  HostTensor out;
-  for (std::uint64_t r0 = 0; r0 < m; r0 += rows) {
-    if (ctx.ShouldStop()) return ctx.StopError();
-    const std::uint64_t count = std::min(rows, m - r0);
-    auto a = ex.Upload(dtype, {count, k},
-                       in[0].data.subspan(r0 * k * element_bytes, count * k * element_bytes));
-    if (!a.ok()) return ToCallError(a.error());
-    auto block = ex.Run("MatMul", {*a, *b}, {}, opset);
-    if (!block.ok()) return ToCallError(block.error());
-    auto host = ex.Download(*block);
-    if (!host.ok()) return ToCallError(host.error());
-    if (r0 == 0) {
-      out.dtype = host->dtype;
-      out.shape = {m, n};
-      out.data.reserve(m * n * (host->data.size() / std::max<std::uint64_t>(1, count * n)));
-    }
-    out.data.insert(out.data.end(), host->data.begin(), host->data.end());
+// A MatMul too large for one dispatch, A [..., M, K] x B [..., K, N] (batch dimensions
+// broadcast as numpy does), is cut into dispatches of at most kMacsPerDispatch multiply-adds:
+// row blocks of A against one matrix of B, or groups of whole batches when one batch is small.
+// Between dispatches the call checks its deadline and cancellation and yields the device to
+// calls that queued meanwhile. Every output element is the same dot product as in one dispatch
+// (rows and batches of a MatMul are independent).
+struct MatMulCut {
+  std::vector<std::uint64_t> out_batch, a_batch, b_batch;  // a_/b_batch padded to out's rank
+  std::uint64_t m = 0, k = 0, n = 0;
+};
+
+// The cut for these inputs, or nothing when the MatMul is small, not plain (rank-1 operands,
+// attributes, packed dtypes) or malformed (then the ordinary path reports the error).
+std::optional<MatMulCut> PlanMatMulCut(const std::string& op, const Attributes& attrs,
+                                       const std::vector<c::Tensor>& in,
+                                       const std::vector<const tensor::DTypeInfo*>& infos) {
+  if (op != "MatMul" || !attrs.empty() || in.size() != 2) return std::nullopt;
+  const auto& as = in[0].shape;
+  const auto& bs = in[1].shape;
+  if (as.size() < 2 || bs.size() < 2 || in[0].dtype != in[1].dtype ||
+      infos[0]->block_elements != 1 || as[as.size() - 1] != bs[bs.size() - 2]) {
+    return std::nullopt;
   }
+  MatMulCut cut;
+  cut.m = static_cast<std::uint64_t>(as[as.size() - 2]);
+  cut.k = static_cast<std::uint64_t>(as[as.size() - 1]);
+  cut.n = static_cast<std::uint64_t>(bs[bs.size() - 1]);
+  const std::size_t rank = std::max(as.size(), bs.size()) - 2;
+  double batches = 1, a_elems = double(cut.m) * double(cut.k), b_elems = double(cut.k) * cut.n;
+  for (std::size_t d = 0; d < rank; ++d) {
+    const std::size_t pa = rank - (as.size() - 2), pb = rank - (bs.size() - 2);
+    const std::uint64_t x = d < pa ? 1 : static_cast<std::uint64_t>(as[d - pa]);
+    const std::uint64_t y = d < pb ? 1 : static_cast<std::uint64_t>(bs[d - pb]);
+    if (x != y && x != 1 && y != 1) return std::nullopt;
+    cut.a_batch.push_back(x);
+    cut.b_batch.push_back(y);
+    cut.out_batch.push_back(std::max(x, y));
+    batches *= double(std::max(x, y));
+    a_elems *= double(x);
+    b_elems *= double(y);
+  }
+  // The byte sizes must be exact (so every slice below is in bounds) and the work large.
+  if (a_elems * infos[0]->block_bytes != double(in[0].data.size()) ||
+      b_elems * infos[1]->block_bytes != double(in[1].data.size()) ||
+      batches * double(cut.m) * double(cut.k) * double(cut.n) <= kMacsPerDispatch || cut.m == 0 ||
+      cut.k == 0 || cut.n == 0) {
+    return std::nullopt;
+  }
+  return cut;
+}
+
+// The matrix of an operand (in units of whole matrices) that output batch `o` reads.
+std::uint64_t BatchIndex(const std::vector<std::uint64_t>& operand,
+                         const std::vector<std::uint64_t>& out, std::uint64_t o) {
+  std::uint64_t index = 0, stride = 1;
+  for (std::size_t d = out.size(); d-- > 0;) {
+    const std::uint64_t i = o % out[d];
+    o /= out[d];
+    if (operand[d] != 1) index += i * stride;
+    stride *= operand[d];
+  }
+  return index;
+}
+
+class MatMulRunner {
+ public:
+  MatMulRunner(const c::CallContext& ctx, DeviceTurn& turn, Executor& ex, DType dtype,
+               std::size_t element_bytes, int opset)
+      : ctx_(ctx), turn_(turn), ex_(ex), dtype_(dtype), eb_(element_bytes), opset_(opset) {}
+
+  // One dispatch: [g, m, k] x [g, k, n] (g == 0: plain 2-D, with B already on the device
+  // when `b_on_device` is given), appended to the output.
+  c::Status Dispatch(std::uint64_t g, std::uint64_t m, std::uint64_t k, std::uint64_t n,
+                     std::span<const std::byte> a, std::span<const std::byte> b,
+                     const Tensor* b_on_device = nullptr) {
+    if (ctx_.ShouldStop()) return ctx_.StopError();
+    if (auto s = turn_.Yield(ctx_); !s.ok()) return s;
+    Shape as = g ? Shape{g, m, k} : Shape{m, k};
+    Shape bs = g ? Shape{g, k, n} : Shape{k, n};
+    auto ta = ex_.Upload(dtype_, as, a);
+    if (!ta.ok()) return ToCallError(ta.error());
+    std::optional<Tensor> tb;
+    if (b_on_device == nullptr) {
+      auto up = ex_.Upload(dtype_, bs, b);
+      if (!up.ok()) return ToCallError(up.error());
+      tb = *up;
+      b_on_device = &*tb;
+    }
+    auto r = ex_.Run("MatMul", {*ta, *b_on_device}, {}, opset_);
+    if (!r.ok()) return ToCallError(r.error());
+    auto host = ex_.Download(*r);
+    if (!host.ok()) return ToCallError(host.error());
+    out_.dtype = host->dtype;
+    out_.data.insert(out_.data.end(), host->data.begin(), host->data.end());
+    return c::Ok{};
+  }
+  // Rows [0, rows) of a (rows x k) against b (k x n), in row blocks.
+  c::Status RowBlocks(std::span<const std::byte> a, std::uint64_t rows, std::uint64_t k,
+                      std::uint64_t n, std::span<const std::byte> b) {
+    const std::uint64_t per =
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(kMacsPerDispatch / double(k * n)));
+    auto tb = ex_.Upload(dtype_, {k, n}, b);  // once for every block of rows
+    if (!tb.ok()) return ToCallError(tb.error());
+    for (std::uint64_t r0 = 0; r0 < rows; r0 += per) {
+      const std::uint64_t count = std::min(per, rows - r0);
+      ALKNET_TRY(Dispatch(0, count, k, n, a.subspan(r0 * k * eb_, count * k * eb_), b, &*tb));
+    }
+    return c::Ok{};
+  }
+  HostTensor& out() { return out_; }
+
+ private:
+  const c::CallContext& ctx_;
+  DeviceTurn& turn_;
+  Executor& ex_;
+  DType dtype_;
+  std::size_t eb_;
+  int opset_;
+  HostTensor out_;
+};
+
+c::Result<c::Value> RunMatMulCut(const c::CallContext& ctx, DeviceTurn& turn, Executor& ex,
+                                 const std::vector<c::Tensor>& in, const MatMulCut& cut,
+                                 DType dtype, std::size_t eb, int opset) {
+  const std::uint64_t m = cut.m, k = cut.k, n = cut.n;
+  std::uint64_t batches = 1, b_matrices = 1;
+  for (std::size_t d = 0; d < cut.out_batch.size(); ++d) {
+    batches *= cut.out_batch[d];
+    b_matrices *= cut.b_batch[d];
+  }
+  MatMulRunner run(ctx, turn, ex, dtype, eb, opset);
+  const std::span<const std::byte> a = in[0].data, b = in[1].data;
+  if (b_matrices == 1) {
+    // One B for every batch: A's batches are rows of one tall matrix.
+    ALKNET_TRY(run.RowBlocks(a, batches * m, k, n, b));
+  } else if (double(m) * double(k) * double(n) > kMacsPerDispatch) {
+    for (std::uint64_t o = 0; o < batches; ++o) {
+      const std::uint64_t ia = BatchIndex(cut.a_batch, cut.out_batch, o);
+      const std::uint64_t ib = BatchIndex(cut.b_batch, cut.out_batch, o);
+      ALKNET_TRY(run.RowBlocks(a.subspan(ia * m * k * eb, m * k * eb), m, k, n,
+                               b.subspan(ib * k * n * eb, k * n * eb)));
+    }
+  } else {
+    // Whole batches per dispatch, gathered (a broadcast operand is copied per batch), at most
+    // kMacsPerDispatch multiply-adds and 64 MiB of operands each.
+    const double unit = double(m) * double(k) * double(n);
+    const double bytes = double(m * k + k * n) * double(eb);
+    const auto per = static_cast<std::uint64_t>(
+        std::max(1.0, std::min(kMacsPerDispatch / unit, double(64u << 20) / bytes)));
+    std::vector<std::byte> ga, gb;
+    for (std::uint64_t o0 = 0; o0 < batches; o0 += per) {
+      const std::uint64_t g = std::min(per, batches - o0);
+      ga.clear();
+      gb.clear();
+      for (std::uint64_t o = o0; o < o0 + g; ++o) {
+        const auto sa =
+            a.subspan(BatchIndex(cut.a_batch, cut.out_batch, o) * m * k * eb, m * k * eb);
+        const auto sb =
+            b.subspan(BatchIndex(cut.b_batch, cut.out_batch, o) * k * n * eb, k * n * eb);
+        ga.insert(ga.end(), sa.begin(), sa.end());
+        gb.insert(gb.end(), sb.begin(), sb.end());
+      }
+      ALKNET_TRY(run.Dispatch(g, m, k, n, ga, gb));
+    }
+  }
+  HostTensor out = std::move(run.out());
+  out.shape.assign(cut.out_batch.begin(), cut.out_batch.end());
+  out.shape.push_back(m);
+  out.shape.push_back(n);
   return ToCallTensor(std::move(out));
 }
 
@@ -196,8 +390,8 @@ c::Result<c::Value> RunOp(const c::CallContext& ctx, const std::string& op,
   }
   const int opset = args.size() > 2 && !args[2].is_null() ? static_cast<int>(args[2].as_int()) : 17;
 
-  auto lock = LockDevice(ctx);
-  if (!lock.ok()) return std::move(lock).error();
+  auto turn = DeviceTurn::Take(ctx);
+  if (!turn.ok()) return std::move(turn).error();
   auto ex = TheDevice().Get();
   if (!ex.ok()) return std::move(ex).error();
   std::vector<const tensor::DTypeInfo*> infos;
@@ -214,13 +408,8 @@ c::Result<c::Value> RunOp(const c::CallContext& ctx, const std::string& op,
     }
     infos.push_back(info);
   }
-  if (op == "MatMul" && attrs.empty() && in.size() == 2 && in[0].shape.size() == 2 &&
-      in[1].shape.size() == 2 && in[0].shape[1] == in[1].shape[0] && in[0].dtype == in[1].dtype &&
-      in[0].shape[0] > 1 && infos[0]->block_elements == 1 &&
-      double(in[0].shape[0]) * double(in[0].shape[1]) * double(in[1].shape[1]) > kMacsPerDispatch &&
-      in[0].data.size() == std::size_t(in[0].shape[0] * in[0].shape[1]) * infos[0]->block_bytes &&
-      in[1].data.size() == std::size_t(in[1].shape[0] * in[1].shape[1]) * infos[1]->block_bytes) {
-    return RunMatMulInBlocks(ctx, **ex, in, infos[0]->dtype, infos[0]->block_bytes, opset);
+  if (auto cut = PlanMatMulCut(op, attrs, in, infos)) {
+    return RunMatMulCut(ctx, *turn, **ex, in, *cut, infos[0]->dtype, infos[0]->block_bytes, opset);
   }
   std::vector<Tensor> tensors;
   for (size_t i = 0; i < in.size(); ++i) {
@@ -251,8 +440,8 @@ c::Result<c::Value> RunSha256(const c::CallContext& ctx, std::span<const c::Valu
                           "messages[" + std::to_string(i) + "] must be bytes or a u8 tensor");
     }
   }
-  auto lock = LockDevice(ctx);
-  if (!lock.ok()) return std::move(lock).error();
+  auto turn = DeviceTurn::Take(ctx);
+  if (!turn.ok()) return std::move(turn).error();
   auto ex = TheDevice().Get();
   if (!ex.ok()) return std::move(ex).error();
   Sha256 sha(**ex);
@@ -268,8 +457,8 @@ c::Result<c::Value> RunSha256(const c::CallContext& ctx, std::span<const c::Valu
 c::Result<c::Value> RunOnDevice(
     const c::CallContext& ctx,
     const std::function<c::Result<c::Value>(webgpu::Context&, Executor&)>& fn) {
-  auto lock = LockDevice(ctx);
-  if (!lock.ok()) return std::move(lock).error();
+  auto turn = DeviceTurn::Take(ctx);
+  if (!turn.ok()) return std::move(turn).error();
   auto ex = TheDevice().Get();
   if (!ex.ok()) return std::move(ex).error();
   return fn(*TheDevice().ctx, **ex);
@@ -277,7 +466,7 @@ c::Result<c::Value> RunOnDevice(
 
 DeviceStatus DeviceStatusNow() {
   DeviceStatus s;
-  s.queue_depth = TheDevice().waiting.load();
+  s.queue_depth = TheDevice().queued.load();
   if (const webgpu::Context* ctx = TheDevice().published.load()) {
     s.opened = true;
     s.lost = ctx->lost();

@@ -2,8 +2,10 @@
 // alknet-call's gRPC server, checked against the float64 reference and OpenSSL.
 #include <openssl/sha.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -137,6 +139,105 @@ TEST_F(ComputeCalls, BlockedMatMulMatchesTheReference) {
     }
   }
   EXPECT_EQ(bad, 0);
+}
+
+// Batched MatMuls over one dispatch's budget are cut too (ADR 0007): A's batches as rows of
+// one tall matrix against a single B, whole batches grouped per dispatch, and broadcast batch
+// dimensions gathered. Sampled elements of every batch are checked against float64.
+TEST_F(ComputeCalls, BatchedMatMulsAreCutAndMatchTheReference) {
+  struct Case {
+    std::vector<int64_t> a, b, out;
+  };
+  const std::vector<Case> cases = {
+      {{4, 300, 1024}, {1024, 256}, {4, 300, 256}},         // one B: rows of A
+      {{3, 100, 1024}, {3, 1024, 1024}, {3, 100, 1024}},    // batches grouped 2 + 1
+      {{2, 1, 64, 512}, {3, 512, 2048}, {2, 3, 64, 2048}},  // A broadcast over B's batch
+      {{1, 1100, 512}, {2, 512, 512}, {2, 1100, 512}},      // one batch over the budget
+  };
+  std::mt19937_64 rng(testing::Seed() + 11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  auto count = [](const std::vector<int64_t>& s) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    return n;
+  };
+  for (const Case& cs : cases) {
+    std::vector<float> a(count(cs.a)), b(count(cs.b));
+    for (float& v : a) v = u(rng);
+    for (float& v : b) v = u(rng);
+    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor(cs.a, a), F32Tensor(cs.b, b)})};
+    auto r = registry_.Invoke("compute.mat_mul", args,
+                              c::CallOptions::WithTimeout(std::chrono::seconds(300)));
+    ASSERT_TRUE(r.ok()) << r.error().ToString();
+    ASSERT_EQ(r->as_tensor().shape, cs.out);
+    const std::vector<float> got = Floats(r->as_tensor());
+    const int64_t m = cs.a[cs.a.size() - 2], k = cs.a.back(), n = cs.b.back();
+    // The batch index of an operand for output batch o (numpy broadcasting).
+    auto matrix = [&](const std::vector<int64_t>& shape, int64_t o) {
+      const std::size_t rank = cs.out.size() - 2, pad = rank - (shape.size() - 2);
+      int64_t index = 0, stride = 1;
+      for (std::size_t d = rank; d-- > 0;) {
+        const int64_t i = o % cs.out[d];
+        o /= cs.out[d];
+        const int64_t dim = d < pad ? 1 : shape[d - pad];
+        if (dim != 1) index += i * stride;
+        stride *= dim;
+      }
+      return index;
+    };
+    const int64_t batches = count(cs.out) / (m * n);
+    int bad = 0;
+    for (int64_t o = 0; o < batches; ++o) {
+      const float* ma = a.data() + matrix(cs.a, o) * m * k;
+      const float* mb = b.data() + (cs.b.size() == 2 ? 0 : matrix(cs.b, o)) * k * n;
+      for (int t = 0; t < 24; ++t) {
+        const int64_t i = t < 2 ? t * (m - 1) : int64_t(rng() % m);
+        const int64_t j = t < 2 ? t * (n - 1) : int64_t(rng() % n);
+        double ref = 0, mag = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          ref += double(ma[i * k + p]) * mb[p * n + j];
+          mag += std::abs(double(ma[i * k + p]) * mb[p * n + j]);
+        }
+        const float g = got[(o * m + i) * n + j];
+        if (std::abs(g - ref) > 1e-5 * mag + 1e-6 && ++bad < 5)
+          ADD_FAILURE() << "batch " << o << " (" << i << "," << j << "): " << g << " want " << ref;
+      }
+    }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+// GPU calls take turns: a small call queued while a long MatMul runs goes between two of its
+// dispatches, long before the MatMul ends (it has no short deadline here).
+TEST_F(ComputeCalls, SmallCallRunsBetweenTheDispatchesOfALongOne) {
+  auto small = [&] {
+    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({2, 3}, {1, 2, 3, 4, 5, 6}),
+                                                       F32Tensor({3, 2}, {1, 0, 0, 1, 1, 1})})};
+    return registry_.Invoke("compute.mat_mul", args,
+                            c::CallOptions::WithTimeout(std::chrono::seconds(120)));
+  };
+  ASSERT_TRUE(small().ok());
+  const int m = 4096, k = 2048, n = 2048;  // 64 dispatches
+  std::vector<float> a(std::size_t(m) * k, 0.5f), b(std::size_t(k) * n, 0.25f);
+  std::atomic<bool> big_done{false};
+  c::CancelSource cancel;
+  c::CallOptions big_options = c::CallOptions::WithTimeout(std::chrono::seconds(600));
+  big_options.cancel = cancel.Token();
+  std::thread big([&] {
+    const std::vector<c::Value> args{
+        c::Value(c::Value::List{F32Tensor({m, k}, a), F32Tensor({k, n}, b)})};
+    auto ignored = registry_.Invoke("compute.mat_mul", args, big_options);  // cancelled below
+    (void)ignored;
+    big_done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the big call holds the GPU
+  auto r = small();
+  const bool overtook = !big_done.load();
+  cancel.Cancel();
+  big.join();
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(Floats(r->as_tensor()), (std::vector<float>{4, 5, 10, 11}));
+  EXPECT_TRUE(overtook) << "the small call waited for the whole long MatMul";
 }
 
 // A long MatMul past its deadline stops between dispatches, so a small call queued behind it

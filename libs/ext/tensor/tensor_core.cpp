@@ -246,15 +246,17 @@ bool Write(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
   std::filesystem::path path;
   if (!PathArg(cx, args, &path)) return false;
-  // CheckWrite refuses a NUL byte before anything normalises the path; the temporary file
-  // FileWriter creates is renamed over `path`, which replaces a link there rather than following
-  // it.
-  if (auto s = HostOf(cx).permissions->CheckWrite(path); !s) return ThrowStatus(cx, s.error());
+  // The write grant is checked (a NUL byte refused before anything normalises the path), then
+  // the directory is opened beneath the grant: the temporary file is created and renamed
+  // relative to that descriptor, so swapping a directory of the path for a link meanwhile
+  // cannot redirect the file. The rename replaces a link at `path` rather than following it.
+  auto dir = HostOf(cx).permissions->OpenWriteDirectory(path);
+  if (!dir) return ThrowStatus(cx, dir.error());
   bool is_array = false;
   if (!args.get(1).isObject() || !JS::IsArrayObject(cx, args.get(1), &is_array) || !is_array) {
     return ThrowTypeError(cx, "write: tensors must be an array of {name, dtype, shape, data}");
   }
-  auto file = t::FileWriter::Create(path);
+  auto file = t::FileWriter::CreateIn(dir->dir.get(), dir->name, path.string());
   if (!file)
     return ThrowError(cx, "cannot write " + path.string() + ": " + file.error().ToString());
   t::Writer& w = (*file)->writer();

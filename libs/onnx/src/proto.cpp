@@ -60,15 +60,6 @@ Result<uint64_t> ParseU64(const std::string& s, const std::string& what) {
   return v;
 }
 
-bool Inside(const fs::path& dir, const fs::path& p) {
-  auto d = dir.begin(), e = dir.end();
-  auto q = p.begin();
-  for (; d != e; ++d, ++q) {
-    if (q == p.end() || *d != *q) return false;
-  }
-  return true;
-}
-
 // External data (onnx.proto: data_location = EXTERNAL; keys location, offset, length).
 Result<std::vector<std::byte>> ReadExternal(const ::onnx::TensorProto& tp, const fs::path& base_dir,
                                             uint64_t expected_bytes, const std::string& what,
@@ -105,28 +96,29 @@ Result<std::vector<std::byte>> ReadExternal(const ::onnx::TensorProto& tp, const
                    where + " has a '..' component; locations must stay inside the model's folder"};
     }
   }
+  // The model's folder is the trusted anchor (it may be reached through links); the location
+  // is opened beneath it with base::OpenBeneath: no link in any component is followed, so
+  // what is read is the file under the folder, whatever the path text resolved to before.
   std::error_code ec;
   const fs::path dir = fs::canonical(base_dir, ec);
   if (ec)
     return Error{ErrorCode::kInvalidArgument,
                  where + ": the model folder " + base_dir.string() + ": " + ec.message()};
-  const fs::path file = fs::canonical(dir / loc, ec);
-  if (ec)
-    return Error{ErrorCode::kInvalidArgument,
-                 where + ": " + (dir / loc).string() + ": " + ec.message()};
-  if (!Inside(dir, file)) {
-    return Error{ErrorCode::kInvalidArgument, where + " resolves to " + file.string() +
-                                                  ", outside the model's folder " + dir.string() +
-                                                  " (through a symbolic link)"};
-  }
+  const fs::path relative = loc.lexically_normal();
+  const fs::path file = dir / relative;
   if (check) {
     if (Status allowed = check(file); !allowed.ok()) {
       return Error{allowed.error().code, where + ": " + allowed.error().message};
     }
   }
   // O_NONBLOCK + fstat before any read (alknet/base/file.h): a FIFO is refused, not waited on.
-  auto opened = base::OpenRegularFile(file.native());
-  if (!opened) return Error{ErrorCode::kInvalidArgument, where + ": " + opened.error().message};
+  auto opened = base::OpenBeneath(dir.native(), relative.generic_string(), base::OpenMode::kRead);
+  if (!opened) {
+    return Error{ErrorCode::kInvalidArgument,
+                 where + ": " + opened.error().message +
+                     " (external data is opened beneath the model's folder " + dir.string() +
+                     ", without following links)"};
+  }
   Fd fd(opened->release());
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -288,13 +288,39 @@ TEST(OnnxExternalData, DotDotIsRefused) {
   fs::remove_all(dir);
 }
 
+// External data is opened beneath the model's folder (base::OpenBeneath): a link in any
+// component of the location is refused, wherever it points, so no swap of a component for a
+// link between a check and the open can lead outside.
 TEST(OnnxExternalData, SymlinkOutOfTheFolderIsRefused) {
   const fs::path dir = TempDir("ext_link");
-  fs::create_directories(dir / "m");
+  fs::create_directories(dir / "m" / "sub");
   WriteFloats(dir / "secret.bin", {1, 2, 3, 4});
   fs::create_symlink(dir / "secret.bin", dir / "m" / "weights.bin");
   ExpectLoadError(ExternalModel("weights.bin").Save(dir / "m"),
-                  {"initializer 'w'", "outside the model's folder"});
+                  {"initializer 'w'", "symbolic link", "beneath the model's folder"});
+  // A linked directory on the way out (sub/up -> ..), and a link to a file that is inside.
+  fs::create_directory_symlink(dir, dir / "m" / "sub" / "up");
+  ExpectLoadError(ExternalModel("sub/up/secret.bin").Save(dir / "m"), {"symbolic link"});
+  WriteFloats(dir / "m" / "real.bin", {1, 2, 3, 4});
+  fs::create_symlink("real.bin", dir / "m" / "alias.bin");
+  ExpectLoadError(ExternalModel("alias.bin").Save(dir / "m"), {"symbolic link"});
+  // Spelled with "." and doubled slashes, a plain file below the folder loads.
+  WriteFloats(dir / "m" / "sub" / "w.bin", {1, 2, 3, 4});
+  EXPECT_TRUE(Session::Load(ExternalModel("./sub//w.bin").Save(dir / "m"), Opts()).ok());
+  ExpectLoadError(ExternalModel("sub/../real.bin").Save(dir / "m"), {"'..'"});
+  ExpectLoadError(ExternalModel("/sub/w.bin").Save(dir / "m"), {"absolute"});
+  fs::remove_all(dir);
+}
+
+// The model's folder itself may be reached through a link (it is the caller's anchor).
+TEST(OnnxExternalData, ModelFolderReachedThroughALinkLoads) {
+  const fs::path dir = TempDir("ext_folder_link");
+  fs::create_directories(dir / "real");
+  WriteFloats(dir / "real" / "weights.bin", {1, 2, 3, 4});
+  ExternalModel("weights.bin").Save(dir / "real");
+  fs::create_directory_symlink(dir / "real", dir / "link");
+  auto s = Session::Load(dir / "link" / "model.onnx", Opts());
+  EXPECT_TRUE(s.ok()) << s.error().message;
   fs::remove_all(dir);
 }
 

@@ -1,5 +1,9 @@
 #include "alknet/runtime/permissions.h"
 
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
 #include <system_error>
 
 namespace alknet::runtime {
@@ -150,6 +154,42 @@ Result<base::UniqueFd> Permissions::OpenRead(const fs::path& path) const {
 
 Result<base::UniqueFd> Permissions::OpenWrite(const fs::path& path) const {
   return OpenPath(PermissionKind::kWrite, path);
+}
+
+Result<Permissions::DirectoryEntry> Permissions::OpenWriteDirectory(const fs::path& path) const {
+  ALKNET_TRY(CheckPath(PermissionKind::kWrite, path));
+  const fs::path canonical = CanonicalPath(path);
+  const fs::path parent = canonical.parent_path();
+  DirectoryEntry out;
+  out.name = canonical.filename().string();
+  if (out.name.empty() || out.name == "." || out.name == "..") {
+    return MakeError(canonical.string() + ": names a directory, not a file");
+  }
+  const Grant_& g = grant(PermissionKind::kWrite);
+  const std::string* anchor = nullptr;
+  if (!g.all) {
+    for (const auto& item : g.items) {
+      if (PathIsWithin(canonical, fs::path(item)) && (!anchor || item.size() > anchor->size())) {
+        anchor = &item;
+      }
+    }
+    if (anchor == nullptr) return Denied(PermissionKind::kWrite, canonical.string());
+  }
+  // The grant itself (or, for a grant of one file or of everything, the resolved parent) is
+  // the trusted anchor; a directory strictly below a grant is opened beneath it.
+  if (anchor == nullptr || fs::path(*anchor) == canonical || fs::path(*anchor) == parent) {
+    out.dir = base::UniqueFd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!out.dir.valid()) {
+      return MakeError(parent.string() + ": cannot open the directory: " + std::strerror(errno));
+    }
+    return out;
+  }
+  const fs::path root(*anchor);
+  auto fd = base::OpenBeneath(root.string(), parent.lexically_relative(root).string(),
+                              base::OpenMode::kDirectory);
+  if (!fd) return MakeError(std::move(fd).error().message);
+  out.dir = std::move(fd).value();
+  return out;
 }
 
 Result<std::string> Permissions::ReadFile(const fs::path& path, uint64_t max_bytes) const {

@@ -1,5 +1,6 @@
 #include "alknet/runtime/permissions.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -105,6 +106,42 @@ TEST_F(PermissionsTest, WritesNeverFollowADanglingLink) {
   ASSERT_TRUE(*all.ParseFlag("-A"));
   EXPECT_FALSE(all.OpenWrite(root_ / "granted" / "d").ok());
   EXPECT_FALSE(fs::exists(root_ / "other" / "outside.txt"));
+}
+
+// alknet:tensor write(): the directory that holds the file is opened beneath the grant, and the
+// temporary file is created and renamed through that descriptor, so a later swap of the
+// directory for a link cannot redirect the rename.
+TEST_F(PermissionsTest, WriteDirectoryIsOpenedBeneathTheGrantAndHeld) {
+  Permissions p;
+  ASSERT_TRUE(*p.ParseFlag("--allow-write=" + (root_ / "granted").string()));
+  for (const fs::path& target :
+       {root_ / "granted" / "sub" / "t.mtf", root_ / "granted" / "t.mtf"}) {
+    auto e = p.OpenWriteDirectory(target);
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    EXPECT_EQ(e->name, "t.mtf");
+    const int fd = ::openat(e->dir.get(), "t.tmp", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    ASSERT_GE(fd, 0);
+    ::close(fd);
+    if (target.parent_path() == root_ / "granted" / "sub") {
+      fs::rename(root_ / "granted" / "sub", root_ / "granted" / "moved");
+      fs::create_directory_symlink(root_ / "other", root_ / "granted" / "sub");
+    }
+    ASSERT_EQ(::renameat(e->dir.get(), "t.tmp", e->dir.get(), e->name.c_str()), 0);
+    EXPECT_FALSE(fs::exists(root_ / "other" / "t.mtf"));
+  }
+  EXPECT_TRUE(fs::exists(root_ / "granted" / "moved" / "t.mtf"));
+  EXPECT_TRUE(fs::exists(root_ / "granted" / "t.mtf"));
+  // Now granted/sub is a link to other/: it resolves outside the grant, so it is refused.
+  EXPECT_FALSE(p.OpenWriteDirectory(root_ / "granted" / "sub" / "x").ok());
+  fs::create_directory_symlink(root_ / "granted" / "moved", root_ / "granted" / "inner");
+  fs::create_directories(root_ / "granted" / "moved" / "deeper");
+  auto inner = p.OpenWriteDirectory(root_ / "granted" / "inner" / "deeper" / "x");
+  // CanonicalPath resolves "inner" to "moved" (inside the grant), so this opens moved/deeper.
+  ASSERT_TRUE(inner.ok()) << inner.error().message;
+  EXPECT_FALSE(p.OpenWriteDirectory(root_ / "other" / "x").ok());
+  EXPECT_FALSE(p.OpenWriteDirectory(root_ / "granted" / "..").ok());
+  EXPECT_FALSE(
+      p.OpenWriteDirectory((root_ / "granted" / "x").string() + std::string("\0/y", 3)).ok());
 }
 
 TEST_F(PermissionsTest, OpenReadsInsideTheGrantAndOnlyRegularFiles) {

@@ -567,14 +567,17 @@ Status Writer::Finish() {
 // ---- FileWriter: temporary file, fsync, rename (spec 7, "Writing safely").
 
 struct FileWriter::Impl {
-  std::filesystem::path path, temp;
+  std::filesystem::path path;  // for messages and Append's reread
+  std::string name, temp;      // entries of the directory open as dir_fd
+  int dir_fd = -1;
   int fd = -1;
   std::unique_ptr<FdSink> sink;
   std::unique_ptr<Writer> writer;
   bool committed = false;
   ~Impl() {
     if (fd >= 0) ::close(fd);
-    if (!committed && !temp.empty()) ::unlink(temp.c_str());
+    if (!committed && !temp.empty()) ::unlinkat(dir_fd, temp.c_str(), 0);
+    if (dir_fd >= 0) ::close(dir_fd);
   }
 };
 
@@ -584,17 +587,39 @@ Writer& FileWriter::writer() { return *impl_->writer; }
 
 Result<std::unique_ptr<FileWriter>> FileWriter::Create(const std::filesystem::path& path,
                                                        WriteOptions options) {
+  const std::string name = path.filename().string();
+  if (name.empty() || name == "." || name == "..") {
+    return Misuse(path.string() + ": names a directory, not a file");
+  }
+  std::filesystem::path dir = path.parent_path();
+  if (dir.empty()) dir = ".";
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return IoError(dir.string() + ": cannot open the directory");
+  auto fw = CreateIn(dfd, name, path.string(), options);
+  ::close(dfd);
+  return fw;
+}
+
+Result<std::unique_ptr<FileWriter>> FileWriter::CreateIn(int dir_fd, const std::string& name,
+                                                         const std::string& display,
+                                                         WriteOptions options) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos) {
+    return Misuse(display + ": '" + name + "' is not a file name");
+  }
   static std::atomic<uint64_t> counter{0};
   std::unique_ptr<FileWriter> fw(new FileWriter());
   Impl& m = *fw->impl_;
-  m.path = path;
-  m.temp = path;
-  m.temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  m.fd = ::open(m.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (m.fd < 0) {
-    m.temp.clear();
-    return IoError(path.string() + ": cannot create the temporary file");
-  }
+  m.path = display;
+  m.name = name;
+  m.dir_fd = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  if (m.dir_fd < 0) return IoError(display + ": cannot duplicate the directory descriptor");
+  const std::string temp =
+      name + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  m.fd =
+      ::openat(m.dir_fd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (m.fd < 0) return IoError(display + ": cannot create the temporary file");
+  m.temp = temp;
   m.sink = std::make_unique<FdSink>(m.fd);
   m.writer = std::make_unique<Writer>(*m.sink, options);
   return fw;
@@ -644,22 +669,19 @@ Status FileWriter::Commit() {
   Impl& m = *impl_;
   if (m.committed) return Misuse("already committed");
   if (auto s = m.writer->Finish(); !s) return s;
-  if (::fsync(m.fd) != 0) return IoError(m.temp.string() + ": fsync");
+  if (::fsync(m.fd) != 0) return IoError(m.path.string() + " (temporary file): fsync");
   if (::close(m.fd) != 0) {
     m.fd = -1;
-    return IoError(m.temp.string() + ": close");
+    return IoError(m.path.string() + " (temporary file): close");
   }
   m.fd = -1;
-  if (::rename(m.temp.c_str(), m.path.c_str()) != 0) return IoError(m.path.string() + ": rename");
+  if (::renameat(m.dir_fd, m.temp.c_str(), m.dir_fd, m.name.c_str()) != 0) {
+    return IoError(m.path.string() + ": rename");
+  }
   m.committed = true;
   // The rename is durable only once the directory entry is on disk.
-  auto dir = m.path.parent_path();
-  if (dir.empty()) dir = ".";
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    const int rc = ::fsync(dfd);
-    ::close(dfd);
-    if (rc != 0) return IoError(dir.string() + ": fsync of the directory");
+  if (::fsync(m.dir_fd) != 0 && errno != EINVAL) {
+    return IoError(m.path.string() + ": fsync of the directory");
   }
   return Ok{};
 }

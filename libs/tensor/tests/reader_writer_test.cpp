@@ -311,6 +311,48 @@ TEST(FileWriter, CommitIsAtomicAndAppendKeepsEverything) {
   fs::remove_all(dir);
 }
 
+// The directory is opened once: replacing it by a link to elsewhere between Create and Commit
+// (a symlink race) does not move where the temporary file or the committed file land.
+TEST(FileWriter, ADirectorySwappedForALinkCannotRedirectTheFile) {
+  const fs::path dir = TempDir();
+  fs::create_directories(dir / "out");
+  fs::create_directories(dir / "elsewhere");
+  for (bool by_fd : {false, true}) {
+    const std::string name = by_fd ? "b.mtf" : "a.mtf";
+    Result<std::unique_ptr<FileWriter>> fw = Error(ErrorCode::kIo, "unset");
+    if (by_fd) {
+      const int dfd = ::open((dir / "out").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      ASSERT_GE(dfd, 0);
+      fw = FileWriter::CreateIn(dfd, name, (dir / "out" / name).string());
+      ::close(dfd);
+    } else {
+      fw = FileWriter::Create(dir / "out" / name);
+    }
+    ASSERT_TRUE(fw.ok()) << fw.error().ToString();
+    ASSERT_TRUE((*fw)
+                    ->writer()
+                    .AddTensor("t", DType::kU8, std::vector<uint64_t>{3},
+                               std::vector<std::byte>(3, std::byte{7}))
+                    .ok());
+    // The swap: the real directory moves away, a link to "elsewhere" takes its name.
+    fs::rename(dir / "out", dir / "moved");
+    fs::create_directory_symlink(dir / "elsewhere", dir / "out");
+    ASSERT_TRUE((*fw)->Commit().ok());
+    EXPECT_TRUE(fs::exists(dir / "moved" / name)) << name;
+    EXPECT_TRUE(fs::is_empty(dir / "elsewhere")) << name;
+    auto r = Reader::Open(dir / "moved" / name);
+    ASSERT_TRUE(r.ok()) << r.error().ToString();
+    fs::remove(dir / "out");
+    fs::rename(dir / "moved", dir / "out");
+  }
+  for (const char* bad : {"", ".", "..", "a/b"}) {
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    EXPECT_FALSE(FileWriter::CreateIn(dfd, bad, bad).ok()) << bad;
+    ::close(dfd);
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Reader, FileThatShrinksGivesErrorsNotSigbus) {
   const fs::path dir = TempDir();
   const fs::path file = dir / "s.mtf";

@@ -111,7 +111,8 @@ void AddBinaryOps(OpTable& table) {
     OpRecord r = ElementwiseRecord(
         name, std::string("binary/") + file,
         std::string(name) + " of any number of inputs, broadcasting", kNumeric, OutType::kSame,
-        [is_max](In x, const Attributes&) {
+        // clang 14 cannot capture a structured binding: copy it into a plain variable.
+        [is_max = bool(is_max)](In x, const Attributes&) {
           double r = x[0];
           for (double v : x) r = is_max ? std::max(r, v) : std::min(r, v);
           return r;

@@ -72,8 +72,9 @@ FileResult<std::string> ReadAllFd(int fd, std::string_view name, uint64_t max_by
 FileResult<std::string> ReadRegularFile(std::string_view path, uint64_t max_bytes);
 
 enum class OpenMode {
-  kRead,          // an existing regular file, read-only
-  kWriteTruncate  // a regular file, created (0666 & ~umask) or truncated, write-only
+  kRead,           // an existing regular file, read-only
+  kWriteTruncate,  // a regular file, created (0666 & ~umask) or truncated, write-only
+  kDirectory       // an existing directory, read-only: an anchor for openat, renameat, fsync
 };
 
 // How OpenBeneath resolves: kAuto tries openat2 and walks when the kernel lacks it (or a
@@ -85,7 +86,8 @@ enum class BeneathMethod { kAuto, kWalk };
 // Refuses, with the path in the message: a NUL byte, an absolute `relative`, a ".." component,
 // a symbolic link in any component (the last too: a dangling link is never created through),
 // and for kRead anything but a regular file. For kWriteTruncate a non-regular file (FIFO,
-// device, directory) is refused before anything is truncated.
+// device, directory) is refused before anything is truncated; for kDirectory anything but a
+// directory.
 FileResult<UniqueFd> OpenBeneath(std::string_view root, std::string_view relative, OpenMode mode,
                                  BeneathMethod method = BeneathMethod::kAuto);
 

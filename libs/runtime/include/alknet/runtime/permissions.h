@@ -44,6 +44,15 @@ class Permissions {
   // truncated), beneath the grant that covers it.
   Result<base::UniqueFd> OpenRead(const std::filesystem::path& path) const;
   Result<base::UniqueFd> OpenWrite(const std::filesystem::path& path) const;
+  // For writers that create a temporary file and rename it over `path` (alknet:tensor write):
+  // checks the write grant, then opens the directory that will hold `path` beneath the grant
+  // (no link below the grant is followed) and gives its name there. Whatever happens to the
+  // path later, openat/renameat through `dir` stay in the directory that was checked.
+  struct DirectoryEntry {
+    base::UniqueFd dir;
+    std::string name;
+  };
+  Result<DirectoryEntry> OpenWriteDirectory(const std::filesystem::path& path) const;
   // OpenRead, then the whole file, up to max_bytes.
   Result<std::string> ReadFile(const std::filesystem::path& path, uint64_t max_bytes) const;
 

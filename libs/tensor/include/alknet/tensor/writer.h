@@ -128,10 +128,19 @@ class Writer {
 // A file written atomically: bytes go to "<path>.tmp-<pid>-<n>" in the same directory, and
 // Commit() fsyncs it, renames it over `path` and fsyncs the directory. Dropping a FileWriter
 // without Commit removes the temporary file; `path` is never left half-written.
+// The directory is opened once, when the writer is created: the temporary file is created, and
+// renamed, relative to that descriptor (openat, renameat), so replacing the directory by a
+// symbolic link meanwhile cannot move where the file lands.
 class FileWriter {
  public:
   static Result<std::unique_ptr<FileWriter>> Create(const std::filesystem::path& path,
                                                     WriteOptions options = {});
+  // Creates `name` (one path component: no '/', not "." or "..") in the directory open as
+  // `dir_fd` (duplicated; the caller keeps its own). `display` names the file in messages.
+  // Callers that confine writes open the directory with base::OpenBeneath(kDirectory).
+  static Result<std::unique_ptr<FileWriter>> CreateIn(int dir_fd, const std::string& name,
+                                                      const std::string& display,
+                                                      WriteOptions options = {});
   // Opens `path` (validated as by Reader::Open), copies its tensors and metadata into a new
   // temporary file (pread in 8 MiB chunks, so a concurrently shrinking source is an error, not
   // a fault), then accepts more tensors and metadata. Commit replaces the old file, which stays
