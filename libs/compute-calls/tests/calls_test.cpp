@@ -141,7 +141,7 @@ TEST_F(ComputeCalls, BlockedMatMulMatchesTheReference) {
   EXPECT_EQ(bad, 0);
 }
 
-// Batched MatMuls over one dispatch's budget are cut too (ADR 0007): A's batches as rows of
+// Batched MatMuls over one dispatch's budget are cut too (ADR 0014): A's batches as rows of
 // one tall matrix against a single B, whole batches grouped per dispatch, and broadcast batch
 // dimensions gathered. Sampled elements of every batch are checked against float64.
 TEST_F(ComputeCalls, BatchedMatMulsAreCutAndMatchTheReference) {
