@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
   ss << in.rdbuf();
   const std::string compute_wgsl = ShaderFrom(ss.str(), "kCompute");
   const std::string render_wgsl = ShaderFrom(ss.str(), "kRender");
-  if (compute_wgsl.empty() || render_wgsl.empty()) return Fail("no kCompute/kRender in " + std::string(argv[1]));
+  if (compute_wgsl.empty() || render_wgsl.empty())
+    return Fail("no kCompute/kRender in " + std::string(argv[1]));
   const int frames = std::atoi(argv[2]);
   const uint32_t width = static_cast<uint32_t>(std::atoi(argv[3]));
   const uint32_t height = static_cast<uint32_t>(std::atoi(argv[4]));
@@ -72,8 +73,10 @@ int main(int argc, char** argv) {
     init[i * 4 + 2] = vx;
     init[i * 4 + 3] = vy;
   }
-  auto particles = (*ctx)->CreateBuffer(init.size() * 4, WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst, "particles");
-  auto attractor = (*ctx)->CreateBuffer(16, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst, "attractor");
+  auto particles = (*ctx)->CreateBuffer(
+      init.size() * 4, WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst, "particles");
+  auto attractor =
+      (*ctx)->CreateBuffer(16, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst, "attractor");
   if (!particles || !attractor) return Fail("buffers");
   P.QueueWriteBuffer(queue, particles->handle.get(), 0, init.data(), init.size() * 4);
 
@@ -132,11 +135,13 @@ int main(int argc, char** argv) {
   const float target_attractor[4] = {0, 0, 1, 0};
   auto frame = [&] {
     P.QueueWriteBuffer(queue, attractor->handle.get(), 0, target_attractor, 16);
-    auto view = wg::TextureView::Adopt(P.TextureCreateView(texture.get(), nullptr));  // as the scene: a view per frame
+    auto view = wg::TextureView::Adopt(
+        P.TextureCreateView(texture.get(), nullptr));  // as the scene: a view per frame
     WGPUCommandEncoderDescriptor edesc{};
     auto encoder = wg::CommandEncoder::Adopt(P.DeviceCreateCommandEncoder(device, &edesc));
     WGPUComputePassDescriptor cpdesc{};
-    auto cpass = wg::ComputePassEncoder::Adopt(P.CommandEncoderBeginComputePass(encoder.get(), &cpdesc));
+    auto cpass =
+        wg::ComputePassEncoder::Adopt(P.CommandEncoderBeginComputePass(encoder.get(), &cpdesc));
     P.ComputePassEncoderSetPipeline(cpass.get(), compute.get());
     P.ComputePassEncoderSetBindGroup(cpass.get(), 0, compute_group.get(), 0, nullptr);
     P.ComputePassEncoderDispatchWorkgroups(cpass.get(), (kCount + 63) / 64, 1, 1);
@@ -150,7 +155,8 @@ int main(int argc, char** argv) {
     WGPURenderPassDescriptor rpdesc{};
     rpdesc.colorAttachmentCount = 1;
     rpdesc.colorAttachments = &color;
-    auto rpass = wg::RenderPassEncoder::Adopt(P.CommandEncoderBeginRenderPass(encoder.get(), &rpdesc));
+    auto rpass =
+        wg::RenderPassEncoder::Adopt(P.CommandEncoderBeginRenderPass(encoder.get(), &rpdesc));
     P.RenderPassEncoderSetPipeline(rpass.get(), render.get());
     P.RenderPassEncoderSetBindGroup(rpass.get(), 0, render_group.get(), 0, nullptr);
     P.RenderPassEncoderDraw(rpass.get(), 4, kCount, 0, 0);
@@ -166,8 +172,12 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < frames; ++i)
     if (auto st = frame(); !st) return Fail(st.error().message);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / frames;
-  std::printf("{\"scene\": \"particles\", \"frames\": %d, \"width\": %u, \"height\": %u, \"ms_per_frame\": %.3f, \"runtime\": \"C++ webgpu.h\"}\n",
-              frames, width, height, ms);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
+      frames;
+  std::printf(
+      "{\"scene\": \"particles\", \"frames\": %d, \"width\": %u, \"height\": %u, \"ms_per_frame\": "
+      "%.3f, \"runtime\": \"C++ webgpu.h\"}\n",
+      frames, width, height, ms);
   return 0;
 }

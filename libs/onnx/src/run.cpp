@@ -198,9 +198,9 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
   for (size_t i = 0; i < inputs.size(); ++i) {
     // Read on the host: inputs the plan reads values of, and every input of a run evaluated on
     // the host in float64.
-    ALKNET_ASSIGN_OR_RETURN(Value v, make_seed(*ordered[i], inputs[i],
-                                               host_read[i] || !on_host.empty(), false,
-                                               "input '" + inputs[i].name + "'"));
+    ALKNET_ASSIGN_OR_RETURN(
+        Value v, make_seed(*ordered[i], inputs[i], host_read[i] || !on_host.empty(), false,
+                           "input '" + inputs[i].name + "'"));
     seeds.push_back(std::move(v));
   }
   RunResult result;

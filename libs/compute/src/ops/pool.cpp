@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "ops/families.h"
-#include "ops/shape_params.h"
 #include "ops/movement.h"
+#include "ops/shape_params.h"
 #include "ops/spatial.h"
 
 namespace alknet::compute::ops {
