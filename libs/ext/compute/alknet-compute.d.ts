@@ -326,6 +326,8 @@ declare module "alknet:compute" {
     resize: OpMethod;
     /** ONNX GridSample (2 inputs): samples X [N, C, H, W] at the grid's normalised (x, y) points: bilinear, nearest or bicubic */
     gridSample: OpMethod;
+    /** ONNX RoiAlign (3 inputs): per region of interest, bins of bilinear samples averaged (avg) or maxed (max) */
+    roiAlign: OpMethod;
     /** ONNX Shape (1 input): the input's shape as a 1-D i32 tensor */
     shape: OpMethod;
     /** ONNX Size (1 input): the input's element count as an i32 scalar */
@@ -352,6 +354,8 @@ declare module "alknet:compute" {
     globalMaxPool: OpMethod;
     /** ONNX GlobalAveragePool (1 input): average over all spatial positions */
     globalAveragePool: OpMethod;
+    /** ONNX MaxUnpool (2-3 inputs): zeros of the unpooled shape (or output_shape) with X written at MaxPool's Indices I */
+    maxUnpool: OpMethod;
     /** ONNX BatchNormalization (5 inputs): per-channel normalisation with given statistics (inference) */
     batchNormalization: OpMethod;
     /** ONNX InstanceNormalization (3 inputs): per (batch, channel) normalisation over the spatial axes, then scale and B per channel */
@@ -408,6 +412,8 @@ declare module "alknet:compute" {
     softmaxCrossEntropyLoss: OpMethod;
     /** ONNX HannWindow (1 input): window function of the given size (a host-built constant) */
     hannWindow: OpMethod;
+    /** ONNX MelWeightMatrix (5 inputs): triangular mel filters [dft_length / 2 + 1, num_mel_bins] (a host-built constant) */
+    melWeightMatrix: OpMethod;
     /** ONNX HammingWindow (1 input): window function of the given size (a host-built constant) */
     hammingWindow: OpMethod;
     /** ONNX BlackmanWindow (1 input): window function of the given size (a host-built constant) */
@@ -422,6 +428,24 @@ declare module "alknet:compute" {
     dequantizeLinear: OpMethod;
     /** ONNX DynamicQuantizeLinear (1 input): uint8 quantization with scale and zero point computed from the data (outputs y, scale, zero point) */
     dynamicQuantizeLinear: OpMethod;
+    /** ONNX MatMulInteger (2-4 inputs): uint8/int8 MatMul to int32: exact sums of (a - a_zero_point)(b - b_zero_point), zero points per tensor, per row of A, per column of B */
+    matMulInteger: OpMethod;
+    /** ONNX QLinearMatMul (8 inputs): uint8/int8 MatMul: exact i32 accumulation of (a - a_zp)(b - b_zp), requantized with a_scale * b_scale / y_scale to y_zero_point's type (per-row a, per-column b parameters) */
+    qLinearMatMul: OpMethod;
+    /** ONNX ConvInteger (2-4 inputs): uint8/int8 Conv to int32: exact sums of (x - x_zero_point)(w - w_zero_point); padding reads x_zero_point; w_zero_point per tensor or per output channel */
+    convInteger: OpMethod;
+    /** ONNX QLinearConv (8-9 inputs): uint8/int8 Conv: exact i32 accumulation (plus the int32 bias), requantized with x_scale * w_scale / y_scale (w per output channel) to y_zero_point's type */
+    qLinearConv: OpMethod;
+    /** ONNX RandomUniform (0 inputs): uniform[low, high) samples of a given shape; counter-based generator, seeded */
+    randomUniform: OpMethod;
+    /** ONNX RandomUniformLike (1 input): uniform[low, high) samples of the input's shape; counter-based generator, seeded */
+    randomUniformLike: OpMethod;
+    /** ONNX RandomNormal (0 inputs): normal(mean, scale) samples of a given shape; counter-based generator, seeded */
+    randomNormal: OpMethod;
+    /** ONNX RandomNormalLike (1 input): normal(mean, scale) samples of the input's shape; counter-based generator, seeded */
+    randomNormalLike: OpMethod;
+    /** ONNX Bernoulli (1 input): 1 with probability p (input), else 0; counter-based generator, seeded */
+    bernoulli: OpMethod;
     /** ONNX Adagrad (5-194 inputs): Adagrad step over any number of tensors (ai.onnx.preview.training) */
     adagrad: OpMethod;
     /** ONNX Momentum (5-194 inputs): Momentum step over any number of tensors (ai.onnx.preview.training) */
