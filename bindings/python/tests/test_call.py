@@ -79,3 +79,42 @@ def test_remote_errors(server):
     with pytest.raises(alknet.CallError) as ei:
         alknet.call.connect("127.0.0.1:1").invoke("call.list", [], timeout=10)
     assert ei.value.code in ("unavailable", "deadline-exceeded")
+
+
+def test_pool_spreads_calls_over_workers():
+    """connect() takes a gRPC pool target (docs/remote.md): two local workers, 20 calls spread by
+    round_robin; each result checked against numpy, each worker's --json log counts its calls."""
+    device_or_skip()
+    import threading
+    workers, counts, threads = [], [], []
+    try:
+        for k in range(2):
+            p = subprocess.Popen([alknet_bin(), "serve", "--listen", "127.0.0.1:0", "--json"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            workers.append(p)
+            port = json.loads(p.stdout.readline())["port"]
+            counts.append({"port": port, "calls": 0})
+
+            def drain(p=p, c=counts[-1]):  # one JSON line per call; read so the pipe never fills
+                for line in p.stdout:
+                    if '"call"' in line and "compute.relu" in line:
+                        c["calls"] += 1
+            threads.append(threading.Thread(target=drain, daemon=True))
+            threads[-1].start()
+        target = "ipv4:" + ",".join(f"127.0.0.1:{c['port']}" for c in counts)
+        x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
+        with alknet.call.connect(target) as c:
+            for _ in range(20):
+                np.testing.assert_array_equal(c.compute.relu([x], timeout=60), np.maximum(x, 0))
+    finally:
+        for p in workers:
+            p.terminate()
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+    for t in threads:
+        t.join(timeout=5)
+    assert sum(c["calls"] for c in counts) == 20, counts
+    assert all(c["calls"] >= 5 for c in counts), counts  # round_robin: about 10 each
