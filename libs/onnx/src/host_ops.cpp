@@ -407,6 +407,8 @@ Result<std::vector<RefTensor>> TfIdfVectorizer(const NodeInfo& n,
                     : compute::Shape{static_cast<uint64_t>(width)};
   y.data.assign(rows * static_cast<uint64_t>(width), 0.0);
   std::vector<int64_t> gram;
+  constexpr uint64_t kMaxLookups = uint64_t{1} << 26;  // bounds the time a hostile X can take
+  uint64_t lookups = 0;
   for (uint64_t r = 0; r < rows; ++r) {
     const double* row = x->data.data() + r * cols;
     double* out = y.data.data() + r * static_cast<uint64_t>(width);
@@ -416,6 +418,14 @@ Result<std::vector<RefTensor>> TfIdfVectorizer(const NodeInfo& n,
       for (int64_t s = 0; s <= skips; ++s) {
         const uint64_t step = static_cast<uint64_t>(s) + 1;
         const uint64_t span = (static_cast<uint64_t>(len) - 1) * step;  // last - first
+        if (span >= cols) break;  // longer skips fit no n-gram either
+        lookups += cols - span;
+        if (lookups > kMaxLookups) {
+          return NodeError(n, ErrorCode::kInvalidArgument,
+                           "X " + compute::ShapeToString(x->shape) +
+                               " with these gram lengths and skips needs more than 2^26 n-gram "
+                               "lookups");
+        }
         for (uint64_t start = 0; start + span < cols; ++start) {
           gram.clear();
           for (int64_t k = 0; k < len; ++k) {

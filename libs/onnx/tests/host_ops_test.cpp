@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,12 @@ TEST(HostOps, TfIdfVectorizerOnDeviceValues) {
   // [2, 10] int32 X, IDF mode with weights, a graph input read on the host.
   Session b = Load("tfidf_idf_batch");
   for (int set : {0, 1}) RunSet(b, "tfidf_idf_batch", set);
+  // Hostile: 200000 elements with max_skip_count 2^20 would be ~2e10 lookups: a clear error.
+  Session h = Load("tfidf_hostile_skips");
+  std::vector<int64_t> x(200000, 3);
+  auto r = h.Run({HostInput{"x", ElemType::kInt64, {200000}, std::as_bytes(std::span(x)), {}}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("n-gram lookups"), std::string::npos) << r.error().message;
 }
 
 TEST(HostOps, BFloat16AtTheEdges) {

@@ -241,6 +241,15 @@ def tfidf_models():
         sets.append(([x], [tfidf_reference(x, "IDF", 2, 3, 2, counts, indexes, pool, weights)]))
     save("tfidf_idf_batch", g, sets, opset=9)
 
+    # Hostile: a long X with a huge skip count would take ~X^2 lookups; refused, not a hang.
+    attrs.update(mode="TF", min_gram_length=2, max_gram_length=2, max_skip_count=1 << 20)
+    g = helper.make_graph(
+        [helper.make_node("TfIdfVectorizer", ["x"], ["y"], **attrs)],
+        "tfidf_hostile_skips",
+        [helper.make_tensor_value_info("x", I64, [200000])],
+        [helper.make_tensor_value_info("y", F, [10])])
+    save("tfidf_hostile_skips", g, [], opset=9)
+
 
 def bfloat16_models():
     """bfloat16 at the graph's edges: a bfloat16 input widened, scaled on the device and cast
