@@ -264,11 +264,194 @@ Result<std::vector<RefTensor>> Unique(const NodeInfo& n,
   return std::vector<RefTensor>{std::move(y), std::move(idx), std::move(inv), std::move(cnt)};
 }
 
+// TfIdfVectorizer (opset 9): counts the n-grams of `pool_int64s` in each row of X (1-D [C] or
+// 2-D [N, C], integers; strings are refused by the loader), an n-gram of length n being the
+// elements at start, start + (s + 1), ..., start + (n - 1)(s + 1) for each skip s in
+// 0..max_skip_count (unigrams counted once). ngram_counts[i] is where the (i + 1)-grams begin in
+// the pool; ngram_indexes maps the k-th pool n-gram to its output column. Y is float
+// [E] or [N, E], E = max(ngram_indexes) + 1: TF the counts, IDF weights[k] (1 without
+// weights) where the count is non-zero, TFIDF count * weights[k].
+Result<std::vector<RefTensor>> TfIdfVectorizer(const NodeInfo& n,
+                                               const std::vector<const RefTensor*>& inputs) {
+  const RefTensor* x = Input(inputs, 0);
+  if (x == nullptr) return NodeError(n, ErrorCode::kInvalidArgument, "needs input 0");
+  if (x->shape.size() != 1 && x->shape.size() != 2) {
+    return NodeError(n, ErrorCode::kShape,
+                     "X must be [C] or [N, C], got " + compute::ShapeToString(x->shape));
+  }
+  std::string mode;
+  int64_t min_n = -1, max_n = -1, max_skip = -1;
+  std::vector<int64_t> counts, indexes, pool;
+  std::optional<std::vector<double>> weights;
+  for (const auto& [name, value] : n.attrs) {
+    const int64_t* i = std::get_if<int64_t>(&value);
+    const std::vector<int64_t>* ints = std::get_if<std::vector<int64_t>>(&value);
+    bool ok = false;
+    if (name == "mode" && std::holds_alternative<std::string>(value)) {
+      mode = std::get<std::string>(value);
+      ok = true;
+    } else if (name == "min_gram_length" && i != nullptr) {
+      min_n = *i;
+      ok = true;
+    } else if (name == "max_gram_length" && i != nullptr) {
+      max_n = *i;
+      ok = true;
+    } else if (name == "max_skip_count" && i != nullptr) {
+      max_skip = *i;
+      ok = true;
+    } else if (name == "ngram_counts" && ints != nullptr) {
+      counts = *ints;
+      ok = true;
+    } else if (name == "ngram_indexes" && ints != nullptr) {
+      indexes = *ints;
+      ok = true;
+    } else if (name == "pool_int64s" && ints != nullptr) {
+      pool = *ints;
+      ok = true;
+    } else if (name == "weights") {
+      if (const auto* f = std::get_if<std::vector<double>>(&value)) {
+        weights = *f;
+        ok = true;
+      } else if (ints != nullptr && ints->empty()) {
+        weights = std::vector<double>{};
+        ok = true;
+      }
+    } else if (name == "pool_strings") {
+      return NodeError(n, ErrorCode::kUnsupported,
+                       "pool_strings (string n-grams) is not supported; use pool_int64s");
+    }
+    if (!ok) {
+      return NodeError(n, ErrorCode::kInvalidAttribute,
+                       "unknown or mistyped attribute '" + name +
+                           "' (TfIdfVectorizer takes mode, min_gram_length, max_gram_length, "
+                           "max_skip_count, ngram_counts, ngram_indexes, pool_int64s, weights)");
+    }
+  }
+  if (mode != "TF" && mode != "IDF" && mode != "TFIDF") {
+    return NodeError(n, ErrorCode::kInvalidAttribute,
+                     "mode must be TF, IDF or TFIDF, got '" + mode + "'");
+  }
+  constexpr int64_t kMaxGram = 64;
+  if (min_n < 1 || max_n < min_n || max_n > kMaxGram) {
+    return NodeError(n, ErrorCode::kInvalidAttribute,
+                     "need 1 <= min_gram_length <= max_gram_length <= " + std::to_string(kMaxGram) +
+                         ", got " + std::to_string(min_n) + " and " + std::to_string(max_n));
+  }
+  if (max_skip < 0 || max_skip > (int64_t{1} << 20)) {
+    return NodeError(n, ErrorCode::kInvalidAttribute,
+                     "max_skip_count must be in [0, 2^20], got " + std::to_string(max_skip));
+  }
+  // The pool's n-grams, grouped by length: group g (length g + 1) spans
+  // pool[counts[g], counts[g + 1]).
+  const auto pool_size = static_cast<int64_t>(pool.size());
+  std::map<std::vector<int64_t>, int64_t> column;  // n-gram -> output column
+  std::vector<bool> has_length(static_cast<size_t>(max_n) + 1, false);
+  int64_t ngram_no = 0, width = 0;
+  for (size_t g = 0; g < counts.size(); ++g) {
+    const int64_t begin = counts[g];
+    const int64_t end = g + 1 < counts.size() ? counts[g + 1] : pool_size;
+    const auto len = static_cast<int64_t>(g) + 1;
+    if (begin < 0 || end < begin || end > pool_size || (end - begin) % len != 0) {
+      return NodeError(n, ErrorCode::kInvalidAttribute,
+                       "ngram_counts[" + std::to_string(g) + "] = " + std::to_string(begin) +
+                           " does not start a whole number of " + std::to_string(len) +
+                           "-grams within pool_int64s (" + std::to_string(pool_size) + " values)");
+    }
+    for (int64_t at = begin; at < end; at += len, ++ngram_no) {
+      if (ngram_no >= static_cast<int64_t>(indexes.size())) {
+        return NodeError(n, ErrorCode::kInvalidAttribute,
+                         "ngram_indexes has " + std::to_string(indexes.size()) +
+                             " entries, fewer than the pool's n-grams");
+      }
+      const int64_t col = indexes[ngram_no];
+      constexpr int64_t kMaxWidth = int64_t{1} << 24;
+      if (col < 0 || col >= kMaxWidth) {
+        return NodeError(n, ErrorCode::kInvalidAttribute,
+                         "ngram_indexes[" + std::to_string(ngram_no) +
+                             "] = " + std::to_string(col) + " is out of range [0, 2^24)");
+      }
+      width = std::max(width, col + 1);
+      if (len <= max_n) {
+        has_length[len] = true;
+        column.emplace(std::vector<int64_t>(pool.begin() + at, pool.begin() + at + len), col);
+      }
+    }
+  }
+  if (ngram_no != static_cast<int64_t>(indexes.size())) {
+    return NodeError(n, ErrorCode::kInvalidAttribute,
+                     "ngram_indexes has " + std::to_string(indexes.size()) +
+                         " entries, the pool holds " + std::to_string(ngram_no) + " n-grams");
+  }
+  // The weight of each output column (the weight of the n-gram mapped to it).
+  std::vector<double> col_weight(static_cast<size_t>(width), 1.0);
+  if (weights && !weights->empty()) {
+    if (weights->size() != indexes.size()) {
+      return NodeError(n, ErrorCode::kInvalidAttribute,
+                       "weights has " + std::to_string(weights->size()) +
+                           " entries, ngram_indexes " + std::to_string(indexes.size()));
+    }
+    for (size_t k = 0; k < indexes.size(); ++k) col_weight[indexes[k]] = (*weights)[k];
+  }
+  const bool batched = x->shape.size() == 2;
+  const uint64_t rows = batched ? x->shape[0] : 1;
+  const uint64_t cols = batched ? x->shape[1] : x->shape[0];
+  constexpr uint64_t kMaxOut = uint64_t{1} << 26;
+  if (rows != 0 && static_cast<uint64_t>(width) > kMaxOut / rows) {
+    return NodeError(n, ErrorCode::kShape,
+                     "Y would hold " + std::to_string(rows) + " x " + std::to_string(width) +
+                         " values, more than 2^26");
+  }
+  RefTensor y;
+  y.dtype = DType::kF32;
+  y.shape = batched ? compute::Shape{rows, static_cast<uint64_t>(width)}
+                    : compute::Shape{static_cast<uint64_t>(width)};
+  y.data.assign(rows * static_cast<uint64_t>(width), 0.0);
+  std::vector<int64_t> gram;
+  constexpr uint64_t kMaxLookups = uint64_t{1} << 26;  // bounds the time a hostile X can take
+  uint64_t lookups = 0;
+  for (uint64_t r = 0; r < rows; ++r) {
+    const double* row = x->data.data() + r * cols;
+    double* out = y.data.data() + r * static_cast<uint64_t>(width);
+    for (int64_t len = min_n; len <= max_n; ++len) {
+      if (!has_length[len]) continue;
+      const int64_t skips = len == 1 ? 0 : max_skip;
+      for (int64_t s = 0; s <= skips; ++s) {
+        const uint64_t step = static_cast<uint64_t>(s) + 1;
+        const uint64_t span = (static_cast<uint64_t>(len) - 1) * step;  // last - first
+        if (span >= cols) break;  // longer skips fit no n-gram either
+        lookups += cols - span;
+        if (lookups > kMaxLookups) {
+          return NodeError(n, ErrorCode::kInvalidArgument,
+                           "X " + compute::ShapeToString(x->shape) +
+                               " with these gram lengths and skips needs more than 2^26 n-gram "
+                               "lookups");
+        }
+        for (uint64_t start = 0; start + span < cols; ++start) {
+          gram.clear();
+          for (int64_t k = 0; k < len; ++k) {
+            gram.push_back(static_cast<int64_t>(row[start + static_cast<uint64_t>(k) * step]));
+          }
+          if (auto it = column.find(gram); it != column.end()) out[it->second] += 1;
+        }
+      }
+    }
+    for (int64_t c = 0; c < width; ++c) {
+      if (mode == "IDF") {
+        out[c] = out[c] > 0 ? col_weight[c] : 0;
+      } else if (mode == "TFIDF") {
+        out[c] *= col_weight[c];
+      }
+    }
+  }
+  return std::vector<RefTensor>{std::move(y)};
+}
+
 // The table: ops computed on the host (opset_min: the first opset whose semantics we follow).
 const HostOp kHostOps[] = {
     {"", "NonZero", 9, &NonZero},
     {"", "NonMaxSuppression", 10, &NonMaxSuppression},
     {"", "Unique", 11, &Unique},
+    {"", "TfIdfVectorizer", 9, &TfIdfVectorizer},
 };
 
 }  // namespace

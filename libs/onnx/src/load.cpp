@@ -153,6 +153,30 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
     ALKNET_ASSIGN_OR_RETURN(NodeInfo n, LoadNode(g.node(k), k, main));
     nodes.push_back(std::move(n));
   }
+  // bfloat16 lives on the device as float32 and is truncated only where it leaves the graph
+  // (types.cpp): a Cast to bfloat16 whose result other nodes read would skip that rounding.
+  std::set<std::string> bf16_casts;
+  for (const NodeInfo& n : nodes) {
+    if (n.op == "Cast" && n.opset > 0) {
+      const auto& np = g.node(n.index);
+      for (const auto& a : np.attribute()) {
+        if (a.name() == "to" && a.i() == static_cast<int64_t>(ElemType::kBFloat16)) {
+          for (const std::string& o : n.outputs) bf16_casts.insert(o);
+        }
+      }
+    }
+  }
+  for (const NodeInfo& n : nodes) {
+    for (const std::string& in : n.inputs) {
+      if (bf16_casts.count(in)) {
+        return Error{ErrorCode::kUnsupported,
+                     n.Where(model) + ": reads '" + in +
+                         "', a Cast to bfloat16; alknet holds bfloat16 as float32 and rounds "
+                         "only at the graph's outputs, so a bfloat16 intermediate is not "
+                         "supported (docs/onnx.md)"};
+      }
+    }
+  }
   for (const ValueInfo& in : inputs) {
     main.input_names.push_back(in.name);
     main.input_types.push_back(in.type);
@@ -211,6 +235,12 @@ Result<NodeInfo> Session::Impl::LoadNode(const ::onnx::NodeProto& np, int k,
                               detail::ConvertAttribute(a, base_dir, f16, what, options.check_read));
       if (HasDtypeAttribute(n.op, a.name()) && v.index() == 0) {
         const auto onnx_type = static_cast<ElemType>(std::get<int64_t>(v));
+        if (onnx_type == ElemType::kBFloat16 && !n.scope.empty()) {
+          return Error{ErrorCode::kUnsupported,
+                       what +
+                           ": bfloat16 inside a subgraph is not supported (alknet holds "
+                           "bfloat16 as float32 and rounds only at the main graph's outputs)"};
+        }
         ALKNET_ASSIGN_OR_RETURN(DType d, DeviceTypeOf(onnx_type, f16, what));
         v = static_cast<int64_t>(OnnxNumberOf(d));
       }

@@ -246,7 +246,8 @@ Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_
     case ElemType::kInt32: t.data = PackField<int32_t>(tp.int32_data()); break;
     case ElemType::kInt16: t.data = PackField<int16_t>(tp.int32_data()); break;
     case ElemType::kUint16:
-    case ElemType::kFloat16: t.data = PackField<uint16_t>(tp.int32_data()); break;
+    case ElemType::kFloat16:
+    case ElemType::kBFloat16: t.data = PackField<uint16_t>(tp.int32_data()); break;
     case ElemType::kInt8: t.data = PackField<int8_t>(tp.int32_data()); break;
     case ElemType::kUint8:
     case ElemType::kBool: t.data = PackField<uint8_t>(tp.int32_data()); break;

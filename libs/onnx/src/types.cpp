@@ -64,6 +64,24 @@ uint16_t FloatToHalf(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 
+// bfloat16 is the top half of a binary32: widening is exact.
+float BFloat16ToFloat(uint16_t b) {
+  const uint32_t x = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+// binary32 -> bfloat16 by truncation (dropping the low 16 bits), as ONNX 1.12's reference and
+// its backend test data do (onnx/backend/test/case/node/cast.py; later ONNX rounds to nearest
+// even); a NaN stays a NaN (a quiet bit is set so that no NaN truncates to infinity).
+uint16_t FloatToBFloat16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x0040u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
 template <typename T>
 T Load(const std::byte* p) {
   T v;
@@ -76,7 +94,8 @@ void Store(std::byte* p, T v) {
 }
 
 bool IsFloat(ElemType t) {
-  return t == ElemType::kFloat || t == ElemType::kDouble || t == ElemType::kFloat16;
+  return t == ElemType::kFloat || t == ElemType::kDouble || t == ElemType::kFloat16 ||
+         t == ElemType::kBFloat16;
 }
 
 // Element i of an integer-typed tensor, exactly.
@@ -127,7 +146,8 @@ size_t ElemSize(ElemType t) {
     case ElemType::kInt8: return 1;
     case ElemType::kUint16:
     case ElemType::kInt16:
-    case ElemType::kFloat16: return 2;
+    case ElemType::kFloat16:
+    case ElemType::kBFloat16: return 2;
     case ElemType::kFloat:
     case ElemType::kInt32:
     case ElemType::kUint32: return 4;
@@ -141,7 +161,8 @@ size_t ElemSize(ElemType t) {
 Result<DType> DeviceTypeOf(ElemType t, bool shader_f16, const std::string& what) {
   switch (t) {
     case ElemType::kFloat:
-    case ElemType::kDouble: return DType::kF32;
+    case ElemType::kDouble:
+    case ElemType::kBFloat16: return DType::kF32;  // widened exactly; rounded back on the way out
     case ElemType::kInt8:
     case ElemType::kInt16:
     case ElemType::kInt32:
@@ -161,7 +182,7 @@ Result<DType> DeviceTypeOf(ElemType t, bool shader_f16, const std::string& what)
       return Error{ErrorCode::kUnsupported,
                    what + " has ONNX type " + ElemTypeName(t) +
                        ", which alknet cannot compute with (float, double, float16, "
-                       "int8..int64, uint8..uint64 and bool are supported)"};
+                       "bfloat16, int8..int64, uint8..uint64 and bool are supported)"};
   }
 }
 
@@ -196,6 +217,7 @@ double Tensor::At(uint64_t i) const {
     case ElemType::kFloat: return Load<float>(p);
     case ElemType::kDouble: return Load<double>(p);
     case ElemType::kFloat16: return HalfToFloat(Load<uint16_t>(p));
+    case ElemType::kBFloat16: return BFloat16ToFloat(Load<uint16_t>(p));
     case ElemType::kUint64: return static_cast<double>(Load<uint64_t>(p));
     default: return static_cast<double>(IntAt(type, p));
   }
@@ -267,6 +289,8 @@ Result<std::vector<std::byte>> ToDeviceBytes(const Tensor& t, bool shader_f16) {
         ALKNET_TRY(RangeError(what, i, text.str(), "f32"));
       }
       Store<float>(q, static_cast<float>(v));
+    } else if (t.type == ElemType::kBFloat16) {
+      Store<float>(q, BFloat16ToFloat(Load<uint16_t>(p)));
     } else if (t.type == ElemType::kUint64) {
       const uint64_t v = Load<uint64_t>(p);
       if (v > std::numeric_limits<uint32_t>::max()) {
@@ -342,6 +366,10 @@ void StoreAs(ElemType to, std::byte* q, double fv, int64_t iv, bool integral) {
     case ElemType::kDouble: Store<double>(q, integral ? static_cast<double>(iv) : fv); break;
     case ElemType::kFloat16:
       Store<uint16_t>(q, FloatToHalf(integral ? static_cast<float>(iv) : static_cast<float>(fv)));
+      break;
+    case ElemType::kBFloat16:
+      Store<uint16_t>(q,
+                      FloatToBFloat16(integral ? static_cast<float>(iv) : static_cast<float>(fv)));
       break;
     case ElemType::kBool: *q = (integral ? iv != 0 : fv != 0) ? std::byte{1} : std::byte{0}; break;
     default: {

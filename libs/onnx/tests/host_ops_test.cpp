@@ -1,13 +1,14 @@
 // Work the plan does on the host, against the models of host/generate.py (expected outputs from
 // numpy): a host op on values computed on the device (NonMaxSuppression), a record's host input
 // computed on the device (Compress's condition), and float64 values beyond float32's range
-// (the run evaluated on the host, ADR 0013), MelWeightMatrix folded.
+// (the run evaluated on the host, ADR 0013), MelWeightMatrix folded, TfIdfVectorizer.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,46 @@ TEST(HostOps, Float64BeyondFloat32RunsOnTheHost) {
   EXPECT_TRUE(small.on_host.empty()) << small.on_host;
   EXPECT_EQ(s.stats().host_evaluated_runs, 1u);
   EXPECT_GT(s.stats().nodes_on_device, 0u);
+}
+
+TEST(HostOps, TfIdfVectorizerOnDeviceValues) {
+  // 1-D X computed on the device (Add): the plan stops, TFIDF with weights, n-grams up to 3
+  // with one skip, runs on the host, then a device Mul reads its output.
+  Session s = Load("tfidf_1d_device");
+  for (int set : {0, 1, 2}) RunSet(s, "tfidf_1d_device", set);
+  EXPECT_EQ(s.stats().host_ops_run, 3u);
+  // [2, 10] int32 X, IDF mode with weights, a graph input read on the host.
+  Session b = Load("tfidf_idf_batch");
+  for (int set : {0, 1}) RunSet(b, "tfidf_idf_batch", set);
+  // Hostile: 200000 elements with max_skip_count 2^20 would be ~2e10 lookups: a clear error.
+  Session h = Load("tfidf_hostile_skips");
+  std::vector<int64_t> x(200000, 3);
+  auto r = h.Run({HostInput{"x", ElemType::kInt64, {200000}, std::as_bytes(std::span(x)), {}}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("n-gram lookups"), std::string::npos) << r.error().message;
+}
+
+TEST(HostOps, BFloat16AtTheEdges) {
+  // bfloat16 in and out (float32 on the device; numpy's bits, exact, NaN and infinities too).
+  Session s = Load("bfloat16_edges");
+  const fs::path dir = kDir / "bfloat16_edges" / "test_data_set_0";
+  std::vector<Tensor> ins = ReadAll(dir, "input_");
+  std::vector<Tensor> want = ReadAll(dir, "output_");
+  ASSERT_EQ(ins.size(), 1u);
+  ASSERT_EQ(want.size(), 1u);
+  ASSERT_EQ(ins[0].type, ElemType::kBFloat16);
+  auto r = s.Run({HostInput{"x", ins[0].type, ins[0].shape, ins[0].data, {}}});
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_EQ(r->outputs.size(), 1u);
+  EXPECT_EQ(r->outputs[0].type, ElemType::kBFloat16);
+  EXPECT_EQ(r->outputs[0].data, want[0].data);  // bit for bit
+  // A Cast to bfloat16 that another node reads would skip the rounding: refused at load.
+  SessionOptions o;
+  o.context = &Ctx();
+  auto bad = Session::Load(kDir / "bfloat16_intermediate" / "model.onnx", o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, ErrorCode::kUnsupported);
+  EXPECT_NE(bad.error().message.find("bfloat16"), std::string::npos) << bad.error().message;
 }
 
 TEST(HostOps, MelWeightMatrixFoldsAtPlanTime) {

@@ -171,7 +171,132 @@ def mel_weight_matrix():
          opset=17)
 
 
+def tfidf_reference(x, mode, min_n, max_n, skip, counts, indexes, pool, weights):
+    """TfIdfVectorizer by brute force: every n-gram of every length and skip, looked up in the
+    pool (unigrams once, whatever the skip)."""
+    grams = {}
+    k = 0
+    for g, begin in enumerate(counts):
+        end = counts[g + 1] if g + 1 < len(counts) else len(pool)
+        for at in range(begin, end, g + 1):
+            grams[tuple(pool[at:at + g + 1])] = k
+            k += 1
+    width = max(indexes) + 1
+    rows = x.reshape(1, -1) if x.ndim == 1 else x
+    y = np.zeros((rows.shape[0], width), np.float64)
+    for r, row in enumerate(rows):
+        tf = np.zeros(len(indexes))
+        for n in range(min_n, max_n + 1):
+            for s in range(1 if n == 1 else skip + 1):
+                for start in range(len(row)):
+                    pos = [start + j * (s + 1) for j in range(n)]
+                    if pos[-1] >= len(row):
+                        break
+                    key = tuple(int(row[p]) for p in pos)
+                    if key in grams:
+                        tf[grams[key]] += 1
+        w = np.ones(len(indexes)) if weights is None else np.asarray(weights, np.float64)
+        val = {"TF": tf, "IDF": (tf > 0) * w, "TFIDF": tf * w}[mode]
+        for kk, col in enumerate(indexes):
+            y[r, col] = val[kk]
+    return (y[0] if x.ndim == 1 else y).astype(np.float32)
+
+
+def tfidf_models():
+    """TfIdfVectorizer (opset 9), cases the ONNX node tests leave out: a 1-D X computed on the
+    device (Add), TFIDF with weights, n-grams up to 3 with one skip, then a device Mul; and a
+    [2, 10] int32 X in IDF mode with weights."""
+    pool = [2, 3, 5, 4,  # unigrams
+            5, 6, 7, 8, 6, 7, 3, 3,  # bigrams
+            2, 3, 4, 5, 6, 7]  # trigrams
+    counts, indexes = [0, 4, 12], [7, 0, 3, 9, 1, 2, 4, 5, 6, 8]
+    weights = [0.5, 1.5, 2.0, 0.25, 3.0, 1.0, 0.75, 2.5, 1.25, 4.0]
+    attrs = dict(mode="TFIDF", min_gram_length=1, max_gram_length=3, max_skip_count=1,
+                 ngram_counts=counts, ngram_indexes=indexes, pool_int64s=pool, weights=weights)
+    g = helper.make_graph(
+        [helper.make_node("Add", ["x", "one"], ["x1"]),
+         helper.make_node("TfIdfVectorizer", ["x1"], ["v"], **attrs),
+         helper.make_node("Mul", ["v", "two"], ["y"])],
+        "tfidf_1d_device",
+        [helper.make_tensor_value_info("x", I64, [14])],
+        [helper.make_tensor_value_info("y", F, [10])],
+        initializer=[numpy_helper.from_array(np.array(1, np.int64), "one"),
+                     numpy_helper.from_array(np.array(2, np.float32), "two")])
+    sets = []
+    for _ in range(3):
+        x = rng.integers(1, 8, 14).astype(np.int64)
+        v = tfidf_reference(x + 1, "TFIDF", 1, 3, 1, counts, indexes, pool, weights)
+        sets.append(([x], [v * np.float32(2)]))
+    save("tfidf_1d_device", g, sets, opset=9)
+
+    attrs.update(mode="IDF", min_gram_length=2, max_gram_length=3, max_skip_count=2)
+    g = helper.make_graph(
+        [helper.make_node("TfIdfVectorizer", ["x"], ["y"], **attrs)],
+        "tfidf_idf_batch",
+        [helper.make_tensor_value_info("x", TensorProto.INT32, [2, 10])],
+        [helper.make_tensor_value_info("y", F, [2, 10])])
+    sets = []
+    for _ in range(2):
+        x = rng.integers(2, 9, (2, 10)).astype(np.int32)
+        sets.append(([x], [tfidf_reference(x, "IDF", 2, 3, 2, counts, indexes, pool, weights)]))
+    save("tfidf_idf_batch", g, sets, opset=9)
+
+    # Hostile: a long X with a huge skip count would take ~X^2 lookups; refused, not a hang.
+    attrs.update(mode="TF", min_gram_length=2, max_gram_length=2, max_skip_count=1 << 20)
+    g = helper.make_graph(
+        [helper.make_node("TfIdfVectorizer", ["x"], ["y"], **attrs)],
+        "tfidf_hostile_skips",
+        [helper.make_tensor_value_info("x", I64, [200000])],
+        [helper.make_tensor_value_info("y", F, [10])])
+    save("tfidf_hostile_skips", g, [], opset=9)
+
+
+def bfloat16_models():
+    """bfloat16 at the graph's edges: a bfloat16 input widened, scaled on the device and cast
+    to bfloat16 at the output (numpy truncates the float32 bits, like ONNX 1.12's reference;
+    NaN and infinities included); and a model whose Cast to bfloat16 feeds another node, which
+    alknet must refuse (no input data: the test only loads it)."""
+    def bf16(name, bits):
+        t = numpy_helper.from_array(bits.astype(np.uint16), name)
+        t.data_type = TensorProto.BFLOAT16
+        return t
+    g = helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["xf"], to=F),
+         helper.make_node("Mul", ["xf", "k"], ["m"]),
+         helper.make_node("Cast", ["m"], ["y"], to=TensorProto.BFLOAT16)],
+        "bfloat16_edges",
+        [helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [12])],
+        [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [12])],
+        initializer=[numpy_helper.from_array(np.array(1.37, np.float32), "k")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    d = os.path.join(HERE, "bfloat16_edges")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "test_data_set_0"))
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    f = np.concatenate([rng.standard_normal(9) * 100, [np.nan, np.inf, -np.inf]]).astype(np.float32)
+    xbits = (f.view(np.uint32) >> 16).astype(np.uint16)
+    xf = (xbits.astype(np.uint32) << 16).view(np.float32)
+    m = xf * np.float32(1.37)
+    ybits = (m.view(np.uint32) >> 16).astype(np.uint16)
+    ybits[np.isnan(m)] |= 0x40
+    ds = os.path.join(d, "test_data_set_0")
+    open(os.path.join(ds, "input_0.pb"), "wb").write(bf16("x", xbits).SerializeToString())
+    open(os.path.join(ds, "output_0.pb"), "wb").write(bf16("y", ybits).SerializeToString())
+
+    g = helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["b"], to=TensorProto.BFLOAT16),
+         helper.make_node("Cast", ["b"], ["y"], to=F)],
+        "bfloat16_intermediate",
+        [helper.make_tensor_value_info("x", F, [4])],
+        [helper.make_tensor_value_info("y", F, [4])])
+    save("bfloat16_intermediate", g, [])
+
+
 nms_device_scores()
 compress_computed()
 float64_wide()
 mel_weight_matrix()
+tfidf_models()
+bfloat16_models()
