@@ -18,6 +18,8 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
+#include <vector>
 
 #include "options.h"
 
@@ -160,35 +162,53 @@ BatchSummary RunBatch(
     ++summary.failed;
   };
   const unsigned limit = std::clamp(options.concurrency, 1u, 1024u);
-  for (const BatchItem* item : todo) {
-    auto args = make_args(*item);
-    std::unique_lock lock(mutex);
-    if (!args) {
-      report(*item, args.error().message);
-      continue;
+  auto retriable = [](const call::Error& e) {
+    return e.code == call::ErrorCode::kUnavailable || e.code == call::ErrorCode::kCancelled;
+  };
+  for (unsigned round = 0; !todo.empty(); ++round) {
+    const bool last_round = round >= options.retries;
+    std::vector<const BatchItem*> again;  // failed as retriable in this round (under mutex)
+    for (const BatchItem* item : todo) {
+      auto args = make_args(*item);
+      std::unique_lock lock(mutex);
+      if (!args) {
+        report(*item, args.error().message);
+        continue;
+      }
+      changed.wait(lock, [&] { return in_flight < limit; });
+      ++in_flight;
+      lock.unlock();
+      target.InvokeAsync(call, std::move(*args), {}, [&, item](call::Result<call::Value> r) {
+        std::string error;
+        bool retry = false;
+        if (!r) {
+          error = r.error().ToString();
+          retry = !last_round && retriable(r.error());
+        } else if (auto bytes = render(*item, *r); !bytes) {
+          error = bytes.error().message;
+        } else if (auto w = WriteFileAtomic(item->output, *bytes); !w) {
+          error = w.error().message;
+        }
+        std::lock_guard guard(mutex);
+        if (error.empty()) {
+          ++summary.done;
+        } else if (retry) {
+          again.push_back(item);
+        } else {
+          report(*item, error);
+        }
+        --in_flight;
+        draw(false);
+        changed.notify_all();
+      });
     }
-    changed.wait(lock, [&] { return in_flight < limit; });
-    ++in_flight;
-    lock.unlock();
-    target.InvokeAsync(call, std::move(*args), {}, [&, item](call::Result<call::Value> r) {
-      std::string error;
-      if (!r) {
-        error = r.error().ToString();
-      } else if (auto bytes = render(*item, *r); !bytes) {
-        error = bytes.error().message;
-      } else if (auto w = WriteFileAtomic(item->output, *bytes); !w) {
-        error = w.error().message;
-      }
-      std::lock_guard guard(mutex);
-      if (error.empty()) {
-        ++summary.done;
-      } else {
-        report(*item, error);
-      }
-      --in_flight;
-      draw(false);
-      changed.notify_all();
-    });
+    {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return in_flight == 0; });
+    }
+    todo = std::move(again);
+    // A moment for the pool's health checks to take a dead worker out of the rotation.
+    if (!todo.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
   std::unique_lock lock(mutex);
   changed.wait(lock, [&] { return in_flight == 0; });

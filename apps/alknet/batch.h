@@ -26,6 +26,11 @@ struct BatchOptions {
   unsigned concurrency = 8;    // calls in flight at once (1..1024)
   bool progress = false;       // print the progress line even when stderr is not a terminal
   std::string what = "batch";  // the command's name in messages
+  // Items whose call failed as unavailable or cancelled (a worker killed or shut down while
+  // the call was on it, after gRPC's own retry could no longer replay it) are tried again in
+  // up to this many later rounds. Only for idempotent calls (crypto.sha256, onnx.run): a
+  // repeat computes the same output, written atomically.
+  unsigned retries = 2;
 };
 
 struct BatchSummary {
