@@ -7,6 +7,7 @@
 
 #include <js/CallAndConstruct.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -197,6 +198,8 @@ struct GPUAdapter : GpuObject {
   bool consumed = false;
 };
 struct DeviceShared;  // errors and loss, shared with callbacks (gpu_device.cpp)
+// True once the device was destroyed or lost (webgpu_interop.h's GpuDeviceGone).
+std::shared_ptr<const std::atomic<bool>> DeviceGoneFlag(const DeviceShared& device);
 struct GPUDevice : GpuObject {
   static const JSClass kClass;
   enum Slot { kQueue = 1, kLost, kFeatures, kLimits, kAdapterInfo, kSlotCount = 5 };

@@ -4,11 +4,6 @@
 #include "spidermonkey/webgpu/gpu_common.h"
 
 namespace alknet::runtime::sm {
-namespace gpu {
-// Defined in gpu_device.cpp beside DeviceShared (declared here rather than in gpu_common.h,
-// which every binding file includes, since only this seam needs it).
-std::shared_ptr<const std::atomic<bool>> DeviceGoneFlag(const DeviceShared& device);
-}  // namespace gpu
 
 WGPUInstance GpuInstance(JSContext* cx) { return gpu::Instance(cx); }
 
