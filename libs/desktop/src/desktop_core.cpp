@@ -40,6 +40,9 @@ struct Entry {
   // Whether the configured device was destroyed or lost (its GPUDevice's flag).
   std::shared_ptr<const std::atomic<bool>> device_gone;
   WGPUSurfaceConfiguration config{};
+  // The instance of the configured device, which the surface is made on (navigator.gpu's, or
+  // alknet:compute's for compute.device).
+  WGPUInstance instance = nullptr;
   bool configured = false;
   wg::Texture current;  // the frame's texture, from getCurrentTexture() until present
 };
@@ -336,7 +339,7 @@ std::string FormatList(const WGPUSurfaceCapabilities& caps) {
 }
 
 bool Reconfigure(JSContext* cx, Entry* e) {
-  auto surface = e->window->Surface(sm::GpuInstance(cx));
+  auto surface = e->window->Surface(e->instance);
   if (!surface) return sm::ThrowError(cx, surface.error().message, "OperationError");
   e->config.width = e->window->framebuffer_width();
   e->config.height = e->window->framebuffer_height();
@@ -359,8 +362,19 @@ bool Configure(JSContext* cx, unsigned argc, JS::Value* vp) {
       !JS::ToNumber(cx, args.get(4), &alpha)) {
     return false;
   }
-  WGPUInstance instance = sm::GpuInstance(cx);
+  WGPUInstance instance = sm::GpuDeviceInstance(cx, args.get(1), "GPUCanvasContext.configure");
   if (instance == nullptr) return false;
+  if (e->instance != nullptr && e->instance != instance) {
+    // A device of another instance: the surface is made again on the device's instance.
+    const bool gone = e->device_gone && e->device_gone->load();
+    if (e->configured && !gone) {
+      if (auto s = e->window->Surface(nullptr); s) wg::P().SurfaceUnconfigure(*s);
+    }
+    e->window->DropSurface(/*abandon_surface=*/e->configured && gone);
+    e->configured = false;
+    e->current = {};
+  }
+  e->instance = instance;
   auto surface = e->window->Surface(instance);
   if (!surface) return sm::ThrowError(cx, surface.error().message, "OperationError");
   wg::Adapter adapter = wg::Adapter::Adopt(wg::P().DeviceGetAdapter(device));
@@ -540,7 +554,7 @@ bool Screenshot(JSContext* cx, unsigned argc, JS::Value* vp) {
   cb.callback = OnMapped;
   cb.userdata1 = &mapped;
   WGPUFutureWaitInfo wait{wg::P().BufferMapAsync(buf.get(), WGPUMapMode_Read, 0, bd.size, cb), 0};
-  wg::P().InstanceWaitAny(sm::GpuInstance(cx), 1, &wait, UINT64_MAX);
+  wg::P().InstanceWaitAny(e->instance, 1, &wait, UINT64_MAX);
   if (mapped.status != WGPUMapAsyncStatus_Success) {
     return sm::ThrowError(cx, "screenshot: reading the frame back failed: " + mapped.message);
   }

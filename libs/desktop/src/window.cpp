@@ -173,11 +173,15 @@ Result<std::unique_ptr<Window>> Window::Open(const WindowOptions& o) {
 
 Window::~Window() { Close(); }
 
-void Window::Close(bool abandon_surface) {
+void Window::DropSurface(bool abandon_surface) {
   if (abandon_surface && surface_) {
     new webgpu::Surface(std::move(surface_));  // deliberately never released (see window.h)
   }
   surface_ = {};
+}
+
+void Window::Close(bool abandon_surface) {
+  DropSurface(abandon_surface);
   if (window_ != nullptr) {
     glfwDestroyWindow(window_);
     window_ = nullptr;

@@ -69,6 +69,10 @@ class Window {
   // not released: Dawn (this build) crashes releasing a surface whose swapchain's device was
   // destroyed, so a window whose device is gone leaves its surface behind (one per window).
   void Close(bool abandon_surface = false);
+  // Releases the surface (or abandons it, as Close does), so that the next Surface() call makes
+  // one on another instance: a canvas configured with a device of another instance
+  // (alknet:compute's device) presents through a surface of that instance.
+  void DropSurface(bool abandon_surface);
 
   std::deque<WindowEvent>& events() { return events_; }
 

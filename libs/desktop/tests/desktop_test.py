@@ -3,6 +3,9 @@
 
 - triangle: the screenshot against a rasterisation of the same triangle in Python;
 - cube, particles: the screenshot against the same scene rendered offscreen (offscreen.js);
+- tensor_image: a tensor computed by alknet:compute, drawn from its storage on the same device,
+  against numpy's float64 computation colour-mapped by the same rule; compute_device.js checks
+  compute.device and Tensor.gpuBuffer (copies, a WebGPU pass writing a tensor, errors, loss);
 - interactive: keys and clicks injected with xdotool reach the script (its JSON log), and the
   X server's own screenshot (xwd) shows the colour the script chose;
 - errors: a throw inside requestAnimationFrame exits 1 naming the error; no DISPLAY exits 3.
@@ -113,6 +116,45 @@ for scene, frames in (("cube", 10), ("particles", 20)):
         ref = open(raw, "rb").read()
         bad = mismatch(img, ref, 2)
         check(len(img) == len(ref) and bad < 0.001, f"{scene}: window frame {frames} equals the offscreen one ({bad:.4%} differ by > 2/255)")
+
+# 2a. a tensor of alknet:compute drawn from its storage on the same device (tensor_image.js)
+# against numpy: the same factors in float64, sigmoid(A @ B), the same colour map and pixel rule.
+try:
+    import numpy as np
+except ImportError:
+    np = None
+if np is None:
+    print("skip tensor_image: no numpy for the reference")
+else:
+    frames = 6
+    png = os.path.join(tmp, "tensor_image.png")
+    r = desktop(["--frames", str(frames), "--screenshot", png, os.path.join(EX, "tensor_image.js")])
+    check(r.returncode == 0, f"tensor_image runs {frames} frames (exit {r.returncode}: {r.stderr.strip()[:300]})")
+    if r.returncode == 0:
+        rows, cols, t = 120, 160, frames * 0.05
+        i, j = np.arange(rows), np.arange(cols)
+        a = np.stack([np.cos(2 * np.pi * i / rows), np.sin(3 * np.pi * i / rows), np.ones(rows)], 1).astype(np.float32)
+        b = np.stack([2 * np.sin(2 * np.pi * j / cols + t), 2 * np.cos(3 * np.pi * j / cols - t),
+                      np.full(cols, -0.2)]).astype(np.float32)
+        v = np.clip(1 / (1 + np.exp(-(a.astype(np.float64) @ b.astype(np.float64)))), 0, 1)
+        w, h, img = read_png(png)
+        ys, xs = np.arange(h) * rows // h, np.arange(w) * cols // w
+        pv = v[ys][:, xs]
+        ref = np.stack([pv, 4 * pv * (1 - pv), 1 - pv], -1) * 255
+        got = np.frombuffer(img, np.uint8).reshape(h, w, 4)[:, :, :3].astype(np.float64)
+        diff = np.abs(got - ref).max(-1)
+        bad = float((diff > 2).mean())
+        check((w, h) == (640, 480) and bad < 0.001,
+              f"tensor_image: the window shows numpy's sigmoid(A @ B) colour-mapped ({bad:.4%} of pixels differ by > 2/255, max {diff.max():.1f})")
+
+# 2a'. compute.device and Tensor.gpuBuffer, windowless (compute_device.js prints ok/FAIL lines).
+r = subprocess.run([ALKNET, "run", os.path.join(SRC, "libs/desktop/tests/compute_device.js")],
+                   capture_output=True, text=True, timeout=60)
+for line in r.stdout.splitlines():
+    if line.startswith(("ok  ", "FAIL")):
+        check(line.startswith("ok"), "compute_device: " + line[5:])
+check(r.returncode == 0 and "all passed" in r.stdout,
+      f"compute_device.js: exit {r.returncode} ({(r.stderr or r.stdout).strip()[-300:]})")
 
 # 2b. web-style samples (examples/desktop/web/): code written for a browser canvas, one line
 # changed. The triangle against the rasterisation; the cube and the boids against loose bounds

@@ -17,6 +17,13 @@ declare module "alknet:compute" {
     readonly size: number;
     /** Downloads the values (Float32Array for f32, Int32Array for i32, ...). */
     data(): Promise<Float32Array | Int32Array | Uint32Array | Uint16Array | Uint8Array | ArrayBufferView>;
+    /**
+     * The tensor's storage as a GPUBuffer of `compute.device` (no copy; usage STORAGE | COPY_SRC |
+     * COPY_DST; the first size x bytes-per-element bytes hold the values, row-major). It keeps
+     * the storage alive; destroy() throws. A strided view (transpose, slice, expand) has none:
+     * reading it throws a TypeError.
+     */
+    readonly gpuBuffer: GPUBuffer;
     toString(): string;
   }
 
@@ -135,6 +142,12 @@ declare module "alknet:compute" {
     toHex: typeof toHex;
     ops: typeof ops;
     methodName: typeof methodName;
+    /**
+     * The device the tensors live on, as a WebGPU GPUDevice (one per script): render and compute
+     * passes made with it read tensors' `gpuBuffer` with no copy through the host, and a canvas
+     * configured with it presents what they draw.
+     */
+    readonly device: GPUDevice;
     // BEGIN GENERATED OPS
     /** ONNX Abs (1 input): Abs of each element */
     abs: OpMethod;

@@ -7,6 +7,8 @@
 //   console.log(await y.data());                     // download is async
 //   const [digest] = await compute.sha256([bytes]);
 //   const session = await compute.Session.load("model.onnx");  // ONNX models (Session below)
+//   const device = compute.device;                   // the tensors' device as a GPUDevice
+//   pass.setBindGroup(0, device.createBindGroup({ ..., resource: { buffer: c.gpuBuffer } }));
 //
 // The op methods are generated when the module loads from the table itself (ops()), so a new
 // record is callable with no change here: "MatMul" -> matMul, "LeakyRelu" -> leakyRelu.
@@ -31,6 +33,7 @@ const HANDLE = Symbol("alknet.compute.handle");
 export class Tensor {
   #dtype;
   #shape;
+  #gpuBuffer = null;
   constructor(handle, key) {
     if (key !== HANDLE) throw new TypeError("use Tensor.from(typedArray, shape) to make a Tensor");
     this[HANDLE] = handle;
@@ -61,7 +64,24 @@ export class Tensor {
     return new T(buffer);
   }
 
+  // A GPUBuffer over the tensor's storage on compute.device (no copy; usage STORAGE |
+  // COPY_SRC | COPY_DST; its first size * bytes-per-element bytes are the values, row-major):
+  // bind it in a render or compute pass, or copy it to a texture. It keeps the storage alive;
+  // destroy() is refused.
+  get gpuBuffer() {
+    this.#gpuBuffer ??= core.gpuBuffer(this[HANDLE], gpuDevice());
+    return this.#gpuBuffer;
+  }
+
   toString() { return `Tensor(${this.#dtype}, [${this.#shape.join(", ")}])`; }
+}
+
+// The module's device as a GPUDevice (one per script), the device of every tensor: a script
+// that renders with it reads tensors' gpuBuffer directly.
+let theDevice = null;
+function gpuDevice() {
+  theDevice ??= core.device();
+  return theDevice;
 }
 
 function handles(inputs, name) {
@@ -261,6 +281,7 @@ export class Session {
 }
 
 const compute = { Tensor, Session, op, sha256, toHex, ops, methodName };
+Object.defineProperty(compute, "device", { get: gpuDevice, enumerable: true });
 for (const r of ops) {
   if (!r.method || r.method in compute) continue;
   const name = r.name;

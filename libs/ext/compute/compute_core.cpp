@@ -12,6 +12,7 @@
 #include "alknet/compute/sha256.h"
 #include "alknet/ext/compute.h"
 #include "alknet/ext/compute_core.h"
+#include "alknet/runtime/webgpu_interop.h"
 #include "alknet/webgpu/context.h"
 
 namespace alknet::ext::compute_js {
@@ -364,7 +365,41 @@ bool Sha256(JSContext* cx, unsigned argc, JS::Value* vp) {
   return true;
 }
 
+// device() -> a new JS GPUDevice over the module's device (compute.js keeps one per engine):
+// render and compute passes of a script then share the device the tensors live on.
+bool GpuDevice(JSContext* cx, unsigned argc, JS::Value* vp) {
+  JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  webgpu::Context* ctx = GetContext(cx);
+  if (ctx == nullptr) return false;
+  JSObject* device = WrapContextDevice(cx, *ctx, "alknet:compute");
+  if (!device) return false;
+  args.rval().setObject(*device);
+  return true;
+}
+
+// gpuBuffer(tensor, device) -> a GPUBuffer over the tensor's storage (no copy), for a
+// contiguous tensor that starts at its buffer's first byte. It keeps the storage alive.
+bool GpuBuffer(JSContext* cx, unsigned argc, JS::Value* vp) {
+  JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  const cp::Tensor* t = TensorOf(cx, args.get(0), "gpuBuffer: argument");
+  if (t == nullptr) return false;
+  if (!t->contiguous() || t->offset() != 0) {
+    return ThrowTypeError(cx,
+                          "Tensor.gpuBuffer: this tensor is a strided view (a transpose, slice "
+                          "or expand) of another tensor's storage; only a contiguous tensor has "
+                          "a GPUBuffer of its own: use the result of an op that computes it");
+  }
+  const webgpu::Buffer& b = t->buffer();
+  JSObject* buffer = WrapLentGpuBuffer(cx, args.get(1), b.handle.get(), b.size, b.usage,
+                                       t->storage(), "alknet:compute tensor");
+  if (!buffer) return false;
+  args.rval().setObject(*buffer);
+  return true;
+}
+
 const JSFunctionSpec kComputeCore[] = {JS_FN("upload", Upload, 3, 0),
+                                       JS_FN("device", GpuDevice, 0, 0),
+                                       JS_FN("gpuBuffer", GpuBuffer, 2, 0),
                                        JS_FN("describe", Describe, 1, 0),
                                        JS_FN("download", Download, 1, 0),
                                        JS_FN("run", Run, 4, 0),

@@ -25,7 +25,7 @@ for (const [name, mod] of [["call", call], ["compute", compute], ["tensor", tens
   }
   // Keys of the default export object: declared as exports, or as members of its type.
   for (const key of Object.keys(mod.default)) {
-    if (!declared(key) && !new RegExp(`^\\s+${key}: `, "m").test(dts)) {
+    if (!declared(key) && !new RegExp(`^\\s+(readonly )?${key}: `, "m").test(dts)) {
       console.error(`alknet:${name}'s default export has '${key}' with no declaration`);
       failures++;
     }

@@ -13,6 +13,10 @@ const y = compute.softmax(b, { axis: -1 });
 const g = compute.op("Gemm", [a, b], { transB: 1 }, 13);
 const digest: Promise<Uint8Array> = compute.sha256(new Uint8Array(3));
 const digests: Promise<Uint8Array[]> = compute.sha256([new Uint8Array(3), new ArrayBuffer(2)]);
+const computeDevice: GPUDevice = compute.device;
+const storage: GPUBuffer = b.gpuBuffer;
+computeDevice.createBindGroup({ layout: computeDevice.createBindGroupLayout({ entries: [] }),
+                                entries: [{ binding: 0, resource: { buffer: storage } }] });
 const shape: readonly number[] = tensor.open("x.mtf").get("w").shape;
 tensor.write("y.mtf", [{ name: "w", data: new Float32Array(2) }], { step: 3, tags: ["a"] });
 calls.register("script.x", "(n: number) -> number", (n: number) => n + 1);

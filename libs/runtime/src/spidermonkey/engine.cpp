@@ -142,6 +142,7 @@ SmEngine::~SmEngine() {
   // pending callbacks, which must not reach into JS any more.
   if (gpu_) {
     gpu_->closing = true;
+    gpu::DrainContextDevices(*gpu_);
     gpu_->prototypes.clear();
     gpu_->instance = {};
   }
@@ -387,6 +388,13 @@ void SmEngine::OnFinalizationCleanup(JSFunction* do_cleanup, JSObject*, void* da
 Status SmEngine::RunMicrotasks() {
   if (gpu_ && !gpu::DeliverUncapturedErrors(cx_)) return TakeException();
   if (!job_queue_->Drain(cx_)) return TakeException();
+  // Errors that alknet:compute's device (compute.device) collected during these jobs: nothing
+  // would wake the loop for them (a navigator.gpu device's own callback does), so they are
+  // delivered now, and the jobs their handlers queue run.
+  if (gpu_ && !gpu_->context_devices.empty()) {
+    if (!gpu::DeliverUncapturedErrors(cx_)) return TakeException();
+    if (!job_queue_->Drain(cx_)) return TakeException();
+  }
   if (exit_requested_) return Ok{};
   // WeakRef targets read during this task may be collected from now on (ECMA-262
   // ClearKeptObjects), and FinalizationRegistry callbacks the GC queued run here.

@@ -185,6 +185,12 @@ bool Unmap(JSContext* cx, unsigned argc, JS::Value* vp) {
 
 bool Destroy(JSContext* cx, unsigned argc, JS::Value* vp) {
   ALKNET_GPU_THIS(GPUBuffer, "GPUBuffer.destroy");
+  if (self->lent_from) {
+    return ThrowError(cx,
+                      "GPUBuffer.destroy: this buffer is an alknet:compute tensor's storage; it "
+                      "is freed with the tensor",
+                      "OperationError");
+  }
   if (!DetachRanges(cx, self)) return false;
   wg::P().BufferDestroy(self->buffer.get());
   DisassociateMemory(&args.thisv().toObject(), self);

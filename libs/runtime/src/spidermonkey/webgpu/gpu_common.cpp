@@ -96,7 +96,10 @@ WGPUInstance Instance(JSContext* cx) {
     state.instance = std::move(*instance);
     WGPUInstance raw = state.instance.get();
     // The loop calls this only while a GpuWorkToken is alive (see event_loop.h).
-    SmEngine::From(cx)->host().loop->SetGpuPoller([raw] { wg::P().InstanceProcessEvents(raw); });
+    SmEngine::From(cx)->host().loop->SetGpuPoller([raw, cx] {
+      wg::P().InstanceProcessEvents(raw);
+      PollContextDevices(cx);
+    });
   }
   return state.instance.get();
 }

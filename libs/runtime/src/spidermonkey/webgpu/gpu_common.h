@@ -45,15 +45,30 @@ extern const JSClassOps kClassOps;
 
 // The per-engine WebGPU state: one instance, the interfaces' prototypes.
 struct DeviceShared;
+// A GPUDevice over a webgpu::Context's device (alknet:compute's, webgpu_interop.h's
+// WrapContextDevice): the Context's own instance is pumped beside navigator.gpu's, and its
+// uncaptured errors and loss reach the JS device (gpu_device.cpp).
+struct ContextDevice {
+  wg::Context* context = nullptr;  // outlives the engine
+  std::shared_ptr<DeviceShared> shared;
+  bool lost_reported = false;
+};
 struct GpuState {
   wg::Instance instance;
   std::vector<std::shared_ptr<DeviceShared>> devices;
+  std::vector<ContextDevice> context_devices;
   std::unordered_map<const JSClass*, std::unique_ptr<JS::PersistentRootedObject>> prototypes;
   bool closing = false;
 };
 GpuState& State(JSContext* cx);
 // The instance, created (and the loop's GPU poller installed) on first use.
 WGPUInstance Instance(JSContext* cx);
+// The loop's GPU poll beyond navigator.gpu's instance: the context devices' instances, their
+// errors and loss (gpu_device.cpp).
+void PollContextDevices(JSContext* cx);
+// At engine shutdown, with `closing` set: waits for the context devices' queues and runs their
+// instances' callbacks, which then reach no JS (the Contexts outlive the engine).
+void DrainContextDevices(GpuState& state);
 
 struct InterfaceSpec {
   const JSClass* cls;
@@ -231,6 +246,9 @@ struct GPUBuffer : GpuObject {
   std::vector<std::unique_ptr<JS::PersistentRootedObject>> ranges;
   // The device, which detaches this buffer's ranges when it is destroyed or lost.
   std::shared_ptr<DeviceShared> device;
+  // Set for a buffer lent by an extension (an alknet:compute tensor's storage): it keeps the
+  // storage alive, and destroy() is refused, since the storage is freed with its owner.
+  std::shared_ptr<const void> lent_from;
   ~GPUBuffer() override;
 };
 // Detaches every ArrayBuffer handed out by getMappedRange (unmap, destroy, device loss).
@@ -332,6 +350,8 @@ bool PipelineLayoutMember(JSContext* cx, JS::HandleObject dict, std::string_view
 bool PipelineConstants(JSContext* cx, JS::HandleObject stage, std::string_view what,
                        std::vector<std::string>* keys, std::vector<WGPUConstantEntry>* out);
 
+// The JS GPUDevice over a webgpu::Context's device (gpu_device.cpp; webgpu_interop.h).
+JSObject* NewContextDevice(JSContext* cx, wg::Context& context, std::string_view label);
 // Creates the JS GPUDevice for a new device (gpu_device.cpp).
 JSObject* NewDevice(JSContext* cx, wg::DeviceHandle device, std::shared_ptr<DeviceShared> shared,
                     std::string_view label);

@@ -91,9 +91,8 @@ void OnUncapturedError(const WGPUDevice*, WGPUErrorType type, WGPUStringView mes
   }
 }
 
-void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView message, void* ud,
-                  void*) {
-  auto* shared = static_cast<DeviceShared*>(ud);
+// Settles device.lost (JS thread).
+void ReportDeviceLost(DeviceShared* shared, WGPUDeviceLostReason reason, std::string_view message) {
   shared->gone->store(true);
   if (shared->cx == nullptr || State(shared->cx).closing || !shared->lost_promise) return;
   shared->awaiting_loss.reset();
@@ -102,7 +101,7 @@ void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView
   JS::RootedObject info(cx, JS_NewPlainObject(cx));
   JS::RootedString why(
       cx, NewString(cx, reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unknown"));
-  JS::RootedString text(cx, NewString(cx, wg::FromSv(message)));
+  JS::RootedString text(cx, NewString(cx, message));
   JS::RootedObject promise(cx, shared->lost_promise->get());
   JS::RootedValue v(cx);
   if (info && why && text && JS_DefineProperty(cx, info, "reason", why, JSPROP_ENUMERATE) &&
@@ -115,6 +114,11 @@ void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView
     }
   }
   JS_ClearPendingException(cx);
+}
+
+void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason reason, WGPUStringView message, void* ud,
+                  void*) {
+  ReportDeviceLost(static_cast<DeviceShared*>(ud), reason, wg::FromSv(message));
 }
 
 struct ScopePop : PendingPromise {
@@ -1244,7 +1248,67 @@ JSObject* NewDevice(JSContext* cx, wg::DeviceHandle device, std::shared_ptr<Devi
   return obj;
 }
 
+JSObject* NewContextDevice(JSContext* cx, wg::Context& context, std::string_view label) {
+  if (Instance(cx) == nullptr) return nullptr;  // installs the loop's GPU poller
+  // The Context registered its own loss and error callbacks when it made the device; the poll
+  // below carries what they collected to this GPUDevice.
+  auto shared = NewDeviceShared(cx);
+  wg::P().DeviceAddRef(context.device());
+  JSObject* obj = NewDevice(cx, wg::DeviceHandle::Adopt(context.device()), shared, label);
+  if (!obj) return nullptr;
+  State(cx).context_devices.push_back({&context, shared, false});
+  return obj;
+}
+
+namespace {
+// Moves what a context device's own callbacks collected (its uncaptured errors, its loss) to its
+// GPUDevice. Cheap: the loop's poll and every microtask checkpoint call it, since an error made
+// by a synchronous call (createBuffer) leaves no GPU work pending that would make the loop poll.
+void CollectContextDevice(JSContext* cx, ContextDevice& d) {
+  std::vector<wg::Error> errors = d.context->TakeUncapturedErrors();
+  if (!errors.empty()) {
+    std::lock_guard lock(d.shared->mutex);
+    for (const wg::Error& e : errors) {
+      const WGPUErrorType type = e.code == wg::ErrorCode::kOutOfMemory ? WGPUErrorType_OutOfMemory
+                                 : e.code == wg::ErrorCode::kInternal  ? WGPUErrorType_Internal
+                                                                       : WGPUErrorType_Validation;
+      d.shared->uncaptured.emplace_back(type, e.message);
+    }
+    if (!d.shared->awaiting_delivery) {
+      d.shared->awaiting_delivery = SmEngine::From(cx)->host().loop->BeginGpuWork();
+    }
+  }
+  if (!d.lost_reported && d.context->lost()) {
+    d.lost_reported = true;
+    // `gone` already set: the script's destroy() did it.
+    const WGPUDeviceLostReason reason =
+        d.shared->gone->load() ? WGPUDeviceLostReason_Destroyed : WGPUDeviceLostReason_Unknown;
+    ReportDeviceLost(d.shared.get(), reason, d.context->lost_message());
+  }
+}
+}  // namespace
+
+void PollContextDevices(JSContext* cx) {
+  GpuState& state = State(cx);
+  if (state.closing) return;
+  for (ContextDevice& d : state.context_devices) {
+    d.context->ProcessEvents();
+    CollectContextDevice(cx, d);
+  }
+}
+
+void DrainContextDevices(GpuState& state) {
+  for (ContextDevice& d : state.context_devices) {
+    if (!d.context->lost()) (void)d.context->WaitIdle(std::chrono::seconds(5));
+    d.context->ProcessEvents();  // callbacks see `closing` and leave JS alone
+  }
+  state.context_devices.clear();
+}
+
 bool DeliverUncapturedErrors(JSContext* cx) {
+  if (!State(cx).closing) {
+    for (ContextDevice& d : State(cx).context_devices) CollectContextDevice(cx, d);
+  }
   for (const auto& shared : State(cx).devices) {
     std::vector<std::pair<WGPUErrorType, std::string>> errors;
     {
