@@ -156,6 +156,18 @@ for line in r.stdout.splitlines():
 check(r.returncode == 0 and "all passed" in r.stdout,
       f"compute_device.js: exit {r.returncode} ({(r.stderr or r.stdout).strip()[-300:]})")
 
+# 2a''. one canvas configured with devices of two instances in turn (switch_device.js): each
+# screenshot shows the clear colour of the device configured at that frame.
+for frames, colour in ((4, (0, 255, 0)), (8, (0, 0, 255))):
+    png = os.path.join(tmp, f"switch{frames}.png")
+    r = desktop(["--frames", str(frames), "--screenshot", png, os.path.join(SRC, "libs/desktop/tests/switch_device.js")])
+    ok = r.returncode == 0
+    if ok:
+        w, h, img = read_png(png)
+        ok = all(tuple(img[i:i + 3]) == colour for i in range(0, len(img), 4 * 97))
+    check(ok, f"switch_device: frame {frames} presents {colour} through the surface of its device's instance "
+              f"(exit {r.returncode}: {r.stderr.strip()[-200:]})")
+
 # 2b. web-style samples (examples/desktop/web/): code written for a browser canvas, one line
 # changed. The triangle against the rasterisation; the cube and the boids against loose bounds
 # on the share of the window they cover (the cube's projection covers roughly 15-35% of the
