@@ -380,10 +380,17 @@ bool Configure(JSContext* cx, unsigned argc, JS::Value* vp) {
   wg::Adapter adapter = wg::Adapter::Adopt(wg::P().DeviceGetAdapter(device));
   WGPUSurfaceCapabilities caps{};
   if (wg::P().SurfaceGetCapabilities(*surface, adapter.get(), &caps) != WGPUStatus_Success) {
-    return sm::ThrowError(cx,
-                          "GPUCanvasContext.configure: the device's adapter cannot present "
-                          "to this window",
-                          "OperationError");
+    std::string message =
+        "GPUCanvasContext.configure: the device's adapter cannot present to this window";
+    if (LoadedWindowSystem() == WindowSystem::kWayland) {
+      // Seen with the pinned Dawn (npm bun-webgpu-linux-x64 0.1.7): built without
+      // DAWN_USE_WAYLAND, it refuses the Wayland surface source ("Unsupported sType").
+      message +=
+          " (a native Wayland window: the WebGPU library must be built with Wayland surfaces, "
+          "and the pinned Dawn is not; use Debian's libglfw3 under Xwayland (DISPLAY), or "
+          "ALKNET_WEBGPU_LIBRARY=a Dawn built with DAWN_USE_WAYLAND)";
+    }
+    return sm::ThrowError(cx, message, "OperationError");
   }
   const auto fmt = static_cast<WGPUTextureFormat>(format);
   const bool format_ok = std::find(caps.formats, caps.formats + caps.formatCount, fmt) !=

@@ -4,12 +4,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
-// GLFW's X11 accessors (glfw3native.h), declared here so that no X11 header (and none of its
-// macros: None, Status, Bool) comes into this file: Display* and the XID of the window.
-extern "C" {
-void* glfwGetX11Display(void);
-unsigned long glfwGetX11Window(GLFWwindow* window);
-}
+#include <dlfcn.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -104,7 +99,44 @@ int DomButton(int glfw_button) {
   }
 }
 
+// GLFW's native accessors (glfw3native.h) exist only for the backends a libglfw was built with.
+// Debian ships GLFW 3.3 twice under one soname: libglfw3 (X11) and libglfw3-wayland (Wayland;
+// the two packages conflict). We link whichever is installed and look the accessors up at run
+// time, so one binary opens X11 windows with the first and native Wayland windows with the
+// second. Declaring them by hand would also pull no X11 or Wayland header (nor X11's macros:
+// None, Status, Bool) into this file.
+struct NativeAccessors {
+  void* (*x11_display)() = nullptr;                    // Display*
+  unsigned long (*x11_window)(GLFWwindow*) = nullptr;  // the window's XID
+  void* (*wayland_display)() = nullptr;                // wl_display*
+  void* (*wayland_window)(GLFWwindow*) = nullptr;      // the window's wl_surface*
+};
+
+template <typename F>
+void Lookup(F& f, const char* name) {
+  f = reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
+}
+
+const NativeAccessors& Native() {
+  static const NativeAccessors native = [] {
+    NativeAccessors n;
+    Lookup(n.x11_display, "glfwGetX11Display");
+    Lookup(n.x11_window, "glfwGetX11Window");
+    Lookup(n.wayland_display, "glfwGetWaylandDisplay");
+    Lookup(n.wayland_window, "glfwGetWaylandWindow");
+    return n;
+  }();
+  return native;
+}
+
 }  // namespace
+
+WindowSystem LoadedWindowSystem() {
+  const NativeAccessors& n = Native();
+  if (n.wayland_display != nullptr && n.wayland_window != nullptr) return WindowSystem::kWayland;
+  if (n.x11_display != nullptr && n.x11_window != nullptr) return WindowSystem::kX11;
+  return WindowSystem::kNone;
+}
 
 Status InitWindowSystem() {
   static std::once_flag once;
@@ -113,18 +145,41 @@ Status InitWindowSystem() {
     glfwSetErrorCallback(OnGlfwError);
     const std::string display = EnvOr("DISPLAY", "");
     const std::string wayland = EnvOr("WAYLAND_DISPLAY", "");
-    if (display.empty()) {
-      result = runtime::MakeError(
-          wayland.empty()
-              ? "no display: neither DISPLAY nor WAYLAND_DISPLAY is set (run under a desktop "
-                "session, or a virtual one: xvfb-run -a alknet desktop APP.js)"
-              : "WAYLAND_DISPLAY is set but DISPLAY is not: alknet desktop opens X11 windows "
-                "(start Xwayland, or set DISPLAY)");
-      return;
-    }
-    if (glfwInit() != GLFW_TRUE) {
-      result =
-          runtime::MakeError("cannot open the X11 display DISPLAY=" + display + ": " + glfw_error);
+    switch (LoadedWindowSystem()) {
+      case WindowSystem::kNone:
+        result = runtime::MakeError(
+            "the loaded libglfw has neither X11 nor Wayland native accessors (a GLFW 3.3 "
+            "build for another platform?): install Debian's libglfw3 or libglfw3-wayland");
+        return;
+      case WindowSystem::kWayland:
+        if (wayland.empty()) {
+          result = runtime::MakeError(
+              "no Wayland display: WAYLAND_DISPLAY is not set, and the installed libglfw is "
+              "GLFW's Wayland build (libglfw3-wayland) (run under a Wayland session, or install "
+              "libglfw3 for X11 windows)");
+          return;
+        }
+        if (glfwInit() != GLFW_TRUE) {
+          result = runtime::MakeError("cannot open the Wayland display WAYLAND_DISPLAY=" + wayland +
+                                      ": " + glfw_error);
+        }
+        return;
+      case WindowSystem::kX11:
+        if (display.empty()) {
+          result = runtime::MakeError(
+              wayland.empty()
+                  ? "no display: neither DISPLAY nor WAYLAND_DISPLAY is set (run under a desktop "
+                    "session, or a virtual one: xvfb-run -a alknet desktop APP.js)"
+                  : "WAYLAND_DISPLAY is set but DISPLAY is not, and the installed libglfw is "
+                    "GLFW's X11 build: start Xwayland (set DISPLAY), or install Debian's "
+                    "libglfw3-wayland for native Wayland windows");
+          return;
+        }
+        if (glfwInit() != GLFW_TRUE) {
+          result = runtime::MakeError("cannot open the X11 display DISPLAY=" + display + ": " +
+                                      glfw_error);
+        }
+        return;
     }
   });
   return result;
@@ -202,16 +257,28 @@ void Window::SetSize(uint32_t width, uint32_t height) {
 Result<WGPUSurface> Window::Surface(WGPUInstance instance) {
   if (window_ == nullptr) return runtime::MakeError("the window is closed");
   if (!surface_) {
-    WGPUSurfaceSourceXlibWindow source{};
-    source.chain.sType = WGPUSType_SurfaceSourceXlibWindow;
-    source.display = glfwGetX11Display();
-    source.window = static_cast<uint64_t>(glfwGetX11Window(window_));
+    const NativeAccessors& native = Native();
+    const bool wayland = LoadedWindowSystem() == WindowSystem::kWayland;
+    WGPUSurfaceSourceXlibWindow xlib{};
+    WGPUSurfaceSourceWaylandSurface wl{};
     WGPUSurfaceDescriptor desc{};
-    desc.nextInChain = &source.chain;
+    if (wayland) {
+      wl.chain.sType = WGPUSType_SurfaceSourceWaylandSurface;
+      wl.display = native.wayland_display();
+      wl.surface = native.wayland_window(window_);
+      desc.nextInChain = &wl.chain;
+    } else {
+      xlib.chain.sType = WGPUSType_SurfaceSourceXlibWindow;
+      xlib.display = native.x11_display();
+      xlib.window = static_cast<uint64_t>(native.x11_window(window_));
+      desc.nextInChain = &xlib.chain;
+    }
     desc.label = webgpu::Sv("alknet window");
     surface_ = webgpu::Surface::Adopt(webgpu::P().InstanceCreateSurface(instance, &desc));
-    if (!surface_)
-      return runtime::MakeError("the WebGPU implementation made no surface for the X11 window");
+    if (!surface_) {
+      return runtime::MakeError(std::string("the WebGPU implementation made no surface for the ") +
+                                (wayland ? "Wayland" : "X11") + " window");
+    }
   }
   return surface_.get();
 }

@@ -1,6 +1,7 @@
-// A native window from GLFW (X11 today), with the WebGPU surface on it and the input events
-// it received, in the DOM's vocabulary (KeyboardEvent.key/code, PointerEvent, WheelEvent).
-// No JavaScript here: desktop_core.cpp turns these into events on the canvas.
+// A native window from GLFW (X11, or Wayland with Debian's libglfw3-wayland), with the WebGPU
+// surface on it and the input events it received, in the DOM's vocabulary (KeyboardEvent.key/code,
+// PointerEvent, WheelEvent). No JavaScript here: desktop_core.cpp turns these into events on the
+// canvas.
 #pragma once
 
 #include <chrono>
@@ -42,6 +43,11 @@ struct WindowEvent {
   uint32_t width = 0, height = 0;   // resize: the new framebuffer size
   bool shift = false, ctrl = false, alt = false, meta = false;
 };
+
+// The window system of the libglfw this process loaded (ADR 0007): Debian's libglfw3 is GLFW's
+// X11 build, libglfw3-wayland its Wayland build, under one soname.
+enum class WindowSystem { kNone, kX11, kWayland };
+WindowSystem LoadedWindowSystem();
 
 // Reports why no window can be opened (no display, GLFW failing), naming DISPLAY and
 // WAYLAND_DISPLAY; Ok when the window system is usable. Initialises GLFW once.
