@@ -121,6 +121,7 @@ finally:
         weston.wait(timeout=10)
     except subprocess.TimeoutExpired:
         weston.kill()
+    shutil.rmtree(tmp, ignore_errors=True)
 
 print(f"{len(failures)} failed" if failures else "all passed")
 sys.exit(1 if failures else 0)

@@ -1,5 +1,7 @@
 #include "alknet/webgpu/context.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -7,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "alknet/webgpu/procs.h"
 #include "log.h"
 
 namespace alknet::webgpu {
@@ -185,14 +188,66 @@ Result<std::unique_ptr<Context>> Context::Create(const ContextOptions& options) 
     LogDebug(std::string("device toggles: ") + env);
   }
 
-  DeviceRequest req;
-  WGPURequestDeviceCallbackInfo cb{};
-  cb.mode = WGPUCallbackMode_WaitAnyOnly;
-  cb.callback = &OnDevice;
-  cb.userdata1 = &req;
-  WGPUFutureWaitInfo wait{P().AdapterRequestDevice(ctx->adapter_.get(), &desc, cb), 0};
-  if (P().InstanceWaitAny(ctx->instance_.get(), 1, &wait, UINT64_MAX) != WGPUWaitStatus_Success) {
-    return Error{ErrorCode::kInternal, "waiting for requestDevice failed"};
+  // Dawn's blob cache on disk (ADR 0024): Dawn's DawnCacheDeviceDescriptor {chain,
+  // isolationKey, loadDataFunction, storeDataFunction, functionUserdata}, sType 0x00050007 in
+  // the pinned Dawn (the Dawn-only sTypes count up from 0x00050000; DawnTogglesDescriptor is
+  // 0x0005000A). The isolation key names the adapter and the library file, so another Dawn
+  // build or another GPU never reads these blobs.
+  struct DawnCacheDescriptor {
+    WGPUChainedStruct chain;
+    WGPUStringView isolation_key;
+    size_t (*load)(const void*, size_t, void*, size_t, void*);
+    void (*store)(const void*, size_t, const void*, size_t, void*);
+    void* userdata;
+  } cache_desc{};
+  std::string isolation_key;
+  if (options.pipeline_cache) {
+    ctx->blob_cache_ = DiskBlobCache::Open(DiskBlobCache::DirectoryFromEnvironment(),
+                                           DiskBlobCache::MaxBytesFromEnvironment());
+  }
+  if (ctx->blob_cache_) {
+    const AdapterDescription& a = ctx->adapter_description_;
+    isolation_key = "alknet1|" + a.vendor + "|" + a.architecture + "|" + a.device + "|" +
+                    a.description + "|" + std::to_string(a.vendor_id) + ":" +
+                    std::to_string(a.device_id) + "|" + BackendName(a.backend);
+    const std::string lib = WebGpuLibraryPath();
+    struct stat st {};
+    if (::stat(lib.c_str(), &st) == 0) {
+      isolation_key += "|" + lib + "|" + std::to_string(st.st_size) + "|" +
+                       std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+    }
+    cache_desc.chain.sType = static_cast<WGPUSType>(0x00050007);
+    cache_desc.chain.next = desc.nextInChain;
+    cache_desc.isolation_key = Sv(isolation_key);
+    cache_desc.load = &DiskBlobCache::LoadCallback;
+    cache_desc.store = &DiskBlobCache::StoreCallback;
+    cache_desc.userdata = ctx->blob_cache_.get();
+    desc.nextInChain = &cache_desc.chain;
+    LogDebug("pipeline cache: " + ctx->blob_cache_->directory());
+  }
+
+  auto request_device = [&ctx](const WGPUDeviceDescriptor& d) -> Result<DeviceRequest> {
+    DeviceRequest req;
+    WGPURequestDeviceCallbackInfo cb{};
+    cb.mode = WGPUCallbackMode_WaitAnyOnly;
+    cb.callback = &OnDevice;
+    cb.userdata1 = &req;
+    WGPUFutureWaitInfo wait{P().AdapterRequestDevice(ctx->adapter_.get(), &d, cb), 0};
+    if (P().InstanceWaitAny(ctx->instance_.get(), 1, &wait, UINT64_MAX) != WGPUWaitStatus_Success) {
+      return Error{ErrorCode::kInternal, "waiting for requestDevice failed"};
+    }
+    return req;
+  };
+  ALKNET_ASSIGN_OR_RETURN(DeviceRequest req, request_device(desc));
+  if ((req.status != WGPURequestDeviceStatus_Success || req.device == nullptr) &&
+      ctx->blob_cache_) {
+    // An implementation that does not know Dawn's cache descriptor refuses the chain: run
+    // without the persistent cache rather than without a device.
+    LogDebug("requestDevice with the pipeline cache failed (" + req.message +
+             "); retrying without it");
+    desc.nextInChain = cache_desc.chain.next;
+    ctx->blob_cache_.reset();
+    ALKNET_ASSIGN_OR_RETURN(req, request_device(desc));
   }
   if (req.status != WGPURequestDeviceStatus_Success || req.device == nullptr) {
     return Error{ErrorCode::kDeviceRequest, "adapter " + ctx->adapter_description_.Summary() +
@@ -211,6 +266,12 @@ Context::~Context() {
   {
     std::lock_guard lock(errors_mutex_);
     closing_ = true;
+  }
+  if (blob_cache_ && DebugLogEnabled()) {
+    const BlobCacheStats s = blob_cache_->stats();
+    LogDebug("pipeline cache: " + std::to_string(s.hits) + " hits, " + std::to_string(s.misses) +
+             " misses, " + std::to_string(s.stores) + " stored, " + std::to_string(s.refused) +
+             " refused");
   }
   kernels_.clear();
   staging_free_.clear();

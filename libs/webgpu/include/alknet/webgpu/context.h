@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "alknet/webgpu/blob_cache.h"
 #include "alknet/webgpu/handle.h"
 #include "alknet/webgpu/result.h"
 
@@ -89,6 +90,9 @@ struct ContextOptions {
   // Features to enable when the adapter has them.
   std::vector<WGPUFeatureName> optional_features = {
       WGPUFeatureName_ShaderF16, WGPUFeatureName_Subgroups, WGPUFeatureName_TimestampQuery};
+  // Dawn's blob cache on disk (DiskBlobCache, ADR 0024), in
+  // DiskBlobCache::DirectoryFromEnvironment(); false, or ALKNET_PIPELINE_CACHE=off: none.
+  bool pipeline_cache = true;
 };
 
 inline constexpr WGPUBufferUsage kStorageUsage =
@@ -177,6 +181,8 @@ class Context {
   // the Context.
   Result<const Kernel*> GetKernel(const KernelSpec& spec);
   size_t cached_kernel_count() const { return kernel_count_; }
+  // The persistent pipeline cache Dawn reads and fills (nullptr: none for this device).
+  const DiskBlobCache* pipeline_cache() const { return blob_cache_.get(); }
 
   // A grid of workgroups covering `invocations` with `workgroup_size` threads each, within
   // maxComputeWorkgroupsPerDimension (spills into y). Shaders index with
@@ -220,6 +226,8 @@ class Context {
   static void OnUncapturedError(const WGPUDevice*, WGPUErrorType, WGPUStringView, void*, void*);
   static void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason, WGPUStringView, void*, void*);
 
+  // Declared first: Dawn may call into it until the device is gone.
+  std::unique_ptr<DiskBlobCache> blob_cache_;
   Instance instance_;
   Adapter adapter_;
   AdapterDescription adapter_description_;
