@@ -1,6 +1,5 @@
 #include "alknet/webgpu/blob_cache.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "alknet/base/file.h"
 #include "log.h"
 
 namespace alknet::webgpu {
@@ -39,17 +39,6 @@ uint64_t Fnv1a(std::string_view bytes) {
     h *= 0x100000001b3ull;
   }
   return h;
-}
-
-bool ReadAll(int fd, unsigned char* out, size_t n) {
-  while (n > 0) {
-    const ssize_t got = ::read(fd, out, n);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    out += got;
-    n -= static_cast<size_t>(got);
-  }
-  return true;
 }
 
 bool WriteAll(int fd, const unsigned char* data, size_t n) {
@@ -135,29 +124,24 @@ std::string DiskBlobCache::PathFor(std::string_view key) const {
 }
 
 bool DiskBlobCache::ReadEntry(std::string_view key, std::vector<unsigned char>& value) const {
-  const std::string path = PathFor(key);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  bool ok = false;
-  struct stat st {};
-  unsigned char header[kHeaderBytes];
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-      static_cast<uint64_t>(st.st_size) >= kHeaderBytes && ReadAll(fd, header, kHeaderBytes) &&
-      std::memcmp(header, kMagic, sizeof kMagic) == 0) {
-    const uint64_t key_size = GetU64(header + 8);
-    const uint64_t value_size = GetU64(header + 16);
-    if (key_size == key.size() && key_size <= kMaxKeyBytes && value_size <= kMaxEntryBytes &&
-        static_cast<uint64_t>(st.st_size) == kHeaderBytes + key_size + value_size) {
-      std::vector<unsigned char> stored_key(key_size);
-      if (ReadAll(fd, stored_key.data(), key_size) &&
-          std::memcmp(stored_key.data(), key.data(), key_size) == 0) {
-        value.resize(value_size);
-        ok = ReadAll(fd, value.data(), value_size);
-      }
-    }
+  // base::OpenBeneath: a regular file directly in the cache directory, no symbolic link, no
+  // blocking open; ReadAllFd stops at the largest entry there can be.
+  const std::string name = PathFor(key).substr(dir_.size() + 1);
+  auto fd = base::OpenBeneath(dir_, name, base::OpenMode::kRead);
+  if (!fd.ok()) return false;
+  auto bytes = base::ReadAllFd(fd->get(), name, kHeaderBytes + kMaxKeyBytes + kMaxEntryBytes);
+  if (!bytes.ok() || bytes->size() < kHeaderBytes) return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes->data());
+  if (std::memcmp(p, kMagic, sizeof kMagic) != 0) return false;
+  const uint64_t key_size = GetU64(p + 8);
+  const uint64_t value_size = GetU64(p + 16);
+  if (key_size != key.size() || value_size > kMaxEntryBytes ||
+      bytes->size() != kHeaderBytes + key_size + value_size ||
+      std::memcmp(p + kHeaderBytes, key.data(), key_size) != 0) {
+    return false;
   }
-  ::close(fd);
-  return ok;
+  value.assign(p + kHeaderBytes + key_size, p + bytes->size());
+  return true;
 }
 
 size_t DiskBlobCache::Load(const void* key, size_t key_size, void* value, size_t value_size) {
@@ -195,8 +179,7 @@ size_t DiskBlobCache::Load(const void* key, size_t key_size, void* value, size_t
   return copied;
 }
 
-void DiskBlobCache::Store(const void* key, size_t key_size, const void* value,
-                          size_t value_size) {
+void DiskBlobCache::Store(const void* key, size_t key_size, const void* value, size_t value_size) {
   if (key == nullptr || value == nullptr || key_size == 0 || value_size == 0) return;
   if (key_size > kMaxKeyBytes || value_size > kMaxEntryBytes) {
     refused_.fetch_add(1);
@@ -211,9 +194,10 @@ void DiskBlobCache::Store(const void* key, size_t key_size, const void* value,
   const std::string final_path = PathFor(k);
   const std::string temp_path = dir_ + "/.tmp-" + std::to_string(::getpid()) + "-" +
                                 std::to_string(temp_counter_.fetch_add(1));
-  const int fd =
-      ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return;
+  auto opened =
+      base::OpenBeneath(dir_, temp_path.substr(dir_.size() + 1), base::OpenMode::kWriteTruncate);
+  if (!opened.ok()) return;
+  const int fd = opened->release();
   unsigned char header[kHeaderBytes];
   std::memcpy(header, kMagic, sizeof kMagic);
   PutU64(header + 8, key_size);
@@ -234,8 +218,8 @@ BlobCacheStats DiskBlobCache::stats() const {
   return {hits_.load(), misses_.load(), stores_.load(), refused_.load()};
 }
 
-size_t DiskBlobCache::LoadCallback(const void* key, size_t key_size, void* value,
-                                   size_t value_size, void* userdata) {
+size_t DiskBlobCache::LoadCallback(const void* key, size_t key_size, void* value, size_t value_size,
+                                   void* userdata) {
   return static_cast<DiskBlobCache*>(userdata)->Load(key, key_size, value, value_size);
 }
 

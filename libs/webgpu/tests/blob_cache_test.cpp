@@ -24,9 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path TempDir(const std::string& tag) {
-  const fs::path p = fs::temp_directory_path() /
-                     ("alknet-blob-" + tag + "-" + std::to_string(::getpid()) + "-" +
-                      std::to_string(std::random_device{}()));
+  const fs::path p =
+      fs::temp_directory_path() / ("alknet-blob-" + tag + "-" + std::to_string(::getpid()) + "-" +
+                                   std::to_string(std::random_device{}()));
   fs::remove_all(p);
   return p;
 }

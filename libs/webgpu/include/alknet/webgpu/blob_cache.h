@@ -56,8 +56,8 @@ class DiskBlobCache {
   // The C callbacks for DawnCacheDeviceDescriptor (userdata: the DiskBlobCache).
   static size_t LoadCallback(const void* key, size_t key_size, void* value, size_t value_size,
                              void* userdata);
-  static void StoreCallback(const void* key, size_t key_size, const void* value,
-                            size_t value_size, void* userdata);
+  static void StoreCallback(const void* key, size_t key_size, const void* value, size_t value_size,
+                            void* userdata);
 
  private:
   DiskBlobCache(std::string dir, uint64_t max_bytes, uint64_t used_bytes);
