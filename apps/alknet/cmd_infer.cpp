@@ -15,12 +15,12 @@
 
 #include "alknet/base/file.h"
 #include "alknet/base/json.h"
+#include "alknet/call/batch.h"
 #include "alknet/onnx/session.h"
 #include "alknet/tensor/convert/npy.h"
 #include "alknet/tensor/reader.h"
 #include "alknet/tensor/writer.h"
 #include "alknet/webgpu/context.h"
-#include "batch.h"
 #include "command.h"
 #include "infer_batch.h"
 #include "onnx_calls.h"
@@ -345,7 +345,7 @@ int RunInfer(std::span<const std::string_view> args) {
         if (!n) return usage(n.error().message);
         batch.target.concurrency = static_cast<unsigned>(*n);
       } else {
-        auto expanded = ExpandInputs(v);
+        auto expanded = call::ExpandInputs(v);
         if (!expanded) return usage("--inputs: " + expanded.error().message);
         batch.inputs.insert(batch.inputs.end(), expanded->begin(), expanded->end());
       }

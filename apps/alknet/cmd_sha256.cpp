@@ -9,12 +9,13 @@
 
 #include "alknet/base/file.h"
 #include "alknet/base/json.h"
+#include "alknet/call/batch.h"
 #include "alknet/call/value.h"
 #include "alknet/compute/executor.h"
 #include "alknet/compute/sha256.h"
 #include "alknet/webgpu/context.h"
-#include "batch.h"
 #include "command.h"
+#include "infer_batch.h"
 #include "options.h"
 #include "registry_setup.h"
 
@@ -73,7 +74,7 @@ int RunBatchSha256(const alknet::cli::TargetFlags& target, const std::string& ou
                  ec.message().c_str());
     return alknet::cli::kExitFailure;
   }
-  std::vector<alknet::cli::BatchItem> items;
+  std::vector<alknet::call::BatchItem> items;
   std::set<std::string> outputs;
   for (const auto& f : files) {
     const std::string base = std::filesystem::path(f).filename().string();
@@ -90,13 +91,11 @@ int RunBatchSha256(const alknet::cli::TargetFlags& target, const std::string& ou
     std::fprintf(stderr, "alknet sha256: %s\n", opened.error().ToString().c_str());
     return target.remote.empty() ? alknet::cli::kExitFailure : alknet::cli::kExitUsage;
   }
-  alknet::cli::BatchOptions bo;
-  bo.concurrency = target.concurrency;
-  bo.progress = progress;
-  bo.what = "sha256";
-  auto summary = alknet::cli::RunBatch(
+  const alknet::call::BatchOptions bo =
+      alknet::cli::CliBatchOptions("sha256", target.concurrency, progress);
+  auto summary = alknet::call::RunBatch(
       **opened, "crypto.sha256", items,
-      [](const alknet::cli::BatchItem& item) -> c::Result<std::vector<c::Value>> {
+      [](const alknet::call::BatchItem& item) -> c::Result<std::vector<c::Value>> {
         auto text = alknet::base::ReadRegularFile(item.input, 1ull << 30);
         if (!text) return c::MakeError(c::ErrorCode::kNotFound, text.error().message);
         std::vector<std::byte> bytes(text->size());
@@ -106,7 +105,7 @@ int RunBatchSha256(const alknet::cli::TargetFlags& target, const std::string& ou
         messages.emplace_back(c::Tensor::Adopt("u8", {n}, std::move(bytes)));
         return std::vector<c::Value>{c::Value(std::move(messages))};
       },
-      [](const alknet::cli::BatchItem& item, const c::Value& v) -> c::Result<std::string> {
+      [](const alknet::call::BatchItem& item, const c::Value& v) -> c::Result<std::string> {
         if (v.kind() != c::ValueKind::kList || v.as_list().size() != 1 ||
             v.as_list()[0].kind() != c::ValueKind::kBytes ||
             v.as_list()[0].as_bytes().size() != 32) {
@@ -157,7 +156,7 @@ int RunSha256(std::span<const std::string_view> args) {
       }
       target.concurrency = static_cast<unsigned>(*n);
     } else if (args[i] == "--inputs" && i + 1 < args.size()) {
-      auto expanded = alknet::cli::ExpandInputs(std::string(args[++i]));
+      auto expanded = alknet::call::ExpandInputs(std::string(args[++i]));
       if (!expanded) {
         std::fprintf(stderr, "alknet sha256: --inputs: %s\n", expanded.error().message.c_str());
         return alknet::cli::kExitUsage;

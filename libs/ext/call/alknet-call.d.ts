@@ -26,6 +26,24 @@ declare module "alknet:call" {
     /** Rejects with an Error whose name is the registry's code (InvalidArgument, NotFound...). */
     call(name: string, ...args: CallValue[]): Promise<CallValue>;
     list(): Promise<CallInfo[]>;
+    /**
+     * One onnx.run per input file (a path, folder or glob, or an array of them) over this
+     * registry, outputs written atomically to outDir/STEM.mtf, existing ones skipped (resume).
+     * onProgress returning false stops the batch after the calls in flight.
+     */
+    inferBatch(model: string, inputs: string | string[], options: {
+      outDir: string;
+      concurrency?: number;
+      onProgress?: (p: BatchProgress) => boolean | void;
+    }): Promise<BatchResult>;
+  }
+
+  export interface BatchProgress { total: number; done: number; skipped: number; failed: number; final: boolean; }
+  export interface BatchResult {
+    done: number; skipped: number; failed: number;
+    /** onProgress stopped the batch before every input ran. */
+    stopped: boolean;
+    failures: { input: string; error: string }[];
   }
 
   /** The namespace of script-defined calls ("script"). */
@@ -33,8 +51,11 @@ declare module "alknet:call" {
 
   export function call(name: string, ...args: CallValue[]): Promise<CallValue>;
   export function list(): Promise<CallInfo[]>;
-  /** A registry on an `alknet serve` process at "host:port" (needs --allow-net). */
-  export function connect(address: string, options?: { token?: string }): Registry;
+  /**
+   * A registry on an `alknet serve` process at "host:port", or a pool ("ipv4:A:P,B:P",
+   * "dns:///NAME:PORT"; needs --allow-net for every worker). concurrency: calls in flight (8).
+   */
+  export function connect(address: string, options?: { token?: string; concurrency?: number }): Registry;
   /**
    * Declares a call under the script's namespace ("script.<name>"), with a registry signature
    * such as "(x: number) -> number". A name outside the namespace throws PermissionDenied.

@@ -32,6 +32,19 @@ export class Registry {
 
   // [{name, signature, owner, doc}], sorted by name (script calls last).
   async list() { return core.list(this.#handle); }
+
+  // One onnx.run per input file (a path, folder or glob, or an array of them), at most
+  // `concurrency` in flight over this registry (a pool spreads them), each output written
+  // atomically to outDir/STEM.mtf; outputs already there are skipped (resume). onProgress
+  // ({total, done, skipped, failed, final}) returning false stops after the calls in flight.
+  // Resolves to {done, skipped, failed, stopped, failures: [{input, error}]}. The same code as
+  // `alknet infer MODEL --inputs ... --out DIR` (needs --allow-read and --allow-write).
+  async inferBatch(model, inputs, options = {}) {
+    const specs = typeof inputs === "string" ? [inputs] : Array.from(inputs, String);
+    if (options.outDir === undefined) throw new TypeError("inferBatch: options.outDir is required");
+    return core.inferBatch(this.#handle, String(model), specs, String(options.outDir),
+                           options.concurrency, options.onProgress);
+  }
 }
 
 const local = new Registry(null);
@@ -39,11 +52,12 @@ const local = new Registry(null);
 export function call(name, ...args) { return local.call(name, ...args); }
 export function list() { return local.list(); }
 
-// A registry on an `alknet serve` process (needs --allow-net for its host). The token is sent
-// as a bearer token; without one, $ALKNET_TOKEN is not read (pass it explicitly).
+// A registry on an `alknet serve` process or a pool of them ("ipv4:A:P,B:P", "dns:///NAME:P";
+// needs --allow-net for every worker). The token is sent as a bearer token; without one,
+// $ALKNET_TOKEN is not read (pass it explicitly). concurrency: calls in flight at once (8).
 export function connect(address, options = {}) {
   const token = options.token === undefined ? undefined : String(options.token);
-  return new Registry(core.connect(String(address), token));
+  return new Registry(core.connect(String(address), token, options.concurrency));
 }
 
 export function register(name, signature, fn) {

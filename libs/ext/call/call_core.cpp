@@ -7,10 +7,12 @@
 // {dtype, shape, data: TypedArray} <-> tensor, other typed arrays -> 1-D tensor of their type.
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <string_view>
 
 #include <js/BigInt.h>
 
+#include "alknet/call/batch.h"
 #include "alknet/call/connect.h"
 #include "alknet/call/signature.h"
 #include "alknet/ext/call.h"
@@ -409,6 +411,14 @@ bool Connect(JSContext* cx, unsigned argc, JS::Value* vp) {
     }
   }
   if (args.get(1).isString()) o.token = ToUtf8(cx, args.get(1).toString());
+  if (!args.get(2).isUndefined()) {
+    if (!args.get(2).isNumber() || args.get(2).toNumber() < 1 || args.get(2).toNumber() > 1024 ||
+        std::floor(args.get(2).toNumber()) != args.get(2).toNumber()) {
+      return ThrowTypeError(
+          cx, "connect('" + o.address + "'): options.concurrency must be an integer in 1..1024");
+    }
+    o.async_threads = static_cast<unsigned>(args.get(2).toNumber());
+  }
   const auto& connect_remote = HostOf(cx).connect_remote;
   if (!connect_remote) {
     return ThrowError(cx,
@@ -425,6 +435,112 @@ bool Connect(JSContext* cx, unsigned argc, JS::Value* vp) {
   st.remotes.push_back(std::move(*remote));
   args.rval().setInt32(static_cast<int32_t>(st.remotes.size() - 1));
   return true;
+}
+
+// inferBatch(target, model, specs, outDir, concurrency, onProgress) -> {done, skipped, failed,
+// stopped, failures: [{input, error}]}: call::RunInferBatch (the code `alknet infer --inputs`
+// runs) over the target. Each spec is a file, a folder or a glob (call::ExpandInputs); the
+// model and every input need --allow-read, the output folder --allow-write. onProgress runs on
+// this thread with {total, done, skipped, failed, final}; false (or a throw) stops the batch
+// after the calls in flight; a throw is rethrown when the batch has stopped.
+bool InferBatch(JSContext* cx, unsigned argc, JS::Value* vp) {
+  JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  c::CallTarget* target = nullptr;
+  if (!TargetOf(cx, args, 0, &target)) return false;
+  if (!args.get(1).isString() || !args.get(3).isString()) {
+    return ThrowTypeError(cx, "inferBatch(model, inputs, {outDir}): model and outDir are paths");
+  }
+  const std::string model = ToUtf8(cx, args.get(1).toString());
+  const std::string out_dir = ToUtf8(cx, args.get(3).toString());
+  const auto& perms = *HostOf(cx).permissions;
+  if (auto s = perms.CheckRead(model); !s) return ThrowStatus(cx, s.error());
+  if (auto s = perms.CheckWrite(out_dir); !s) return ThrowStatus(cx, s.error());
+  bool is_array = false;
+  if (!args.get(2).isObject() || !JS::IsArrayObject(cx, args.get(2), &is_array) || !is_array) {
+    return ThrowTypeError(cx, "inferBatch: inputs must be a path or an array of paths");
+  }
+  JS::RootedObject specs(cx, &args.get(2).toObject());
+  uint32_t n = 0;
+  if (!JS::GetArrayLength(cx, specs, &n)) return false;
+  std::vector<std::string> inputs;
+  for (uint32_t i = 0; i < n; ++i) {
+    JS::RootedValue e(cx);
+    if (!JS_GetElement(cx, specs, i, &e)) return false;
+    if (!e.isString()) return ThrowTypeError(cx, "inferBatch: inputs must be paths (strings)");
+    const std::string spec = ToUtf8(cx, e.toString());
+    std::error_code ec;
+    if (spec.find_first_of("*?[") == std::string::npos && std::filesystem::is_directory(spec, ec)) {
+      if (auto s = perms.CheckRead(spec); !s) return ThrowStatus(cx, s.error());
+    }
+    auto expanded = c::ExpandInputs(spec);
+    if (!expanded) return ThrowCallError(cx, expanded.error());
+    for (auto& f : *expanded) {
+      if (auto s = perms.CheckRead(f); !s) return ThrowStatus(cx, s.error());
+      inputs.push_back(std::move(f));
+    }
+  }
+  auto items = c::InferBatchItems(inputs, out_dir);
+  if (!items) return ThrowCallError(cx, items.error());
+  c::BatchOptions bo;
+  if (!args.get(4).isUndefined()) {
+    const JS::Value conc = args.get(4);
+    if (!conc.isNumber() || conc.toNumber() < 1 || conc.toNumber() > 1024 ||
+        std::floor(conc.toNumber()) != conc.toNumber()) {
+      return ThrowTypeError(cx, "inferBatch: options.concurrency must be an integer in 1..1024");
+    }
+    bo.concurrency = static_cast<unsigned>(conc.toNumber());
+  }
+  JS::RootedValue on_progress(cx, args.get(5));
+  JS::RootedValue thrown(cx);
+  bool threw = false;
+  if (on_progress.isObject() && JS::IsCallable(&on_progress.toObject())) {
+    bo.on_progress = [&](const c::BatchProgress& p, bool final) {
+      if (threw) return false;
+      c::Value::Map m;
+      m.emplace("total", c::Value(static_cast<int64_t>(p.total)));
+      m.emplace("done", c::Value(static_cast<int64_t>(p.done)));
+      m.emplace("skipped", c::Value(static_cast<int64_t>(p.skipped)));
+      m.emplace("failed", c::Value(static_cast<int64_t>(p.failed)));
+      m.emplace("final", c::Value(final));
+      JS::RootedValue arg(cx), rv(cx);
+      if (!FromValue(cx, c::Value(std::move(m)), &arg)) {
+        threw = true;
+      } else {
+        JS::RootedValueArray<1> argv(cx);
+        argv[0].set(arg);
+        if (!JS_CallFunctionValue(cx, nullptr, on_progress, argv, &rv)) threw = true;
+        if (!threw) return !(rv.isBoolean() && !rv.toBoolean());
+      }
+      if (JS_IsExceptionPending(cx)) {
+        JS_GetPendingException(cx, &thrown);
+        JS_ClearPendingException(cx);
+      }
+      return false;
+    };
+  } else if (!on_progress.isNullOrUndefined()) {
+    return ThrowTypeError(cx, "inferBatch: options.onProgress must be a function");
+  }
+  auto summary = c::RunInferBatch(*target, model, *items, bo);
+  if (threw) {
+    if (thrown.isUndefined()) return false;  // an uncatchable error (out of memory)
+    JS_SetPendingException(cx, thrown);
+    return false;
+  }
+  if (!summary) return ThrowCallError(cx, summary.error());
+  c::Value::Map m;
+  m.emplace("done", c::Value(static_cast<int64_t>(summary->done)));
+  m.emplace("skipped", c::Value(static_cast<int64_t>(summary->skipped)));
+  m.emplace("failed", c::Value(static_cast<int64_t>(summary->failed)));
+  m.emplace("stopped", c::Value(summary->stopped));
+  c::Value::List failures;
+  for (const auto& f : summary->failures) {
+    c::Value::Map fm;
+    fm.emplace("input", c::Value(f.input));
+    fm.emplace("error", c::Value(f.error));
+    failures.emplace_back(std::move(fm));
+  }
+  m.emplace("failures", c::Value(std::move(failures)));
+  return FromValue(cx, c::Value(std::move(m)), args.rval());
 }
 
 // register(name, signature, namespace): records a script-defined call; the function itself
@@ -506,8 +622,8 @@ struct Fn {
   unsigned nargs;
 };
 constexpr Fn kFns[] = {
-    {"invoke", Invoke, 3},     {"list", List, 1},           {"connect", Connect, 2},
-    {"register", Register, 3}, {"checkArgs", CheckArgs, 2},
+    {"invoke", Invoke, 3},         {"list", List, 1},         {"connect", Connect, 3},
+    {"inferBatch", InferBatch, 6}, {"register", Register, 3}, {"checkArgs", CheckArgs, 2},
 };
 
 }  // namespace
