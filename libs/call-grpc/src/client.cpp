@@ -115,6 +115,7 @@ Result<std::unique_ptr<RemoteRegistry>> RemoteRegistry::Connect(RemoteOptions op
     return MakeError(ErrorCode::kInvalidArgument,
                      "chunk size must be between 1 byte and half the message size limit");
   }
+  TuneAllocatorForLargeMessages();
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->pool = target->pool;

@@ -558,6 +558,7 @@ Result<std::unique_ptr<CallServer>> CallServer::Start(CallRegistry& registry,
   builder.SetMaxReceiveMessageSize(static_cast<int>(impl->options.limits.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(impl->options.limits.max_message_bytes));
   ApplyTransportTuning([&](const char* key, int v) { builder.AddChannelArgument(key, v); });
+  TuneAllocatorForLargeMessages();
   auto clamp_ms = [](std::chrono::milliseconds ms) {
     return static_cast<int>(std::min<std::int64_t>(ms.count(), 1 << 30));
   };

@@ -1,5 +1,13 @@
 #include "wire.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include <cstdlib>
+#include <mutex>
+#include <string_view>
+
 namespace alknet::call {
 
 namespace {
@@ -126,6 +134,19 @@ Error FromStatus(const grpc::Status& status,
     e.message = "remote call failed with gRPC status " +
                 std::to_string(static_cast<int>(status.error_code()));
   return e;
+}
+
+void TuneAllocatorForLargeMessages() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* off = std::getenv("ALKNET_MALLOC_TUNING");
+    if (off != nullptr && (std::string_view(off) == "off" || std::string_view(off) == "0")) return;
+#if defined(__GLIBC__)
+    constexpr int kKeep = 1 << 30;
+    mallopt(M_MMAP_THRESHOLD, kKeep);
+    mallopt(M_TRIM_THRESHOLD, kKeep);
+#endif
+  });
 }
 
 }  // namespace alknet::call

@@ -205,6 +205,14 @@ void ApplyTransportTuning(SetInt&& set_int) {
   set_int(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 64 << 20);
 }
 
+// Keeps large buffers in the process's heap instead of fresh mmap()s: glibc malloc's mmap
+// threshold and trim threshold at 1 GiB, once per process, by the first RemoteRegistry or
+// CallServer (ALKNET_MALLOC_TUNING=off leaves malloc alone). Without it every received
+// payload buffer and gRPC's 4 MiB slices were new mappings, page-faulted and zeroed per call:
+// 256 MiB loopback transfers ran at ~10% of a raw TCP copy, with it 45-85% (ADR 0017,
+// docs/benchmarks.md). The cost: up to ~1 GiB of freed heap kept mapped after a large call.
+void TuneAllocatorForLargeMessages();
+
 // ErrorCode values equal gRPC status codes, so the status carries the code; the call name
 // travels in this trailing metadata key (a handler error may name another call).
 inline constexpr char kCallKey[] = "alknet-call";
