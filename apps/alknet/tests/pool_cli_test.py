@@ -6,8 +6,9 @@ reference) and the workers' own --json call logs.
   pool_cli_test.py ALKNET spread      1,000 calls over 3 workers: each within 2x of the mean
   pool_cli_test.py ALKNET kill        a worker SIGKILLed mid-batch: every call succeeds, once
   pool_cli_test.py ALKNET drain       a worker SIGTERMed mid-batch: no call fails, it exits 0
-  pool_cli_test.py ALKNET bad-token   a worker with another token: the batch fails over or fails
-                                      clearly (the worker and the token named), never hangs
+  pool_cli_test.py ALKNET bad-token   a worker with another token: the batch fails over to the
+                                      others (one warning names it); all refusing: a clear error
+                                      naming every worker, never a hang
 
 Bounded: every wait has a deadline, every subprocess a timeout, workers are killed on exit."""
 import atexit
@@ -181,27 +182,33 @@ def case_drain(tmp):
 def case_bad_token(tmp):
     folder, want = make_inputs(tmp, 120)
     workers = [Worker(tmp, TOKEN), Worker(tmp, "another-token"), Worker(tmp, TOKEN)]
+    bad = f"127.0.0.1:{workers[1].port}"
     start = time.monotonic()
     proc, out = batch(tmp, folder, workers, concurrency=6)
     code, err = wait_batch(proc)
     took = time.monotonic() - start
-    if code == 0:
-        check_outputs(out, want)  # it failed over
-    else:
-        assert code == 1, f"batch exit {code}: {err}"
-        bad = f"127.0.0.1:{workers[1].port}"
-        lines = [ln for ln in err.splitlines() if "bearer token" in ln]
-        assert lines, err
-        assert all(bad in ln for ln in lines), f"a token failure does not name {bad}: {lines[:3]}"
-        # Whatever was written is right; the rest can be resumed against a fixed pool.
-        for name in os.listdir(out):
-            with open(os.path.join(out, name)) as f:
-                assert f.read() == want[name], name
-        proc, out = batch(tmp, folder, [workers[0], workers[2]])
-        code2, err2 = wait_batch(proc)
-        assert code2 == 0, f"resume on the good workers: exit {code2}: {err2}"
-        check_outputs(out, want)
-    print(f"bad-token pool: exit {code} in {took:.1f} s")
+    # Every call fails over to the good workers; the refusing one is named in one warning.
+    assert code == 0, f"batch exit {code}: {err}"
+    check_outputs(out, want)
+    warnings = [ln for ln in err.splitlines() if "warning" in ln and "refused" in ln]
+    assert len(warnings) == 1 and bad in warnings[0], f"want one warning naming {bad}: {err}"
+    wait_until("the good workers' call logs", lambda: sum(
+        len(w.sha_calls("ok")) for w in (workers[0], workers[2])) >= len(want), 10)
+    assert not workers[1].sha_calls("ok"), "the worker with another token ran calls"
+
+    # Every worker refuses: a clear error naming each of them, quickly (no hang).
+    shutil.rmtree(out)
+    refusing = [Worker(tmp, "third-token"), Worker(tmp, "fourth-token")]
+    start2 = time.monotonic()
+    proc, out = batch(tmp, folder, refusing, concurrency=4)
+    code2, err2 = wait_batch(proc)
+    assert code2 != 0, err2
+    assert "bearer token" in err2, err2
+    for w in refusing:
+        assert f"127.0.0.1:{w.port}" in err2, f"127.0.0.1:{w.port} not named: {err2[-2000:]}"
+    assert not os.path.isdir(out) or not os.listdir(out), "outputs written by refusing workers"
+    print(f"bad-token pool: failed over in {took:.1f} s; all refusing: exit {code2} in "
+          f"{time.monotonic() - start2:.1f} s")
 
 
 def main():

@@ -1,6 +1,8 @@
 // RemoteRegistry: the client half of remote calls.
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -66,6 +68,55 @@ struct RemoteRegistry::Impl {
     idempotent_known = true;
     return idempotent.count(call) > 0;
   }
+  std::size_t endpoints = 1;  // workers the target names (a dns: name counts as 1)
+
+  // A pool worker that refuses the token (another token, or none configured) answers
+  // UNAUTHENTICATED; an idempotent call then goes to the other workers (round_robin picks the
+  // next one on each attempt), at most 2 attempts per named worker (4..16). Each refusing
+  // worker is reported once per registry through options.warn (stderr by default); when every
+  // attempt is refused, the error names every worker that refused.
+  std::mutex warned_mutex;
+  std::set<std::string> warned;
+  template <typename T, typename Attempt>
+  Result<T> WithFailover(bool idempotent, Attempt&& attempt) {
+    std::string peer;
+    Result<T> r = attempt(&peer);
+    if (r || !pool || !idempotent || r.error().code != ErrorCode::kUnauthenticated) return r;
+    const std::size_t tries = std::clamp<std::size_t>(2 * endpoints, 4, 16);
+    std::set<std::string> refused;
+    for (std::size_t i = 1;; ++i) {
+      if (!peer.empty()) {
+        refused.insert(peer);
+        Warn(peer, r.error());
+      }
+      if (i >= tries) break;
+      peer.clear();
+      r = attempt(&peer);
+      if (r || r.error().code != ErrorCode::kUnauthenticated) return r;
+    }
+    Error e = std::move(r).error();
+    std::string names;
+    for (const auto& p : refused) names += (names.empty() ? "" : ", ") + p;
+    e.message += "; " + std::to_string(tries) + " attempts, every one refused (by " + names + ")";
+    return e;
+  }
+  void Warn(const std::string& peer, const Error& e) {
+    {
+      std::lock_guard lock(warned_mutex);
+      if (!warned.insert(peer).second) return;
+    }
+    const std::string text = "worker " + peer + " of " + options.address +
+                             " refused this client's token (" + e.message +
+                             "); idempotent calls go to the other workers";
+    if (options.warn) {
+      options.warn(text);
+    } else {
+      std::fprintf(stderr, "alknet: warning: %s\n", text.c_str());
+    }
+  }
+  Result<Value> InvokeOnce(const std::string& call, bool idempotent, std::span<const Value> args,
+                           const CallOptions& call_options, std::string* peer);
+
   std::once_flag workers_once;
   std::unique_ptr<WorkerPool> workers;
 
@@ -119,6 +170,7 @@ Result<std::unique_ptr<RemoteRegistry>> RemoteRegistry::Connect(RemoteOptions op
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->pool = target->pool;
+  impl->endpoints = target->endpoints.size();
   std::shared_ptr<grpc::ChannelCredentials> creds;
   grpc::ChannelArguments args;
   args.SetServiceConfigJSON(kServiceConfig);
@@ -142,12 +194,20 @@ Result<std::unique_ptr<RemoteRegistry>> RemoteRegistry::Connect(RemoteOptions op
 }
 
 Result<std::vector<CallInfo>> RemoteRegistry::List() {
-  grpc::ClientContext ctx;
-  impl_->Prepare(ctx, CallOptions::WithTimeout(std::chrono::seconds(30)));
-  wire::ListRequest request;
   wire::ListReply reply;
-  const grpc::Status status = CallList(impl_->channel.get(), &ctx, request, &reply);
-  if (!status.ok()) return impl_->Transport(status, ctx, "call.list", /*retried=*/true);
+  auto listed = impl_->WithFailover<bool>(true, [&](std::string* peer) -> Result<bool> {
+    grpc::ClientContext ctx;
+    impl_->Prepare(ctx, CallOptions::WithTimeout(std::chrono::seconds(30)));
+    wire::ListRequest request;
+    reply.Clear();
+    const grpc::Status status = CallList(impl_->channel.get(), &ctx, request, &reply);
+    if (!status.ok()) {
+      *peer = ctx.peer();
+      return impl_->Transport(status, ctx, "call.list", /*retried=*/true);
+    }
+    return true;
+  });
+  if (!listed) return std::move(listed).error();
   std::vector<CallInfo> out;
   for (const auto& c : reply.calls()) {
     out.push_back(CallInfo{c.name(), c.signature(), c.owner(),
@@ -158,22 +218,18 @@ Result<std::vector<CallInfo>> RemoteRegistry::List() {
   return out;
 }
 
-Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Value> args,
-                                     const CallOptions& options) {
-  const std::string call(name);
-  if (options.cancel.IsCancelled()) {
-    return Error{ErrorCode::kCancelled, call, "the call was cancelled"};
-  }
-  const bool idempotent = impl_->IsIdempotent(call, *this);
+Result<Value> RemoteRegistry::Impl::InvokeOnce(const std::string& call, bool idempotent,
+                                               std::span<const Value> args,
+                                               const CallOptions& call_options, std::string* peer) {
   grpc::ClientContext ctx;
-  impl_->Prepare(ctx, options);
+  Prepare(ctx, call_options);
   // Cancelling the token cancels the RPC, which the server sees as a cancelled context.
-  const auto cancel_id = options.cancel.OnCancel([&ctx] { ctx.TryCancel(); });
+  const auto cancel_id = call_options.cancel.OnCancel([&ctx] { ctx.TryCancel(); });
   struct Unregister {
     const CancelToken& token;
     std::uint64_t id;
     ~Unregister() { token.RemoveCallback(id); }
-  } unregister{options.cancel, cancel_id};
+  } unregister{call_options.cancel, cancel_id};
 
   StreamFrame frame;
   std::vector<Tensor> tensors;
@@ -185,7 +241,7 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   auto payload = std::make_shared<const EncodedPayload>(std::move(*encoded));
   header->set_payload_bytes(payload->size);
 
-  auto stream = OpenInvoke(impl_->channel.get(), &ctx, idempotent);
+  auto stream = OpenInvoke(channel.get(), &ctx, idempotent);
   // A failed write means the server already answered (an error) or went away: stop
   // sending and read the status.
   bool sending = stream->Write(frame);
@@ -194,7 +250,7 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   chunk.keep = payload;
   for (auto piece : payload->pieces) {
     while (sending && !piece.empty()) {
-      const std::size_t n = std::min(impl_->options.chunk_bytes, piece.size());
+      const std::size_t n = std::min(this->options.chunk_bytes, piece.size());
       chunk.out_chunk = piece.first(n);
       sending = stream->Write(chunk);
       piece = piece.subspan(n);
@@ -213,10 +269,10 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   if (have_result) {
     result_value = std::move(*reply.control.mutable_result()->mutable_value());
     payload_bytes = reply.control.result().payload_bytes();
-    if (payload_bytes > impl_->options.max_result_tensor_bytes) {
+    if (payload_bytes > this->options.max_result_tensor_bytes) {
       protocol_error = "the result's tensors take " + std::to_string(payload_bytes) +
                        " bytes, over this client's limit of " +
-                       std::to_string(impl_->options.max_result_tensor_bytes);
+                       std::to_string(this->options.max_result_tensor_bytes);
       ctx.TryCancel();
     } else if (payload_bytes) {
       buffer = AllocatePayload(payload_bytes);
@@ -247,7 +303,10 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   const bool we_cancelled =
       protocol_error.size() && protocol_error != "the result stream ended early";
   if (we_cancelled) return Error{ErrorCode::kInternal, call, protocol_error};
-  if (!status.ok()) return impl_->Transport(status, ctx, call, idempotent);
+  if (!status.ok()) {
+    *peer = ctx.peer();
+    return Transport(status, ctx, call, idempotent);
+  }
   if (!protocol_error.empty()) return Error{ErrorCode::kInternal, call, protocol_error};
   if (!have_result) {
     return Error{ErrorCode::kInternal, call,
@@ -264,6 +323,18 @@ Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Valu
   auto value = FromWire(result_value, out_tensors);
   if (!value) return Error{ErrorCode::kInternal, call, value.error().message};
   return value;
+}
+
+Result<Value> RemoteRegistry::Invoke(std::string_view name, std::span<const Value> args,
+                                     const CallOptions& options) {
+  const std::string call(name);
+  if (options.cancel.IsCancelled()) {
+    return Error{ErrorCode::kCancelled, call, "the call was cancelled"};
+  }
+  const bool idempotent = impl_->IsIdempotent(call, *this);
+  return impl_->WithFailover<Value>(idempotent, [&](std::string* peer) {
+    return impl_->InvokeOnce(call, idempotent, args, options, peer);
+  });
 }
 
 Result<std::string> CheckHealth(const RemoteOptions& options, std::string_view service,

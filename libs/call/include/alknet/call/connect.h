@@ -28,6 +28,9 @@ struct RemoteOptions {
   std::size_t max_message_bytes = 64u << 20;
   std::uint64_t max_result_tensor_bytes = 16ull << 30;
   unsigned async_threads = 8;  // calls in flight at once through InvokeAsync
+  // A pool worker refusing the token is reported here once (its address and the error);
+  // empty: a line "alknet: warning: ..." on stderr.
+  std::function<void(const std::string&)> warn;
 };
 
 // One worker named by a target.
