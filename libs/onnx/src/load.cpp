@@ -114,6 +114,37 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
                                              compute::ExecutorOptions{.run_passes = options.fuse});
   f16 = exec->caps().shader_f16;
 
+  if (detail::HoldsStrings(g)) {
+    for (const auto& v : g.input()) {
+      bool is_init = false;
+      for (const auto& tp : g.initializer()) is_init = is_init || tp.name() == v.name();
+      if (is_init) continue;
+      ALKNET_ASSIGN_OR_RETURN(ValueInfo info, InfoOf(v, model));
+      inputs.push_back(std::move(info));
+    }
+    for (const auto& v : g.output()) {
+      ALKNET_ASSIGN_OR_RETURN(ValueInfo info, InfoOf(v, model));
+      outputs.push_back(std::move(info));
+    }
+    for (const ValueInfo& v : inputs) {
+      if (v.sequence || v.optional) {
+        return Error{
+            ErrorCode::kUnsupported,
+            model + ": input '" + v.name +
+                "': a graph holding strings takes tensors only (no sequences or optionals)"};
+      }
+    }
+    ALKNET_ASSIGN_OR_RETURN(strings,
+                            detail::LoadStringGraph(g, model, base_dir, options.check_read));
+    for (int k = 0; k < g.node_size(); ++k) {  // for op_types()
+      NodeInfo n;
+      n.op = g.node(k).op_type();
+      n.name = g.node(k).name();
+      n.index = k;
+      nodes.push_back(std::move(n));
+    }
+    return Ok{};
+  }
   for (const auto& tp : g.initializer()) {
     const std::string what = model + ": initializer '" + tp.name() + "'";
     ALKNET_ASSIGN_OR_RETURN(Tensor t, detail::DecodeTensor(tp, base_dir, what, options.check_read));
