@@ -445,7 +445,7 @@ Result<NodeInfo> Session::Impl::LoadNode(const ::onnx::NodeProto& np, int k,
       return Error{ErrorCode::kUnsupported,
                    n.Where(model) + ": domain '" + n.domain +
                        "' is not supported (alknet implements the default ai.onnx domain and "
-                       "Adagrad, Momentum, Adam of ai.onnx.preview.training)"};
+                       "Adagrad, Momentum, Adam, Gradient of ai.onnx.preview.training)"};
     }
     n.opset = opset == opsets.end() ? 0 : opset->second;
     if (n.opset == 0) {
@@ -488,7 +488,8 @@ Result<NodeInfo> Session::Impl::LoadNode(const ::onnx::NodeProto& np, int k,
       static std::random_device device;
       n.attrs["seed"] = static_cast<double>(device() & 0xffffff);
     }
-    if (n.op == "Dropout" && !n.attrs.count("seed")) {  // an int seed; used in training mode
+    // Dropout has a seed from opset 12 on (before, its record refuses the attribute).
+    if (n.op == "Dropout" && n.opset >= 12 && !n.attrs.count("seed")) {  // used in training mode
       static std::random_device device;
       n.attrs["seed"] = static_cast<int64_t>(device() & 0xffffff);
     }
