@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -32,15 +33,35 @@ void StoreAt(Tensor& t, uint64_t i, T v) {
   std::memcpy(t.data.data() + i * sizeof(T), &v, sizeof(T));
 }
 
-// Shortest text that reads back as the same value (numpy's str of a float32 / float64), with
-// ONNX's spellings of the special values.
+// numpy's str of a float32 / float64 (the ONNX test data's): the shortest digits that read
+// back as the same value, positional for 1e-4 <= |v| < 1e16 with at least one digit after the
+// point ("3.0", "0.0001"), else scientific ("1e-05", "1.5e+20"); ONNX's NaN, INF, -INF.
 template <typename F>
 std::string FormatFloat(F v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "INF" : "-INF";
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  const std::string sci(buf, r.ptr);  // [-]d[.ddd]e(+|-)XX
+  const size_t e = sci.find('e');
+  const int exp = std::atoi(sci.c_str() + e + 1);
+  if (exp < -4 || exp >= 16) return sci;
+  const bool neg = sci[0] == '-';
+  std::string digits;
+  for (size_t i = neg ? 1 : 0; i < e; ++i)
+    if (sci[i] != '.') digits += sci[i];
+  std::string whole, frac;
+  if (exp >= 0) {
+    const size_t w = static_cast<size_t>(exp) + 1;
+    if (digits.size() < w) digits.append(w - digits.size(), '0');
+    whole = digits.substr(0, w);
+    frac = digits.substr(w);
+  } else {
+    whole = "0";
+    frac = std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+  }
+  if (frac.empty()) frac = "0";
+  return (neg ? "-" : "") + whole + "." + frac;
 }
 
 bool EqualsNoCase(std::string_view a, std::string_view b) {

@@ -87,8 +87,6 @@ struct HostInput {
   ElemType type = ElemType::kFloat;
   std::vector<uint64_t> shape;
   std::span<const std::byte> data;  // little-endian, natural element size (bool: 1 byte)
-  // A STRING input's elements instead of `data` (row-major), borrowed like `data`.
-  std::span<const std::string> strings;
   // Or the values already on the session's device, in the device dtype of `type` (i32 for
   // INT64, ...) and of `shape`; `data` is then ignored. Used as they are, without a copy,
   // unless the plan reads this input on the host (a shape input), which downloads it.
@@ -96,6 +94,8 @@ struct HostInput {
   // A sequence input (`items`, each a tensor; `type` is theirs) or an empty optional.
   ValueKind kind = ValueKind::kTensor;
   std::vector<HostInput> items;
+  // A STRING input's elements instead of `data` (row-major), borrowed like `data`.
+  std::span<const std::string> strings;
 };
 // A host tensor (or sequence, or empty optional) as an input, borrowing its bytes.
 HostInput InputFromTensor(const Tensor& t, std::string name = {});
