@@ -683,7 +683,9 @@ int RunInfer(std::span<const std::string_view> args) {
   std::printf(" (median upload %.2f ms, device %.2f ms, download %.2f ms)", median_of(up),
               median_of(dev), median_of(down));
   std::printf(" on %s\n", session->context().adapter().Summary().c_str());
-  if (!first->on_host.empty()) {
+  if (first->on_host.rfind("the model holds string", 0) == 0) {
+    std::printf("ran on the host: %s\n", first->on_host.c_str());
+  } else if (!first->on_host.empty()) {
     std::printf("ran on the host in float64: %s (docs/adr/0013-onnx-float64-host.md)\n",
                 first->on_host.c_str());
   }

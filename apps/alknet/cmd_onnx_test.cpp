@@ -151,6 +151,18 @@ std::string Compare(const ox::Tensor& got, const ox::Tensor& want, double rtol, 
     return "output '" + want.name + "': shape " + compute::ShapeToString(got.shape) +
            ", expected " + compute::ShapeToString(want.shape);
   }
+  if (want.type == ox::ElemType::kString) {  // exact, element by element
+    for (uint64_t i = 0; i < want.elements(); ++i) {
+      if (i >= got.strings.size() || i >= want.strings.size() ||
+          got.strings[i] != want.strings[i]) {
+        return "output '" + want.name + "': element " + std::to_string(i) + ": got '" +
+               (i < got.strings.size() ? got.strings[i].substr(0, 64) : std::string("?")) +
+               "', expected '" +
+               (i < want.strings.size() ? want.strings[i].substr(0, 64) : std::string("?")) + "'";
+      }
+    }
+    return "";
+  }
   const bool is_float = want.type == ox::ElemType::kFloat || want.type == ox::ElemType::kDouble ||
                         want.type == ox::ElemType::kFloat16 || want.type == ox::ElemType::kBFloat16;
   uint64_t bad = 0, first = 0;

@@ -3,6 +3,7 @@
 // checked against the op table, and which inputs a plan reads on the host.
 #include <onnx/onnx-data_pb.h>
 
+#include <map>
 #include <random>
 #include <set>
 
@@ -76,6 +77,199 @@ Result<ValueInfo> InfoOf(const ::onnx::ValueInfoProto& v, const std::string& mod
   return info;
 }
 
+// The static shape of every value the model declares (inputs, outputs, value_info after ONNX
+// shape inference) whose dimensions are all known.
+std::map<std::string, std::vector<int64_t>> StaticShapes(const ::onnx::GraphProto& g) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  auto add = [&](const ::onnx::ValueInfoProto& v) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+    std::vector<int64_t> dims;
+    for (const auto& d : v.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value()) return;
+      dims.push_back(d.dim_value());
+    }
+    shapes[v.name()] = std::move(dims);
+  };
+  for (const auto& v : g.input()) add(v);
+  for (const auto& v : g.output()) add(v);
+  for (const auto& v : g.value_info()) add(v);
+  for (const auto& t : g.initializer()) shapes[t.name()].assign(t.dims().begin(), t.dims().end());
+  return shapes;
+}
+
+// Gradient (ai.onnx.preview.training, opset 1) of node `k`: dy/dx for each x of `xs`, the
+// gradient of sum(y), written as ai.onnx nodes over the forward values (reverse mode through
+// the nodes before it that lie between the xs and y). Element-wise Add, Sub, Mul, Div, Neg
+// and Identity without broadcasting on the differentiated inputs; anything else is refused.
+Result<std::vector<::onnx::NodeProto>> ExpandGradient(const ::onnx::GraphProto& g, int k,
+                                                      const std::string& model) {
+  const ::onnx::NodeProto& gn = g.node(k);
+  const std::string where = model + ": node " + std::to_string(k) +
+                            (gn.name().empty() ? "" : " '" + gn.name() + "'") + " (Gradient)";
+  std::vector<std::string> xs;
+  std::string y;
+  for (const auto& a : gn.attribute()) {
+    if (a.name() == "xs") {
+      xs.assign(a.strings().begin(), a.strings().end());
+    } else if (a.name() == "y") {
+      y = a.s();
+    } else if (a.name() == "zs") {
+      if (a.strings_size() > 0)
+        return Error{ErrorCode::kUnsupported, where + ": attribute 'zs' is not supported"};
+    } else {
+      return Error{ErrorCode::kInvalidAttribute, where + ": unknown attribute '" + a.name() + "'"};
+    }
+  }
+  if (xs.empty() || y.empty())
+    return Error{ErrorCode::kInvalidAttribute, where + ": needs attributes 'xs' and 'y'"};
+  if (gn.input_size() != static_cast<int>(xs.size()) ||
+      gn.output_size() != static_cast<int>(xs.size())) {
+    return Error{ErrorCode::kInvalidArgument,
+                 where + ": needs one input and one output per name in 'xs' (" +
+                     std::to_string(xs.size()) + "), has " + std::to_string(gn.input_size()) +
+                     " and " + std::to_string(gn.output_size())};
+  }
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (gn.input(static_cast<int>(i)) != xs[i])
+      return Error{ErrorCode::kInvalidArgument, where + ": input " + std::to_string(i) +
+                                                    " must be xs[" + std::to_string(i) + "] '" +
+                                                    xs[i] + "'"};
+  }
+  // The nodes between the xs and y: reached from an x, and reaching y.
+  std::set<std::string> reach(xs.begin(), xs.end());
+  std::vector<bool> on_path(k, false);
+  for (int j = 0; j < k; ++j) {
+    for (const auto& in : g.node(j).input()) {
+      if (reach.count(in)) on_path[j] = true;
+    }
+    if (on_path[j])
+      for (const auto& o : g.node(j).output()) reach.insert(o);
+  }
+  std::set<std::string> needed = {y};
+  for (int j = k - 1; j >= 0; --j) {
+    bool feeds = false;
+    for (const auto& o : g.node(j).output()) feeds = feeds || needed.count(o);
+    on_path[j] = on_path[j] && feeds;
+    if (on_path[j])
+      for (const auto& in : g.node(j).input()) needed.insert(in);
+  }
+  const auto shapes = StaticShapes(g);
+  ElemType y_type = ElemType::kUndefined;
+  for (const auto& v : g.value_info())
+    if (v.name() == y) y_type = static_cast<ElemType>(v.type().tensor_type().elem_type());
+  for (const auto& v : g.output())
+    if (v.name() == y) y_type = static_cast<ElemType>(v.type().tensor_type().elem_type());
+  if (y_type != ElemType::kFloat && y_type != ElemType::kDouble) {
+    return Error{ErrorCode::kUnsupported,
+                 where + ": y '" + y + "' must be float or double, it is " + ElemTypeName(y_type)};
+  }
+
+  std::vector<::onnx::NodeProto> out;
+  int counter = 0;
+  const std::string prefix = "\x1fgrad" + std::to_string(k) + "/";
+  auto fresh = [&] { return prefix + std::to_string(counter++); };
+  auto emit = [&](const std::string& op, std::vector<std::string> ins) {
+    ::onnx::NodeProto np;
+    np.set_op_type(op);
+    np.set_name(gn.name());
+    for (const auto& i : ins) np.add_input(i);
+    const std::string o = fresh();
+    np.add_output(o);
+    out.push_back(std::move(np));
+    return o;
+  };
+  auto filled = [&](const std::string& like, float value) {
+    const std::string shape = emit("Shape", {like});
+    ::onnx::NodeProto np;
+    np.set_op_type("ConstantOfShape");
+    np.set_name(gn.name());
+    np.add_input(shape);
+    const std::string o = fresh();
+    np.add_output(o);
+    auto* a = np.add_attribute();
+    a->set_name("value");
+    a->set_type(::onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(static_cast<int>(y_type));
+    a->mutable_t()->add_dims(1);
+    if (y_type == ElemType::kDouble) {
+      a->mutable_t()->add_double_data(value);
+    } else {
+      a->mutable_t()->add_float_data(value);
+    }
+    out.push_back(std::move(np));
+    return o;
+  };
+  std::map<std::string, std::string> grads;
+  if (needed.count(y) && reach.count(y)) grads[y] = filled(y, 1.0f);
+  auto accumulate = [&](const std::string& name, const std::string& contrib) {
+    auto it = grads.find(name);
+    if (it == grads.end()) {
+      grads[name] = contrib;
+    } else {
+      it->second = emit("Add", {it->second, contrib});
+    }
+  };
+  for (int j = k - 1; j >= 0; --j) {
+    if (!on_path[j]) continue;
+    const ::onnx::NodeProto& fn = g.node(j);
+    const std::string fwhere = where + ": through node " + std::to_string(j) +
+                               (fn.name().empty() ? "" : " '" + fn.name() + "'") + " (" +
+                               fn.op_type() + ")";
+    const std::string& op = fn.op_type();
+    const bool binary = op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
+    const bool unary = op == "Neg" || op == "Identity";
+    if ((!binary && !unary) || !(fn.domain().empty() || fn.domain() == "ai.onnx")) {
+      return Error{ErrorCode::kUnsupported,
+                   fwhere + ": alknet differentiates only Add, Sub, Mul, Div, Neg and Identity"};
+    }
+    if (fn.output_size() != 1 || fn.input_size() != (binary ? 2 : 1)) {
+      return Error{ErrorCode::kInvalidArgument, fwhere + ": unexpected input or output count"};
+    }
+    auto git = grads.find(fn.output(0));
+    if (git == grads.end()) continue;
+    const std::string gout = git->second;
+    auto out_shape = shapes.find(fn.output(0));
+    for (int i = 0; i < fn.input_size(); ++i) {
+      const std::string& in = fn.input(i);
+      if (!reach.count(in)) continue;
+      auto in_shape = shapes.find(in);
+      if (out_shape == shapes.end() || in_shape == shapes.end() ||
+          in_shape->second != out_shape->second) {
+        return Error{ErrorCode::kUnsupported,
+                     fwhere + ": input '" + in +
+                         "' must have the output's static shape (broadcasting and shapes "
+                         "unknown at load are not differentiated)"};
+      }
+      std::string contrib;
+      if (op == "Add" || op == "Identity" || (op == "Sub" && i == 0)) {
+        contrib = gout;
+      } else if (op == "Neg" || op == "Sub") {
+        contrib = emit("Neg", {gout});
+      } else if (op == "Mul") {
+        contrib = emit("Mul", {gout, fn.input(1 - i)});
+      } else if (i == 0) {  // Div: d(a/b)/da = 1/b
+        contrib = emit("Div", {gout, fn.input(1)});
+      } else {  // d(a/b)/db = -a/b^2
+        const std::string num = emit("Mul", {gout, fn.input(0)});
+        const std::string den = emit("Mul", {fn.input(1), fn.input(1)});
+        contrib = emit("Neg", {emit("Div", {num, den})});
+      }
+      accumulate(in, contrib);
+    }
+  }
+  for (size_t i = 0; i < xs.size(); ++i) {
+    auto it = grads.find(xs[i]);
+    const std::string gx = it != grads.end() ? it->second : filled(xs[i], 0.0f);
+    ::onnx::NodeProto np;
+    np.set_op_type("Identity");
+    np.set_name(gn.name());
+    np.add_input(gx);
+    np.add_output(gn.output(static_cast<int>(i)));
+    out.push_back(std::move(np));
+  }
+  return out;
+}
+
 }  // namespace
 
 Status Session::Impl::Load(std::span<const std::byte> bytes) {
@@ -114,6 +308,37 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
                                              compute::ExecutorOptions{.run_passes = options.fuse});
   f16 = exec->caps().shader_f16;
 
+  if (detail::HoldsStrings(g)) {
+    for (const auto& v : g.input()) {
+      bool is_init = false;
+      for (const auto& tp : g.initializer()) is_init = is_init || tp.name() == v.name();
+      if (is_init) continue;
+      ALKNET_ASSIGN_OR_RETURN(ValueInfo info, InfoOf(v, model));
+      inputs.push_back(std::move(info));
+    }
+    for (const auto& v : g.output()) {
+      ALKNET_ASSIGN_OR_RETURN(ValueInfo info, InfoOf(v, model));
+      outputs.push_back(std::move(info));
+    }
+    for (const ValueInfo& v : inputs) {
+      if (v.sequence || v.optional) {
+        return Error{
+            ErrorCode::kUnsupported,
+            model + ": input '" + v.name +
+                "': a graph holding strings takes tensors only (no sequences or optionals)"};
+      }
+    }
+    ALKNET_ASSIGN_OR_RETURN(strings,
+                            detail::LoadStringGraph(g, model, base_dir, options.check_read));
+    for (int k = 0; k < g.node_size(); ++k) {  // for op_types()
+      NodeInfo n;
+      n.op = g.node(k).op_type();
+      n.name = g.node(k).name();
+      n.index = k;
+      nodes.push_back(std::move(n));
+    }
+    return Ok{};
+  }
   for (const auto& tp : g.initializer()) {
     const std::string what = model + ": initializer '" + tp.name() + "'";
     ALKNET_ASSIGN_OR_RETURN(Tensor t, detail::DecodeTensor(tp, base_dir, what, options.check_read));
@@ -150,6 +375,15 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
   }
 
   for (int k = 0; k < g.node_size(); ++k) {
+    if (g.node(k).op_type() == "Gradient" && g.node(k).domain() == "ai.onnx.preview.training") {
+      ALKNET_ASSIGN_OR_RETURN(std::vector<::onnx::NodeProto> expanded, ExpandGradient(g, k, model));
+      for (const ::onnx::NodeProto& np : expanded) {
+        ALKNET_ASSIGN_OR_RETURN(NodeInfo n, LoadNode(np, k, main));
+        n.via = "Gradient";
+        nodes.push_back(std::move(n));
+      }
+      continue;
+    }
     ALKNET_ASSIGN_OR_RETURN(NodeInfo n, LoadNode(g.node(k), k, main));
     nodes.push_back(std::move(n));
   }
@@ -211,7 +445,7 @@ Result<NodeInfo> Session::Impl::LoadNode(const ::onnx::NodeProto& np, int k,
       return Error{ErrorCode::kUnsupported,
                    n.Where(model) + ": domain '" + n.domain +
                        "' is not supported (alknet implements the default ai.onnx domain and "
-                       "Adagrad, Momentum, Adam of ai.onnx.preview.training)"};
+                       "Adagrad, Momentum, Adam, Gradient of ai.onnx.preview.training)"};
     }
     n.opset = opset == opsets.end() ? 0 : opset->second;
     if (n.opset == 0) {
@@ -254,7 +488,8 @@ Result<NodeInfo> Session::Impl::LoadNode(const ::onnx::NodeProto& np, int k,
       static std::random_device device;
       n.attrs["seed"] = static_cast<double>(device() & 0xffffff);
     }
-    if (n.op == "Dropout" && !n.attrs.count("seed")) {  // an int seed; used in training mode
+    // Dropout has a seed from opset 12 on (before, its record refuses the attribute).
+    if (n.op == "Dropout" && n.opset >= 12 && !n.attrs.count("seed")) {  // used in training mode
       static std::random_device device;
       n.attrs["seed"] = static_cast<int64_t>(device() & 0xffffff);
     }

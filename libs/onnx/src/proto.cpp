@@ -216,6 +216,21 @@ Result<Tensor> DecodeTensor(const ::onnx::TensorProto& tp, const fs::path& base_
   }
   if (tp.has_segment())
     return Error{ErrorCode::kUnsupported, what + ": segmented tensors are not supported"};
+  if (t.type == ElemType::kString) {
+    // string_data only: raw_data and external data have no defined layout for strings.
+    if (tp.has_raw_data() || tp.data_location() == ::onnx::TensorProto::EXTERNAL) {
+      return Error{ErrorCode::kInvalidArgument,
+                   what + ": a STRING tensor must hold its values in string_data"};
+    }
+    if (static_cast<uint64_t>(tp.string_data_size()) != n) {
+      return Error{ErrorCode::kInvalidArgument,
+                   what + ": holds " + std::to_string(tp.string_data_size()) +
+                       " strings, its shape " + compute::ShapeToString(t.shape) + " needs " +
+                       std::to_string(n)};
+    }
+    t.strings.assign(tp.string_data().begin(), tp.string_data().end());
+    return t;
+  }
   const size_t es = ElemSize(t.type);
   if (es == 0) {
     return Error{ErrorCode::kUnsupported, what + " has ONNX type " + ElemTypeName(t.type) +

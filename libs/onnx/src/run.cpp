@@ -19,6 +19,7 @@ double MsSince(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const RunOptions& ro) {
+  if (strings) return detail::RunStringGraph(*strings, inputs, outputs, given, model);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<const HostInput*> ordered(inputs.size(), nullptr);
   std::vector<std::unique_ptr<std::pair<Tensor, HostInput>>>

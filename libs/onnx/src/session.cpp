@@ -28,6 +28,7 @@ HostInput InputFromTensor(const Tensor& t, std::string name) {
   in.type = t.type;
   in.shape = t.shape;
   in.data = t.data;
+  in.strings = t.strings;
   in.kind = t.kind;
   for (const Tensor& e : t.items) in.items.push_back(InputFromTensor(e, e.name));
   return in;

@@ -205,6 +205,19 @@ Result<std::optional<std::vector<RefTensor>>> FoldOnHost(const OpNode& node, con
                                                          const std::vector<TensorDesc>& outs,
                                                          uint64_t fold_limit);
 
+// String graphs (strings.cpp, docs/adr/0015-onnx-strings-on-the-host.md): a model holding
+// STRING values runs on the host over host tensors; only Cast, CastLike, StringNormalizer and
+// Identity are supported there.
+struct StringGraph;
+// Whether `g` has a STRING input, output, intermediate, initializer or a node making strings.
+bool HoldsStrings(const ::onnx::GraphProto& g);
+Result<std::shared_ptr<StringGraph>> LoadStringGraph(
+    const ::onnx::GraphProto& g, const std::string& model, const std::filesystem::path& base_dir,
+    const std::function<Status(const std::filesystem::path&)>& check);
+Result<RunResult> RunStringGraph(const StringGraph& sg, const std::vector<ValueInfo>& inputs,
+                                 const std::vector<ValueInfo>& outputs,
+                                 std::span<const HostInput> given, const std::string& model);
+
 }  // namespace detail
 
 struct Session::Impl {
@@ -231,6 +244,8 @@ struct Session::Impl {
   // The first float64 initializer of the main graph with a value beyond float32's range
   // (empty: none): such a model always runs on the host.
   std::string wide_initializer;
+  // Set when the model holds strings: it runs on the host (strings.cpp), not planned.
+  std::shared_ptr<detail::StringGraph> strings;
 
   Status Load(std::span<const std::byte> bytes);
   // One node of `g` (graph attributes loaded as subgraphs of `parent`).

@@ -212,6 +212,7 @@ uint64_t Tensor::elements() const {
 }
 
 double Tensor::At(uint64_t i) const {
+  if (type == ElemType::kString) return std::numeric_limits<double>::quiet_NaN();
   const std::byte* p = data.data() + i * ElemSize(type);
   switch (type) {
     case ElemType::kFloat: return Load<float>(p);

@@ -207,15 +207,74 @@ TEST(OnnxLoad, UnknownAttributeIsRefusedAtLoad) {
   EXPECT_NE(s.error().message.find("node 0 'r'"), std::string::npos) << s.error().message;
 }
 
-TEST(OnnxLoad, StringInputIsRefused) {
+// Strings run on the host (ADR 0015). Expected texts are numpy's str() of float32 values
+// (the ONNX test data's formatting), written out by hand from numpy's documented rules.
+Result<RunResult> RunStrings(const ModelBuilder& b, const std::string& name, int type,
+                             std::vector<uint64_t> shape, const std::vector<std::string>& strings,
+                             std::span<const std::byte> data = {}) {
+  auto s = Session::LoadFromBytes(b.Bytes(), {}, Opts());
+  if (!s.ok()) return s.error();
+  HostInput in;
+  in.name = name;
+  in.type = static_cast<ElemType>(type);
+  in.shape = std::move(shape);
+  in.strings = strings;
+  in.data = data;
+  return s->Run({in});
+}
+
+TEST(OnnxStrings, FloatToStringFollowsNumpy) {
+  ModelBuilder b;
+  b.Input("x", ::onnx::TensorProto::FLOAT, {10});
+  b.Output("y", ::onnx::TensorProto::STRING, {10});
+  auto* a = b.Node("Cast", {"x"}, {"y"})->add_attribute();
+  a->set_name("to");
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(::onnx::TensorProto::STRING);
+  const std::vector<float> x = {3.0f,  1e-5f, 1e20f,   0.0001f, 100000.0f,
+                                -0.0f, 0.1f,  1.5e-7f, NAN,     -INFINITY};
+  auto r = RunStrings(b, "x", ::onnx::TensorProto::FLOAT, {10}, {}, AsBytes(x));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const std::vector<std::string> want = {"3.0",  "1e-05", "1e+20",   "0.0001", "100000.0",
+                                         "-0.0", "0.1",   "1.5e-07", "NaN",    "-INF"};
+  EXPECT_EQ(r->outputs[0].strings, want);
+  EXPECT_FALSE(r->on_host.empty());
+}
+
+TEST(OnnxStrings, StringToFloatParsesAndNamesBadElements) {
+  ModelBuilder b;
+  b.Input("x", ::onnx::TensorProto::STRING, {4});
+  b.Output("y", ::onnx::TensorProto::FLOAT, {4});
+  auto* a = b.Node("Cast", {"x"}, {"y"}, "c")->add_attribute();
+  a->set_name("to");
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(::onnx::TensorProto::FLOAT);
+  auto r = RunStrings(b, "x", ::onnx::TensorProto::STRING, {4}, {"1e3", "-INF", "+inf", "0.25"});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(As<float>(r->outputs[0]), (std::vector<float>{1000.0f, -INFINITY, INFINITY, 0.25f}));
+  auto bad = RunStrings(b, "x", ::onnx::TensorProto::STRING, {4}, {"1", "2", "two", "4"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("element 2 'two'"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("node 0 'c'"), std::string::npos) << bad.error().message;
+  auto count = RunStrings(b, "x", ::onnx::TensorProto::STRING, {4}, {"1"});
+  ASSERT_FALSE(count.ok());
+  EXPECT_NE(count.error().message.find("holds 1 strings"), std::string::npos)
+      << count.error().message;
+}
+
+TEST(OnnxStrings, OtherOpsInAStringGraphAreRefusedByName) {
   ModelBuilder b;
   b.Input("x", ::onnx::TensorProto::STRING, {2});
-  b.Output("y", ::onnx::TensorProto::STRING, {2});
-  b.Node("Identity", {"x"}, {"y"});
+  b.Output("y", ::onnx::TensorProto::FLOAT, {2});
+  auto* a = b.Node("Cast", {"x"}, {"f"})->add_attribute();
+  a->set_name("to");
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(::onnx::TensorProto::FLOAT);
+  b.Node("Relu", {"f"}, {"y"}, "relu");
   auto s = Session::LoadFromBytes(b.Bytes(), {}, Opts());
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message.find("input 'x'"), std::string::npos) << s.error().message;
-  EXPECT_NE(s.error().message.find("string"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("node 1 'relu' (Relu)"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("0015"), std::string::npos) << s.error().message;
 }
 
 // ---- External data ------------------------------------------------------------------------

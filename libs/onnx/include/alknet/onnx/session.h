@@ -94,6 +94,8 @@ struct HostInput {
   // A sequence input (`items`, each a tensor; `type` is theirs) or an empty optional.
   ValueKind kind = ValueKind::kTensor;
   std::vector<HostInput> items;
+  // A STRING input's elements instead of `data` (row-major), borrowed like `data`.
+  std::span<const std::string> strings;
 };
 // A host tensor (or sequence, or empty optional) as an input, borrowing its bytes.
 HostInput InputFromTensor(const Tensor& t, std::string name = {});

@@ -66,9 +66,12 @@ struct Tensor {
   std::vector<std::byte> data;
   ValueKind kind = ValueKind::kTensor;
   std::vector<Tensor> items;  // kSequence
+  // A STRING tensor's elements (row-major; `data` stays empty): strings live on the host only
+  // (docs/adr/0015-onnx-strings-on-the-host.md).
+  std::vector<std::string> strings;
 
   uint64_t elements() const;
-  // Element i as a double (int64 beyond 2^53 rounds).
+  // Element i as a double (int64 beyond 2^53 rounds; a string: NaN).
   double At(uint64_t i) const;
 };
 
