@@ -33,6 +33,10 @@ constexpr const char* kUsage =
     "  --max-total-tensor-bytes N\n"
     "                            tensor payloads of all calls in flight together; a call\n"
     "                            over what is left is refused (default 8589934592)\n"
+    "  --small-call-reserve N    bytes of that budget only calls whose tensors take at\n"
+    "                            most 1048576 bytes may use, so unfinished large uploads\n"
+    "                            cannot lock small calls out (default: the smaller of\n"
+    "                            64 MiB and 1/16 of --max-total-tensor-bytes)\n"
     "  --max-concurrent N        calls running at once; more are refused (default 64)\n"
     "  --max-call-time MS        per-call time limit in milliseconds, upload and waiting\n"
     "                            for the GPU included (default 600000)\n"
@@ -111,6 +115,9 @@ int RunServe(std::span<const std::string_view> args) {
     } else if (a == "--max-total-tensor-bytes") {
       if (!count(n, 0, std::numeric_limits<std::uint64_t>::max())) return Usage(count_error);
       options.limits.max_total_tensor_bytes = n;
+    } else if (a == "--small-call-reserve") {
+      if (!count(n, 0, std::numeric_limits<std::uint64_t>::max())) return Usage(count_error);
+      options.limits.small_call_reserve = n;
     } else if (a == "--idle-timeout") {
       if (!count(n, 1, 999'999'999'999)) return Usage(count_error);
       options.limits.idle_timeout = std::chrono::milliseconds(n);

@@ -179,6 +179,14 @@ class Reservation {
 
 }  // namespace
 
+std::uint64_t SmallCallReserve(const ServerLimits& limits) {
+  const std::uint64_t budget = limits.max_total_tensor_bytes;
+  const std::uint64_t reserve = limits.small_call_reserve
+                                    ? *limits.small_call_reserve
+                                    : std::min<std::uint64_t>(64ull << 20, budget / 16);
+  return std::min(reserve, budget);
+}
+
 struct CallServer::Impl {
   // Before `server`: destroyed after it, so no handler can outlive the alarms' owner.
   Watchdog watchdog;
@@ -400,14 +408,23 @@ struct CallServer::Impl {
     }
     // Declared bytes are reserved before any is buffered, so unfinished uploads together
     // never hold more than the total budget.
+    // A large call may not take the share kept for small ones (--small-call-reserve).
     Reservation reservation(reserved_bytes);
-    if (!reservation.Take(payload_bytes, options.limits.max_total_tensor_bytes)) {
+    const std::uint64_t budget = options.limits.max_total_tensor_bytes;
+    const bool small = payload_bytes <= kSmallCallBytes;
+    const std::uint64_t share_limit = small ? budget : budget - SmallCallReserve(options.limits);
+    if (!reservation.Take(payload_bytes, share_limit)) {
       refused.fetch_add(1);
-      return Fail(ctx, ErrorCode::kResourceExhausted, name,
-                  "the call's tensors take " + std::to_string(payload_bytes) +
-                      " bytes, over what is left of the server's budget of " +
-                      std::to_string(options.limits.max_total_tensor_bytes) +
-                      " bytes for all calls in flight (--max-total-tensor-bytes); retry later");
+      std::string why = "the call's tensors take " + std::to_string(payload_bytes) +
+                        " bytes, over what is left of the server's budget of " +
+                        std::to_string(budget) +
+                        " bytes for all calls in flight (--max-total-tensor-bytes";
+      if (!small) {
+        why += "; " + std::to_string(budget - share_limit) +
+               " of it is kept for calls of at most " + std::to_string(kSmallCallBytes) +
+               " bytes, --small-call-reserve";
+      }
+      return Fail(ctx, ErrorCode::kResourceExhausted, name, why + "); retry later");
     }
 
     // Reassemble the payload; a hostile sender can neither overrun it nor make it grow.

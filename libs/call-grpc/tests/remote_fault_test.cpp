@@ -352,6 +352,85 @@ TEST_F(RemoteTimeouts, UnfinishedUploadsShareOneMemoryBudget) {
   ExpectServerAnswers();
 }
 
+// A share of the total budget is kept for small calls: large unfinished uploads stop at the
+// budget less the reserve, and a small call still gets through (before the reserve, the two
+// 2 MiB uploads below filled the 4 MiB budget and every call was refused).
+class RemoteReserve : public RemoteFault {
+ protected:
+  void SetUp() override {
+    ServerLimits limits;
+    limits.max_tensor_bytes = 2 << 20;
+    limits.max_total_tensor_bytes = 4 << 20;
+    limits.small_call_reserve = 1 << 20;
+    limits.idle_timeout = 20s;  // the held uploads must outlive the test
+    StartServer(limits);
+  }
+};
+
+TEST(SmallCallReserve, DefaultIsASixteenthUpTo64MiBAndNeverMoreThanTheBudget) {
+  ServerLimits l;
+  EXPECT_EQ(SmallCallReserve(l), 64u << 20);  // 8 GiB budget
+  l.max_total_tensor_bytes = 512u << 20;
+  EXPECT_EQ(SmallCallReserve(l), 32u << 20);
+  l.max_total_tensor_bytes = 3u << 20;
+  EXPECT_EQ(SmallCallReserve(l), (3u << 20) / 16);
+  l.small_call_reserve = 5u << 20;  // more than the budget: all of it
+  EXPECT_EQ(SmallCallReserve(l), 3u << 20);
+  l.small_call_reserve = 0;
+  EXPECT_EQ(SmallCallReserve(l), 0u);
+}
+
+TEST_F(RemoteReserve, LargeUploadsCannotTakeTheShareOfSmallCalls) {
+  std::vector<std::unique_ptr<RawCall>> held;
+  grpc::Status refused;
+  for (int i = 0; i < 4; ++i) {
+    auto raw = Raw();
+    ASSERT_TRUE(raw->stream->Write(Header("test.echo", 2 << 20)));
+    for (int k = 0; k < 200 && server_->reserved_tensor_bytes() < (held.size() + 1) << 21; ++k)
+      std::this_thread::sleep_for(1ms);
+    if (server_->reserved_tensor_bytes() < (held.size() + 1) << 21) {
+      refused = Finish(*raw);
+      break;
+    }
+    held.push_back(std::move(raw));
+  }
+  // 4 MiB less the 1 MiB reserve admits one 2 MiB upload, not two.
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.error_message().find("--small-call-reserve"), std::string::npos)
+      << refused.error_message();
+  // Small calls (at most kSmallCallBytes of tensors) use what is left, the reserve included.
+  auto client = Client();
+  std::vector<Value> args{Value(RandomTensor("u8", {900 << 10}, 7))};
+  auto r = client->Invoke("test.echo", args, CallOptions::WithTimeout(10s));
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_EQ(r->as_list().size(), 1u);
+  EXPECT_TRUE(r->as_list()[0] == args[0]);
+  // A small header of exactly kSmallCallBytes may fill the budget to its last byte.
+  auto small = Raw();
+  ASSERT_TRUE(small->stream->Write(Header("test.echo", kSmallCallBytes)));
+  auto small2 = Raw();
+  ASSERT_TRUE(small2->stream->Write(Header("test.echo", kSmallCallBytes)));
+  for (int k = 0; k < 2000 && server_->reserved_tensor_bytes() < 4u << 20; ++k)
+    std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(server_->reserved_tensor_bytes(), 4u << 20);
+  // Now full: a small call is refused too (the reserve is a share, not a bypass).
+  auto extra = Raw();
+  extra->stream->Write(Header("test.echo", 16));
+  const grpc::Status full = Finish(*extra);
+  EXPECT_EQ(full.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(full.error_message().find("--small-call-reserve"), std::string::npos)
+      << full.error_message();
+  held.push_back(std::move(small));
+  held.push_back(std::move(small2));
+  for (auto& h : held) h->ctx.TryCancel();
+  for (auto& h : held) h->stream->Finish();
+  for (int k = 0; k < 2000 && server_->reserved_tensor_bytes() != 0; ++k)
+    std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(server_->reserved_tensor_bytes(), 0u);
+  ExpectServerAnswers();
+}
+
 // Bytes sent as one message exactly as given, for frames StreamFrame cannot produce.
 struct RawBytes {
   std::string bytes;

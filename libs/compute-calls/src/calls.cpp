@@ -5,6 +5,7 @@
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -139,11 +140,36 @@ class DeviceTurn {
   bool owns_ = false;
 };
 
-// The most multiply-adds one MatMul dispatch does for a call: a larger product is run as
-// row blocks, and the call's deadline and cancellation are checked between them, so a
-// `compute.mat_mul` past --max-call-time stops within about one block (~0.2 s on lavapipe),
-// not after the whole product.
-constexpr double kMacsPerDispatch = double(1 << 28);
+// A MatMul too long for one dispatch runs as blocks sized by time: each dispatch aims at
+// ALKNET_MATMUL_BLOCK_MS milliseconds (default 50; 1 to 60000), sized from the multiply-adds per
+// second the previous dispatches achieved. The call's deadline and cancellation are checked,
+// and the device handed to queued calls, between blocks, so a `compute.mat_mul` past
+// --max-call-time stops, and a small call behind it waits, about one block (ADR 0016).
+constexpr double kFirstBlockMacs = double(1 << 24);  // before any dispatch was measured
+constexpr double kMinBlockMacs = double(1 << 20);
+constexpr double kMaxBlockMacs = double(1ull << 34);
+constexpr double kMaxBlockGrowth = 4;  // one slow or fast sample cannot swing it further
+
+double BlockSeconds() {
+  const char* env = std::getenv("ALKNET_MATMUL_BLOCK_MS");
+  if (env != nullptr && *env != 0) {
+    char* end = nullptr;
+    const long ms = std::strtol(env, &end, 10);
+    if (*end == 0 && ms >= 1 && ms <= 60000) return double(ms) / 1000;
+  }
+  return 0.05;
+}
+
+// Multiply-adds per second the last MatMul dispatch achieved (0: none measured yet), shared by
+// calls: the first block of a call is sized from it.
+std::atomic<double> g_macs_per_second{0};
+
+// The multiply-adds the next block should do.
+double NextBlockMacs() {
+  const double rate = g_macs_per_second.load();
+  if (rate <= 0) return kFirstBlockMacs;
+  return std::clamp(rate * BlockSeconds(), kMinBlockMacs, kMaxBlockMacs);
+}
 
 c::Error ToCallError(const Error& e) {
   c::ErrorCode code = c::ErrorCode::kInternal;
@@ -197,7 +223,7 @@ c::Value ToCallTensor(HostTensor host) {
 }
 
 // A MatMul too large for one dispatch, A [..., M, K] x B [..., K, N] (batch dimensions
-// broadcast as numpy does), is cut into dispatches of at most kMacsPerDispatch multiply-adds:
+// broadcast as numpy does), is cut into dispatches sized by time (NextBlockMacs):
 // row blocks of A against one matrix of B, or groups of whole batches when one batch is small.
 // Between dispatches the call checks its deadline and cancellation and yields the device to
 // calls that queued meanwhile. Every output element is the same dot product as in one dispatch
@@ -240,7 +266,7 @@ std::optional<MatMulCut> PlanMatMulCut(const std::string& op, const Attributes& 
   // The byte sizes must be exact (so every slice below is in bounds) and the work large.
   if (a_elems * infos[0]->block_bytes != double(in[0].data.size()) ||
       b_elems * infos[1]->block_bytes != double(in[1].data.size()) ||
-      batches * double(cut.m) * double(cut.k) * double(cut.n) <= kMacsPerDispatch || cut.m == 0 ||
+      batches * double(cut.m) * double(cut.k) * double(cut.n) <= NextBlockMacs() || cut.m == 0 ||
       cut.k == 0 || cut.n == 0) {
     return std::nullopt;
   }
@@ -284,10 +310,19 @@ class MatMulRunner {
       tb = *up;
       b_on_device = &*tb;
     }
+    // The dispatch and its read-back (which waits for the GPU) are timed to size the next.
+    const auto t0 = std::chrono::steady_clock::now();
     auto r = ex_.Run("MatMul", {*ta, *b_on_device}, {}, opset_);
     if (!r.ok()) return ToCallError(r.error());
     auto host = ex_.Download(*r);
     if (!host.ok()) return ToCallError(host.error());
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double macs = double(std::max<std::uint64_t>(g, 1)) * double(m) * double(k) * double(n);
+    block_macs_ =
+        std::clamp(macs / std::max(took, 1e-6) * BlockSeconds(), kMinBlockMacs,
+                   std::min(kMaxBlockMacs, std::max(block_macs_, macs) * kMaxBlockGrowth));
+    g_macs_per_second.store(block_macs_ / BlockSeconds());
     out_.dtype = host->dtype;
     out_.data.insert(out_.data.end(), host->data.begin(), host->data.end());
     return c::Ok{};
@@ -295,16 +330,19 @@ class MatMulRunner {
   // Rows [0, rows) of a (rows x k) against b (k x n), in row blocks.
   c::Status RowBlocks(std::span<const std::byte> a, std::uint64_t rows, std::uint64_t k,
                       std::uint64_t n, std::span<const std::byte> b) {
-    const std::uint64_t per =
-        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(kMacsPerDispatch / double(k * n)));
     auto tb = ex_.Upload(dtype_, {k, n}, b);  // once for every block of rows
     if (!tb.ok()) return ToCallError(tb.error());
-    for (std::uint64_t r0 = 0; r0 < rows; r0 += per) {
+    for (std::uint64_t r0 = 0; r0 < rows;) {
+      const auto per =
+          std::max<std::uint64_t>(1, static_cast<std::uint64_t>(block_macs_ / double(k * n)));
       const std::uint64_t count = std::min(per, rows - r0);
       ALKNET_TRY(Dispatch(0, count, k, n, a.subspan(r0 * k * eb_, count * k * eb_), b, &*tb));
+      r0 += count;
     }
     return c::Ok{};
   }
+  // Multiply-adds the next dispatch should do (ALKNET_MATMUL_BLOCK_MS of work).
+  double block_macs() const { return block_macs_; }
   HostTensor& out() { return out_; }
 
  private:
@@ -315,6 +353,7 @@ class MatMulRunner {
   std::size_t eb_;
   int opset_;
   HostTensor out_;
+  double block_macs_ = NextBlockMacs();
 };
 
 c::Result<c::Value> RunMatMulCut(const c::CallContext& ctx, DeviceTurn& turn, Executor& ex,
@@ -331,7 +370,7 @@ c::Result<c::Value> RunMatMulCut(const c::CallContext& ctx, DeviceTurn& turn, Ex
   if (b_matrices == 1) {
     // One B for every batch: A's batches are rows of one tall matrix.
     ALKNET_TRY(run.RowBlocks(a, batches * m, k, n, b));
-  } else if (double(m) * double(k) * double(n) > kMacsPerDispatch) {
+  } else if (double(m) * double(k) * double(n) > run.block_macs()) {
     for (std::uint64_t o = 0; o < batches; ++o) {
       const std::uint64_t ia = BatchIndex(cut.a_batch, cut.out_batch, o);
       const std::uint64_t ib = BatchIndex(cut.b_batch, cut.out_batch, o);
@@ -340,13 +379,13 @@ c::Result<c::Value> RunMatMulCut(const c::CallContext& ctx, DeviceTurn& turn, Ex
     }
   } else {
     // Whole batches per dispatch, gathered (a broadcast operand is copied per batch), at most
-    // kMacsPerDispatch multiply-adds and 64 MiB of operands each.
+    // one block's multiply-adds and 64 MiB of operands each.
     const double unit = double(m) * double(k) * double(n);
     const double bytes = double(m * k + k * n) * double(eb);
-    const auto per = static_cast<std::uint64_t>(
-        std::max(1.0, std::min(kMacsPerDispatch / unit, double(64u << 20) / bytes)));
     std::vector<std::byte> ga, gb;
-    for (std::uint64_t o0 = 0; o0 < batches; o0 += per) {
+    for (std::uint64_t o0 = 0; o0 < batches;) {
+      const auto per = static_cast<std::uint64_t>(
+          std::max(1.0, std::min(run.block_macs() / unit, double(64u << 20) / bytes)));
       const std::uint64_t g = std::min(per, batches - o0);
       ga.clear();
       gb.clear();
@@ -359,6 +398,7 @@ c::Result<c::Value> RunMatMulCut(const c::CallContext& ctx, DeviceTurn& turn, Ex
         gb.insert(gb.end(), sb.begin(), sb.end());
       }
       ALKNET_TRY(run.Dispatch(g, m, k, n, ga, gb));
+      o0 += g;
     }
   }
   HostTensor out = std::move(run.out());

@@ -109,36 +109,47 @@ TEST_F(ComputeCalls, RemoteOpsMatchTheReference) {
   }
 }
 
-// A MatMul larger than one dispatch's budget runs as row blocks; the result must still be the
-// product (257 rows: two blocks, the second of one row).
-TEST_F(ComputeCalls, BlockedMatMulMatchesTheReference) {
+// Sets ALKNET_MATMUL_BLOCK_MS for one scope (blocks sized for that many milliseconds).
+struct BlockMs {
+  explicit BlockMs(const char* ms) { setenv("ALKNET_MATMUL_BLOCK_MS", ms, 1); }
+  ~BlockMs() { unsetenv("ALKNET_MATMUL_BLOCK_MS"); }
+};
+
+// A MatMul longer than one block runs as row blocks sized by time; the result must still be
+// the product whatever the block size (1 ms: many blocks of a few rows; 60 s: after the first
+// measured block, the rest in one). Every row is checked against float64 (rows are
+// independent, and where the block edges fall depends on the timing).
+TEST_F(ComputeCalls, BlockedMatMulMatchesTheReferenceForEveryBlockSize) {
   const int m = 257, k = 1024, n = 1024;
   std::mt19937_64 rng(testing::Seed() + 7);
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> a(m * k), b(k * n);
   for (float& v : a) v = u(rng);
   for (float& v : b) v = u(rng);
-  std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({m, k}, a), F32Tensor({k, n}, b)})};
-  auto r = registry_.Invoke("compute.mat_mul", args,
-                            c::CallOptions::WithTimeout(std::chrono::seconds(120)));
-  ASSERT_TRUE(r.ok()) << r.error().ToString();
-  ASSERT_EQ(r->as_tensor().shape, (std::vector<int64_t>{m, n}));
-  const std::vector<float> got = Floats(r->as_tensor());
-  // Rows are independent: the rows at block edges (256 rows per block here) and a few
-  // inside are checked in full against float64.
-  int bad = 0;
-  for (int i : {0, 1, 100, 254, 255, 256}) {
-    for (int j = 0; j < n; ++j) {
-      double ref = 0, mag = 0;
-      for (int p = 0; p < k; ++p) {
-        ref += double(a[i * k + p]) * b[p * n + j];
-        mag += std::abs(double(a[i * k + p]) * b[p * n + j]);
+  for (const char* ms : {"1", "50", "60000"}) {
+    BlockMs block(ms);
+    std::vector<c::Value> args{
+        c::Value(c::Value::List{F32Tensor({m, k}, a), F32Tensor({k, n}, b)})};
+    auto r = registry_.Invoke("compute.mat_mul", args,
+                              c::CallOptions::WithTimeout(std::chrono::seconds(120)));
+    ASSERT_TRUE(r.ok()) << r.error().ToString();
+    ASSERT_EQ(r->as_tensor().shape, (std::vector<int64_t>{m, n}));
+    const std::vector<float> got = Floats(r->as_tensor());
+    int bad = 0;
+    for (int i = 0; i < m; ++i) {
+      for (int j : {0, 1, 333, 511, 512, 777, n - 1}) {
+        double ref = 0, mag = 0;
+        for (int p = 0; p < k; ++p) {
+          ref += double(a[i * k + p]) * b[p * n + j];
+          mag += std::abs(double(a[i * k + p]) * b[p * n + j]);
+        }
+        if (std::abs(got[i * n + j] - ref) > 1e-5 * mag + 1e-6 && ++bad < 5)
+          ADD_FAILURE() << ms << " ms blocks (" << i << "," << j << "): " << got[i * n + j]
+                        << " want " << ref;
       }
-      if (std::abs(got[i * n + j] - ref) > 1e-5 * mag + 1e-6 && ++bad < 5)
-        ADD_FAILURE() << "(" << i << "," << j << "): " << got[i * n + j] << " want " << ref;
     }
+    EXPECT_EQ(bad, 0) << ms << " ms blocks";
   }
-  EXPECT_EQ(bad, 0);
 }
 
 // Batched MatMuls over one dispatch's budget are cut too (ADR 0014): A's batches as rows of
@@ -161,50 +172,53 @@ TEST_F(ComputeCalls, BatchedMatMulsAreCutAndMatchTheReference) {
     for (int64_t d : s) n *= d;
     return n;
   };
-  for (const Case& cs : cases) {
-    std::vector<float> a(count(cs.a)), b(count(cs.b));
-    for (float& v : a) v = u(rng);
-    for (float& v : b) v = u(rng);
-    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor(cs.a, a), F32Tensor(cs.b, b)})};
-    auto r = registry_.Invoke("compute.mat_mul", args,
-                              c::CallOptions::WithTimeout(std::chrono::seconds(300)));
-    ASSERT_TRUE(r.ok()) << r.error().ToString();
-    ASSERT_EQ(r->as_tensor().shape, cs.out);
-    const std::vector<float> got = Floats(r->as_tensor());
-    const int64_t m = cs.a[cs.a.size() - 2], k = cs.a.back(), n = cs.b.back();
-    // The batch index of an operand for output batch o (numpy broadcasting).
-    auto matrix = [&](const std::vector<int64_t>& shape, int64_t o) {
-      const std::size_t rank = cs.out.size() - 2, pad = rank - (shape.size() - 2);
-      int64_t index = 0, stride = 1;
-      for (std::size_t d = rank; d-- > 0;) {
-        const int64_t i = o % cs.out[d];
-        o /= cs.out[d];
-        const int64_t dim = d < pad ? 1 : shape[d - pad];
-        if (dim != 1) index += i * stride;
-        stride *= dim;
-      }
-      return index;
-    };
-    const int64_t batches = count(cs.out) / (m * n);
-    int bad = 0;
-    for (int64_t o = 0; o < batches; ++o) {
-      const float* ma = a.data() + matrix(cs.a, o) * m * k;
-      const float* mb = b.data() + (cs.b.size() == 2 ? 0 : matrix(cs.b, o)) * k * n;
-      for (int t = 0; t < 24; ++t) {
-        const int64_t i = t < 2 ? t * (m - 1) : int64_t(rng() % m);
-        const int64_t j = t < 2 ? t * (n - 1) : int64_t(rng() % n);
-        double ref = 0, mag = 0;
-        for (int64_t p = 0; p < k; ++p) {
-          ref += double(ma[i * k + p]) * mb[p * n + j];
-          mag += std::abs(double(ma[i * k + p]) * mb[p * n + j]);
+  for (const char* ms : {"2", "50"})
+    for (const Case& cs : cases) {
+      BlockMs block(ms);
+      std::vector<float> a(count(cs.a)), b(count(cs.b));
+      for (float& v : a) v = u(rng);
+      for (float& v : b) v = u(rng);
+      std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor(cs.a, a), F32Tensor(cs.b, b)})};
+      auto r = registry_.Invoke("compute.mat_mul", args,
+                                c::CallOptions::WithTimeout(std::chrono::seconds(300)));
+      ASSERT_TRUE(r.ok()) << r.error().ToString();
+      ASSERT_EQ(r->as_tensor().shape, cs.out);
+      const std::vector<float> got = Floats(r->as_tensor());
+      const int64_t m = cs.a[cs.a.size() - 2], k = cs.a.back(), n = cs.b.back();
+      // The batch index of an operand for output batch o (numpy broadcasting).
+      auto matrix = [&](const std::vector<int64_t>& shape, int64_t o) {
+        const std::size_t rank = cs.out.size() - 2, pad = rank - (shape.size() - 2);
+        int64_t index = 0, stride = 1;
+        for (std::size_t d = rank; d-- > 0;) {
+          const int64_t i = o % cs.out[d];
+          o /= cs.out[d];
+          const int64_t dim = d < pad ? 1 : shape[d - pad];
+          if (dim != 1) index += i * stride;
+          stride *= dim;
         }
-        const float g = got[(o * m + i) * n + j];
-        if (std::abs(g - ref) > 1e-5 * mag + 1e-6 && ++bad < 5)
-          ADD_FAILURE() << "batch " << o << " (" << i << "," << j << "): " << g << " want " << ref;
+        return index;
+      };
+      const int64_t batches = count(cs.out) / (m * n);
+      int bad = 0;
+      for (int64_t o = 0; o < batches; ++o) {
+        const float* ma = a.data() + matrix(cs.a, o) * m * k;
+        const float* mb = b.data() + (cs.b.size() == 2 ? 0 : matrix(cs.b, o)) * k * n;
+        for (int t = 0; t < 24; ++t) {
+          const int64_t i = t < 2 ? t * (m - 1) : int64_t(rng() % m);
+          const int64_t j = t < 2 ? t * (n - 1) : int64_t(rng() % n);
+          double ref = 0, mag = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            ref += double(ma[i * k + p]) * mb[p * n + j];
+            mag += std::abs(double(ma[i * k + p]) * mb[p * n + j]);
+          }
+          const float g = got[(o * m + i) * n + j];
+          if (std::abs(g - ref) > 1e-5 * mag + 1e-6 && ++bad < 5)
+            ADD_FAILURE() << ms << " ms blocks, batch " << o << " (" << i << "," << j << "): " << g
+                          << " want " << ref;
+        }
       }
+      EXPECT_EQ(bad, 0);
     }
-    EXPECT_EQ(bad, 0);
-  }
 }
 
 // GPU calls take turns: a small call queued while a long MatMul runs goes between two of its
@@ -274,6 +288,41 @@ TEST_F(ComputeCalls, LongMatMulStopsAtItsDeadlineAndFreesTheDevice) {
   }
   std::printf("small call done %.2f s after the long one started (its deadline: 0.5 s)\n", waited);
   EXPECT_LT(waited, 5.0);
+}
+
+// Cancelling a long MatMul stops it within about one block: blocks are sized for 50 ms, so a
+// small call sent right after the cancel gets the device well within a second (with the fixed
+// 2^28 multiply-add blocks of before, one block of this product took 0.2-1.9 s on lavapipe).
+// The cancelled call's future resolves at once; the device is what the handler holds.
+TEST_F(ComputeCalls, CancelledLongMatMulFreesTheDeviceWithinABlock) {
+  auto small = [&] {
+    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({2, 3}, {1, 2, 3, 4, 5, 6}),
+                                                       F32Tensor({3, 2}, {1, 0, 0, 1, 1, 1})})};
+    return registry_.Invoke("compute.mat_mul", args,
+                            c::CallOptions::WithTimeout(std::chrono::seconds(120)));
+  };
+  ASSERT_TRUE(small().ok());               // device open, pipeline compiled
+  const int m = 4096, k = 2048, n = 2048;  // 17 G multiply-adds: many seconds on lavapipe
+  std::vector<float> a(std::size_t(m) * k, 0.5f), b(std::size_t(k) * n, 0.25f);
+  c::CancelSource cancel;
+  c::CallOptions options = c::CallOptions::WithTimeout(std::chrono::seconds(600));
+  options.cancel = cancel.Token();
+  auto big = registry_.InvokeAsync(
+      "compute.mat_mul", {c::Value(c::Value::List{F32Tensor({m, k}, a), F32Tensor({k, n}, b)})},
+      options);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // blocks measured and sized
+  const auto cancelled_at = std::chrono::steady_clock::now();
+  cancel.Cancel();
+  auto r = small();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled_at).count();
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(Floats(r->as_tensor()), (std::vector<float>{4, 5, 10, 11}));
+  auto big_result = big.get();
+  ASSERT_FALSE(big_result.ok()) << "the product finished before the cancel; make it larger";
+  EXPECT_EQ(big_result.error().code, c::ErrorCode::kCancelled) << big_result.error().ToString();
+  std::printf("small call done %.3f s after the long one was cancelled\n", took);
+  EXPECT_LT(took, 1.0);
 }
 
 TEST_F(ComputeCalls, RemoteErrorsNameTheProblem) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,12 +19,21 @@
 
 namespace alknet::call {
 
+// A call whose declared tensor payload is at most this is a small call: it may use
+// ServerLimits::small_call_reserve.
+inline constexpr std::uint64_t kSmallCallBytes = 1u << 20;
+
 struct ServerLimits {
   std::size_t max_message_bytes = 8u << 20;     // one gRPC message: a header or a chunk
   std::uint64_t max_tensor_bytes = 4ull << 30;  // all tensors of one call, encoded
   // All payloads being received or held by running calls at once; a call whose header
   // declares more than what is left is refused before anything is buffered.
   std::uint64_t max_total_tensor_bytes = 8ull << 30;
+  // The share of max_total_tensor_bytes kept for small calls (payload at most
+  // kSmallCallBytes): a larger call is refused once the rest of the budget is taken, so
+  // unfinished large uploads cannot lock small calls out. Unset: min(64 MiB, budget / 16).
+  // Clamped to the budget.
+  std::optional<std::uint64_t> small_call_reserve;
   int max_concurrent_calls = 64;
   // From the first frame of a call to its result, upload included; enforced on a call that
   // waits for the device and between the dispatches of a running one.
@@ -35,6 +45,10 @@ struct ServerLimits {
   // completes the HTTP/2 handshake is closed after idle_timeout.
   std::chrono::milliseconds max_connection_idle{5 * 60 * 1000};
 };
+
+// The reserve ServerLimits::small_call_reserve gives (its default when unset), at most the
+// budget.
+std::uint64_t SmallCallReserve(const ServerLimits& limits);
 
 // One finished (or refused) call as the server saw it: `alknet serve --json` prints one line
 // of these per call.
