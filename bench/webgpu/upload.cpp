@@ -100,7 +100,8 @@ int main(int argc, char** argv) {
         const std::string item = list.substr(pos, comma - pos);
         char* end = nullptr;
         const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
-        if (item.empty() || *end != 0 || v == 0 || v > 4096) Die("--sizes: bad size '" + item + "'");
+        if (item.empty() || *end != 0 || v == 0 || v > 4096)
+          Die("--sizes: bad size '" + item + "'");
         sizes_mib.push_back(v);
         pos = comma + 1;
       }
@@ -133,7 +134,8 @@ int main(int argc, char** argv) {
       const auto t0 = Clock::now();
       MustOk(ctx->Write(dst, 0, src), "write");
       MustOk(ctx->WaitIdle(), "wait");
-      if (it > 0) t_write.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      if (it > 0)
+        t_write.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
     Check(*ctx, dst, src, "write");
     // staged-new
@@ -145,7 +147,8 @@ int main(int argc, char** argv) {
       std::memcpy(p, src.data(), n);
       wg::P().BufferUnmap(s.get());
       CopyAndDrain(*ctx, s, dst, n);
-      if (it > 0) t_new.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      if (it > 0)
+        t_new.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
     Check(*ctx, dst, src, "staged-new");
     // staged-pooled
@@ -170,13 +173,15 @@ int main(int argc, char** argv) {
       wg::P().BufferUnmap(pool.get());
       mapped = false;
       CopyAndDrain(*ctx, pool, dst, n);
-      if (it > 0) t_pool.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      if (it > 0)
+        t_pool.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
     Check(*ctx, dst, src, "staged-pooled");
     for (int it = 0; it <= iterations; ++it) {
       const auto t0 = Clock::now();
       std::memcpy(host.data(), src.data(), n);
-      if (it > 0) t_memcpy.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      if (it > 0)
+        t_memcpy.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
     if (std::memcmp(host.data(), src.data(), n) != 0) Die("memcpy differs");
     const double w = Median(t_write), s1 = Median(t_new), s2 = Median(t_pool), m = Median(t_memcpy);
