@@ -481,14 +481,16 @@ class Renderer {
 
   [[noreturn]] void missing(const Expr& e, const Scope& s, std::size_t part) const {
     std::string msg;
-    if (e.data && part == 0) {
+    if (part == static_cast<std::size_t>(-1)) {
+      msg = "'" + e.original + "' goes " + std::to_string(e.depth) +
+            " level(s) up, past the outermost context";
+    } else if (e.data && e.parts.empty()) {
+      msg = "'" + e.original + "' names no data variable";
+    } else if (e.data && part == 0) {
       msg = "'@" + e.parts[0] + "' is not defined here";
       if (e.parts[0] == "index" || e.parts[0] == "key" || e.parts[0] == "first" ||
           e.parts[0] == "last")
         msg += " (it exists only inside {{#each}} and {{#times}})";
-    } else if (part == static_cast<std::size_t>(-1)) {
-      msg = "'" + e.original + "' goes " + std::to_string(e.depth) +
-            " level(s) up, past the outermost context";
     } else if (part == 0 && e.parts.size() == 1) {
       msg = "variable '" + e.original + "' not found";
     } else {
@@ -526,16 +528,16 @@ class Renderer {
       auto idx = static_cast<std::size_t>(e.block_param_index);
       cur = (f && idx < f->count && f->values[idx]) ? f->values[idx] : &kUndefined;
       first = 1;
-    } else if (e.data) {
+    } else if (e.data && !e.parts.empty()) {
       const DataFrame* f = s.data;
       for (int i = 0; i < e.depth && f; ++i) f = f->parent;
-      cur = e.parts.empty() ? nullptr : lookup_data(f, e.parts[0], scratch);
+      cur = lookup_data(f, e.parts[0], scratch);
       if (!cur) {
         if (strict) missing(e, s, 0);
         return kUndefined;
       }
       first = 1;
-    } else if (e.depth == 0) {
+    } else if (e.depth == 0) {  // also `@.` and `@this`: handlebars.js reads them as `this`
       cur = s.self;
     } else {
       const DepthNode* d = s.depths;

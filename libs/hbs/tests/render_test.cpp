@@ -41,6 +41,22 @@ TEST(Strict, MissingVariableNamesTemplateLineColumn) {
   EXPECT_NE(e.message().find("'rows' is not a key of 'tile'"), std::string::npos) << e.what();
 }
 
+// `@` before a context path (`@.`, `@this`, `@../.`): handlebars.js reads it as the path
+// without the `@` (compat output is in the conformance corpus). Strict mode did the same
+// lookup but, when it failed, built its message from a part the path does not have (a null
+// read found by fuzz_hbs_template; seed crash_data_dot.hbs).
+TEST(Strict, DataSigilBeforeAContextPathIsThatContext) {
+  Registry hbs;
+  Value ctx = Value::object({{"xs", Value::array({5, 6})}, {"d", Value::object({{"k", "v"}})}});
+  EXPECT_EQ(hbs.render_template("{{#each xs}}[{{@.}}|{{@this}}|{{.}}]{{/each}}", ctx),
+            "[5|5|5][6|6|6]");
+  EXPECT_EQ(hbs.render_template("{{#with d}}{{lookup @../. 'xs'}}{{/with}}", ctx),
+            hbs.render_template("{{#with d}}{{lookup ../. 'xs'}}{{/with}}", ctx));
+  hbs.register_template_string("up", "{{@../.}}");
+  RenderError e = render_error(hbs, "up", ctx);
+  EXPECT_NE(std::string(e.what()).find("past the outermost context"), std::string::npos) << e.what();
+}
+
 TEST(Strict, MissingPartialAndHelper) {
   Registry hbs;
   hbs.register_template_string("gemm", "a\nb\n  {{> structs}}", "gemm.wgsl.hbs");

@@ -265,6 +265,9 @@ group("extra", "recursion and data", [
     "{{#with deep}}{{#*inline 'q'}}[{{../name}}|{{x}}]{{/inline}}{{> q x=1}}{{/with}}",
     "{{#each children}}{{#*inline 'q'}}{{../name}}/{{name}};{{/inline}}{{> q}}{{/each}}",
     "{{#*inline 'q'}}[{{../name}}]{{/inline}}{{#with deep}}{{> q}}{{/with}}",
+    # `@` before a context path: handlebars.js reads `@.`, `@this` and `@../.` as `.`, `this`, `../.`
+    "{{@.}}", "{{@this}}", "{{#each arr}}[{{@.}}|{{@this}}]{{/each}}", "{{#with deep}}{{@../.}}{{/with}}",
+    "{{#with deep}}{{#with a}}{{@../.}}{{/with}}{{/with}}", "{{@../.}}", "{{lookup @. 'name'}}",
 ], data=tree, partials={"node": "{{name}}({{#each children}}{{> node}}{{/each}})", "leaf": "<{{name}}|{{a.b.c.d}}>"})
 group("extra", "nested layouts", [
     "{{#> outer}}X{{/outer}}", "{{#> outer}}{{#> inner}}Y{{/inner}}{{/outer}}", "{{#> wrap2}}Z{{/wrap2}}",
