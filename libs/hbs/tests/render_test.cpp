@@ -54,7 +54,8 @@ TEST(Strict, DataSigilBeforeAContextPathIsThatContext) {
             hbs.render_template("{{#with d}}{{lookup ../. 'xs'}}{{/with}}", ctx));
   hbs.register_template_string("up", "{{@../.}}");
   RenderError e = render_error(hbs, "up", ctx);
-  EXPECT_NE(std::string(e.what()).find("past the outermost context"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("past the outermost context"), std::string::npos)
+      << e.what();
 }
 
 TEST(Strict, MissingPartialAndHelper) {
