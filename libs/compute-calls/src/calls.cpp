@@ -27,6 +27,8 @@ namespace c = alknet::call;
 // One device per process, opened on first use; calls take turns on it, in arrival order (a
 // FIFO of waiters, not a plain mutex): a long call that yields between dispatches goes to the
 // back of the line, so a small call waits at most about one dispatch of each call ahead of it.
+void ReleaseAtExit();
+
 struct Device {
   std::mutex mutex;
   std::condition_variable turn;
@@ -50,6 +52,15 @@ struct Device {
       ctx = std::move(created).value();
       executor = std::make_unique<Executor>(*ctx);
       published.store(ctx.get());
+      // Released by an exit handler registered now, after Context::Create loaded Dawn and the
+      // driver: it runs before the handlers and static destructors they registered, which this
+      // object's own destructor (registered before them) would not (libs/ext/compute does the
+      // same).
+      static const bool released_at_exit = [] {
+        std::atexit(ReleaseAtExit);
+        return true;
+      }();
+      (void)released_at_exit;
     }
     if (ctx->lost())
       return c::MakeError(c::ErrorCode::kUnavailable,
@@ -61,6 +72,13 @@ struct Device {
 Device& TheDevice() {
   static Device d;
   return d;
+}
+
+void ReleaseAtExit() {
+  Device& d = TheDevice();
+  d.published.store(nullptr);
+  d.executor.reset();
+  d.ctx.reset();
 }
 
 // Holds the device until destroyed; Yield lets calls that queued meanwhile run first.

@@ -4,6 +4,7 @@
 // A tensor is a JS object of class AlknetTensor owning a compute::Tensor (reserved slot 0);
 // its GPU buffer is released when the object is collected.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -54,6 +55,18 @@ cp::Executor* GetExecutor(JSContext* cx) {
     }
     d.ctx = std::move(created).value();
     d.executor = std::make_unique<cp::Executor>(*d.ctx);
+    // `d` was constructed before Context::Create loaded Dawn and the Vulkan driver, so its
+    // destructor would run after the exit handlers and static destructors they registered
+    // meanwhile: on NVIDIA's driver a script whose first GPU use was alknet:compute (not
+    // navigator.gpu) segfaulted at exit. A handler registered now runs before theirs.
+    static const bool released_at_exit = [] {
+      std::atexit([] {
+        TheDevice().executor.reset();
+        TheDevice().ctx.reset();
+      });
+      return true;
+    }();
+    (void)released_at_exit;
   }
   if (d.ctx->lost()) {
     ThrowError(cx, "alknet:compute: the WebGPU device was lost: " + d.ctx->lost_message(),
