@@ -24,11 +24,12 @@ namespace {
 
 namespace c = alknet::call;
 
+struct Device;
+Device& TheDevice();
+
 // One device per process, opened on first use; calls take turns on it, in arrival order (a
 // FIFO of waiters, not a plain mutex): a long call that yields between dispatches goes to the
 // back of the line, so a small call waits at most about one dispatch of each call ahead of it.
-void ReleaseAtExit();
-
 struct Device {
   std::mutex mutex;
   std::condition_variable turn;
@@ -57,7 +58,12 @@ struct Device {
       // object's own destructor (registered before them) would not (libs/ext/compute does the
       // same).
       static const bool released_at_exit = [] {
-        std::atexit(ReleaseAtExit);
+        std::atexit([] {
+          Device& d = TheDevice();
+          d.published.store(nullptr);
+          d.executor.reset();
+          d.ctx.reset();
+        });
         return true;
       }();
       (void)released_at_exit;
@@ -72,13 +78,6 @@ struct Device {
 Device& TheDevice() {
   static Device d;
   return d;
-}
-
-void ReleaseAtExit() {
-  Device& d = TheDevice();
-  d.published.store(nullptr);
-  d.executor.reset();
-  d.ctx.reset();
 }
 
 // Holds the device until destroyed; Yield lets calls that queued meanwhile run first.

@@ -484,9 +484,7 @@ class Renderer {
     if (part == static_cast<std::size_t>(-1)) {
       msg = "'" + e.original + "' goes " + std::to_string(e.depth) +
             " level(s) up, past the outermost context";
-    } else if (e.data && e.parts.empty()) {
-      msg = "'" + e.original + "' names no data variable";
-    } else if (e.data && part == 0) {
+    } else if (e.data && part == 0) {  // `@name`: eval_path sends `@.` to the context branch
       msg = "'@" + e.parts[0] + "' is not defined here";
       if (e.parts[0] == "index" || e.parts[0] == "key" || e.parts[0] == "first" ||
           e.parts[0] == "last")
