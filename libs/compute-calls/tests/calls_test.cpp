@@ -2,6 +2,7 @@
 // alknet-call's gRPC server, checked against the float64 reference and OpenSSL.
 #include <openssl/sha.h>
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -322,6 +323,265 @@ TEST_F(ComputeCalls, CancelledLongMatMulFreesTheDeviceWithinABlock) {
   ASSERT_FALSE(big_result.ok()) << "the product finished before the cancel; make it larger";
   EXPECT_EQ(big_result.error().code, c::ErrorCode::kCancelled) << big_result.error().ToString();
   std::printf("small call done %.3f s after the long one was cancelled\n", took);
+  EXPECT_LT(took, 1.0);
+}
+
+// A 2-D convolution in float64, straight from the ONNX definition (a 1-D one is a 2-D one with
+// a width of 1): out[n, m, oy, ox] = B[m] + sum over the group's channels and the window.
+struct ConvCase {
+  const char* what;
+  std::vector<int64_t> x, w;  // [N, C, H(, W)], [M, C/group, KH(, KW)]
+  bool bias;
+  c::Value::Map attrs;
+  int64_t group;
+  std::array<int64_t, 2> stride, dilation, pad_begin, pad_end;  // as the reference applies them
+};
+
+std::vector<double> ConvReference(const ConvCase& cs, const std::vector<float>& x,
+                                  const std::vector<float>& w, const std::vector<float>& b,
+                                  std::vector<int64_t>* out_shape) {
+  const int64_t N = cs.x[0], C = cs.x[1], H = cs.x[2], W = cs.x.size() > 3 ? cs.x[3] : 1;
+  const int64_t M = cs.w[0], CG = cs.w[1], KH = cs.w[2], KW = cs.w.size() > 3 ? cs.w[3] : 1;
+  const int64_t MG = M / cs.group;
+  auto extent = [](int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb, int64_t pe) {
+    return (in + pb + pe - (k - 1) * d - 1) / s + 1;
+  };
+  const int64_t OH = extent(H, KH, cs.stride[0], cs.dilation[0], cs.pad_begin[0], cs.pad_end[0]);
+  const int64_t OW = extent(W, KW, cs.stride[1], cs.dilation[1], cs.pad_begin[1], cs.pad_end[1]);
+  *out_shape = {N, M, OH};
+  if (cs.x.size() > 3) out_shape->push_back(OW);
+  std::vector<double> out(std::size_t(N * M * OH * OW));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t g = m / MG;
+      for (int64_t oy = 0; oy < OH; ++oy)
+        for (int64_t ox = 0; ox < OW; ++ox) {
+          double sum = cs.bias ? b[m] : 0;
+          for (int64_t cc = 0; cc < CG; ++cc)
+            for (int64_t ky = 0; ky < KH; ++ky) {
+              const int64_t iy = oy * cs.stride[0] - cs.pad_begin[0] + ky * cs.dilation[0];
+              if (iy < 0 || iy >= H) continue;
+              for (int64_t kx = 0; kx < KW; ++kx) {
+                const int64_t ix = ox * cs.stride[1] - cs.pad_begin[1] + kx * cs.dilation[1];
+                if (ix < 0 || ix >= W) continue;
+                sum += double(x[((n * C + g * CG + cc) * H + iy) * W + ix]) *
+                       w[((m * CG + cc) * KH + ky) * KW + kx];
+              }
+            }
+          out[((n * M + m) * OH + oy) * OW + ox] = sum;
+        }
+    }
+  return out;
+}
+
+c::Value Ints(std::vector<int64_t> v) {
+  c::Value::List l;
+  for (int64_t i : v) l.emplace_back(i);
+  return c::Value(std::move(l));
+}
+
+// A Conv longer than one block is cut (groups of images, blocks of output channels or of
+// groups, bands of output rows with the pads that fall inside them); the result must be the
+// convolution whatever the block size. 1 ms blocks cut every case below on lavapipe down to
+// row bands (the 1024 x 1024 single channel, the groups of 512 x 512); 50 ms blocks cut less.
+// Every output element is checked against float64.
+TEST_F(ComputeCalls, CutConvMatchesTheReferenceForEveryBlockSize) {
+  const std::vector<ConvCase> cases = {
+      {"images, bias, pads 1",
+       {8, 16, 32, 32},
+       {32, 16, 3, 3},
+       true,
+       {{"pads", Ints({1, 1, 1, 1})}},
+       1,
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       {1, 1}},
+      {"channels, strides 2, dilations 2, uneven pads",
+       {1, 32, 96, 96},
+       {64, 32, 3, 3},
+       true,
+       {{"strides", Ints({2, 2})}, {"dilations", Ints({2, 2})}, {"pads", Ints({1, 2, 2, 0})}},
+       1,
+       {2, 2},
+       {2, 2},
+       {1, 2},
+       {2, 0}},
+      {"groups of 2 channels, SAME_UPPER, stride 2",
+       {1, 8, 512, 512},
+       {8, 2, 5, 5},
+       false,
+       {{"group", c::Value(4)},
+        {"auto_pad", c::Value(std::string("SAME_UPPER"))},
+        {"strides", Ints({2, 2})}},
+       4,
+       {2, 2},
+       {1, 1},
+       {1, 1},
+       {2, 2}},
+      {"one channel, 9x9, SAME_LOWER",
+       {1, 1, 1024, 1024},
+       {1, 1, 9, 9},
+       true,
+       {{"auto_pad", c::Value(std::string("SAME_LOWER"))}},
+       1,
+       {1, 1},
+       {1, 1},
+       {4, 4},
+       {4, 4}},
+      {"1-D, stride 3, pads 5 and 2",
+       {2, 2, 200000},
+       {2, 2, 31},
+       true,
+       {{"strides", Ints({3})}, {"pads", Ints({5, 2})}},
+       1,
+       {3, 1},
+       {1, 1},
+       {5, 0},
+       {2, 0}},
+  };
+  std::mt19937_64 rng(testing::Seed() + 13);
+  std::uniform_real_distribution<float> u(-1, 1);
+  auto count = [](const std::vector<int64_t>& s) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    return n;
+  };
+  for (const char* ms : {"1", "50"})
+    for (const ConvCase& cs : cases) {
+      BlockMs block(ms);
+      std::vector<float> x(count(cs.x)), w(count(cs.w)), b(cs.w[0]);
+      for (float& v : x) v = u(rng);
+      for (float& v : w) v = u(rng);
+      for (float& v : b) v = u(rng);
+      c::Value::List inputs{F32Tensor(cs.x, x), F32Tensor(cs.w, w)};
+      if (cs.bias) inputs.emplace_back(F32Tensor({cs.w[0]}, b));
+      std::vector<c::Value> args{c::Value(std::move(inputs)), c::Value(cs.attrs)};
+      auto r = registry_.Invoke("compute.conv", args,
+                                c::CallOptions::WithTimeout(std::chrono::seconds(300)));
+      ASSERT_TRUE(r.ok()) << cs.what << ": " << r.error().ToString();
+      std::vector<int64_t> shape;
+      const std::vector<double> ref = ConvReference(cs, x, w, b, &shape);
+      ASSERT_EQ(r->as_tensor().shape, shape) << cs.what;
+      const std::vector<float> got = Floats(r->as_tensor());
+      // Each term is at most 1 in size (|x|, |w| <= 1): float32 sums of `taps` of them.
+      const double taps = double(count(cs.w) / cs.w[0]);
+      const double tol = 1e-6 * taps + 1e-5;
+      int bad = 0;
+      for (std::size_t i = 0; i < ref.size(); ++i) {
+        if (std::abs(got[i] - ref[i]) > tol && ++bad < 5)
+          ADD_FAILURE() << ms << " ms blocks, " << cs.what << ", element " << i << ": " << got[i]
+                        << " want " << ref[i];
+      }
+      EXPECT_EQ(bad, 0) << ms << " ms blocks, " << cs.what;
+    }
+}
+
+// A Gemm longer than one block runs as blocks of rows of Y (A's columns gathered when
+// transA = 1, C sliced with the rows when it has M of them, else broadcast whole); every row,
+// at sampled columns, must match float64 whatever the block size.
+TEST_F(ComputeCalls, CutGemmMatchesTheReferenceForEveryBlockSize) {
+  struct Case {
+    int64_t trans_a, trans_b;
+    std::vector<int64_t> c;  // C's shape; empty: no C
+    bool has_c;
+  };
+  const int64_t M = 300, K = 512, N = 256;
+  const std::vector<Case> cases = {
+      {0, 1, {M, N}, true}, {1, 0, {N}, true}, {1, 1, {M, 1}, true},
+      {0, 0, {}, false},    {0, 0, {}, true},  // a scalar C
+  };
+  std::mt19937_64 rng(testing::Seed() + 17);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const char* ms : {"1", "50"})
+    for (const Case& cs : cases) {
+      BlockMs block(ms);
+      std::vector<float> a(M * K), b(K * N);
+      int64_t c_elems = 1;
+      for (int64_t d : cs.c) c_elems *= d;
+      std::vector<float> cv(cs.has_c ? c_elems : 0);
+      for (float& v : a) v = u(rng);
+      for (float& v : b) v = u(rng);
+      for (float& v : cv) v = u(rng);
+      const std::vector<int64_t> ashape =
+          cs.trans_a ? std::vector<int64_t>{K, M} : std::vector<int64_t>{M, K};
+      const std::vector<int64_t> bshape =
+          cs.trans_b ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N};
+      c::Value::List inputs{F32Tensor(ashape, a), F32Tensor(bshape, b)};
+      if (cs.has_c) inputs.emplace_back(F32Tensor(cs.c, cv));
+      const double alpha = 0.5, beta = cs.has_c ? 2.0 : 1.0;
+      std::vector<c::Value> args{c::Value(std::move(inputs)),
+                                 c::Value(c::Value::Map{{"transA", c::Value(cs.trans_a)},
+                                                        {"transB", c::Value(cs.trans_b)},
+                                                        {"alpha", c::Value(alpha)},
+                                                        {"beta", c::Value(beta)}}),
+                                 c::Value(13)};
+      auto r = registry_.Invoke("compute.gemm", args,
+                                c::CallOptions::WithTimeout(std::chrono::seconds(300)));
+      ASSERT_TRUE(r.ok()) << r.error().ToString();
+      ASSERT_EQ(r->as_tensor().shape, (std::vector<int64_t>{M, N}));
+      const std::vector<float> got = Floats(r->as_tensor());
+      int bad = 0;
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j : {int64_t{0}, int64_t{1}, int64_t{97}, int64_t{128}, N - 1}) {
+          double dot = 0, mag = 0;
+          for (int64_t p = 0; p < K; ++p) {
+            const double x = cs.trans_a ? a[p * M + i] : a[i * K + p];
+            const double y = cs.trans_b ? b[j * K + p] : b[p * N + j];
+            dot += x * y;
+            mag += std::abs(x * y);
+          }
+          double c_ij = 0;
+          if (cs.has_c) {
+            if (cs.c.empty())
+              c_ij = cv[0];
+            else if (cs.c.size() == 1)
+              c_ij = cv[j];
+            else
+              c_ij = cs.c[1] == 1 ? cv[i] : cv[i * N + j];
+          }
+          const double want = alpha * dot + beta * c_ij;
+          if (std::abs(got[i * N + j] - want) > 1e-5 * mag + 1e-5 && ++bad < 5)
+            ADD_FAILURE() << ms << " ms blocks, transA " << cs.trans_a << " transB " << cs.trans_b
+                          << " (" << i << "," << j << "): " << got[i * N + j] << " want " << want;
+        }
+      EXPECT_EQ(bad, 0) << ms << " ms blocks, transA " << cs.trans_a << " transB " << cs.trans_b;
+    }
+}
+
+// Cancelling a long Conv stops it within about one block, so a small call sent right after
+// the cancel gets the device well within a second (before the cut, a Conv was one dispatch:
+// this one would hold the device for its whole run, many seconds on lavapipe).
+TEST_F(ComputeCalls, CancelledLongConvFreesTheDeviceWithinABlock) {
+  auto small = [&] {
+    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({2, 3}, {1, 2, 3, 4, 5, 6}),
+                                                       F32Tensor({3, 2}, {1, 0, 0, 1, 1, 1})})};
+    return registry_.Invoke("compute.mat_mul", args,
+                            c::CallOptions::WithTimeout(std::chrono::seconds(120)));
+  };
+  ASSERT_TRUE(small().ok());  // device open, pipeline compiled
+  // 4 x 128 x 64 x 9 x 256 x 256 = 19 G multiply-adds.
+  std::vector<float> x(std::size_t(4) * 64 * 256 * 256, 0.5f), w(128 * 64 * 9, 0.25f);
+  c::CancelSource cancel;
+  c::CallOptions options = c::CallOptions::WithTimeout(std::chrono::seconds(600));
+  options.cancel = cancel.Token();
+  auto big = registry_.InvokeAsync(
+      "compute.conv",
+      {c::Value(c::Value::List{F32Tensor({4, 64, 256, 256}, x), F32Tensor({128, 64, 3, 3}, w)}),
+       c::Value(c::Value::Map{{"pads", Ints({1, 1, 1, 1})}})},
+      options);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // blocks measured and sized
+  const auto cancelled_at = std::chrono::steady_clock::now();
+  cancel.Cancel();
+  auto r = small();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled_at).count();
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(Floats(r->as_tensor()), (std::vector<float>{4, 5, 10, 11}));
+  auto big_result = big.get();
+  ASSERT_FALSE(big_result.ok()) << "the Conv finished before the cancel; make it larger";
+  EXPECT_EQ(big_result.error().code, c::ErrorCode::kCancelled) << big_result.error().ToString();
+  std::printf("small call done %.3f s after the long Conv was cancelled\n", took);
   EXPECT_LT(took, 1.0);
 }
 
