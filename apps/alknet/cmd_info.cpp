@@ -57,6 +57,10 @@ void WriteText(const std::vector<wg::AdapterEntry>& adapters, bool limits) {
   for (size_t i = 0; i < adapters.size(); ++i) {
     const auto& d = adapters[i].description;
     std::printf("\n[%zu] %s\n", i, d.Summary().c_str());
+    if (d.backend == WGPUBackendType_Null) {
+      std::printf(
+          "  not used:      Dawn's Null backend runs nothing (no Vulkan driver was found)\n");
+    }
     std::printf("  vendor:        %s (0x%04x)  device id 0x%04x\n", d.vendor.c_str(), d.vendor_id,
                 d.device_id);
     std::printf("  architecture:  %s\n", d.architecture.c_str());

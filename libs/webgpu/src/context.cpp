@@ -32,6 +32,17 @@ int PreferenceRank(WGPUAdapterType t, WGPUPowerPreference power) {
   }
 }
 
+// Dawn offers its Null backend when no real driver loads (no Vulkan ICD found): it accepts
+// every call and executes nothing, so a result read back from it is whatever the buffer held.
+// It is listed (`alknet info`) but never chosen.
+bool IsNullBackend(const AdapterDescription& d) { return d.backend == WGPUBackendType_Null; }
+
+constexpr const char* kOnlyNullBackend =
+    "the WebGPU implementation offers only Dawn's Null backend, which runs nothing (no Vulkan "
+    "driver was found). Without a GPU alknet needs Mesa's lavapipe >= 25 (mesa-vulkan-drivers "
+    "from bookworm-backports; scripts/setup installs it); check `vulkaninfo --summary` and "
+    "VK_DRIVER_FILES / VK_ICD_FILENAMES";
+
 Result<size_t> ChooseAdapter(const std::vector<AdapterEntry>& adapters, const std::string& selector,
                              WGPUPowerPreference power) {
   if (adapters.empty()) {
@@ -42,29 +53,39 @@ Result<size_t> ChooseAdapter(const std::vector<AdapterEntry>& adapters, const st
                  "VK_ICD_FILENAMES"};
   }
   if (selector.empty()) {
-    size_t best = 0;
-    for (size_t i = 1; i < adapters.size(); ++i) {
-      if (PreferenceRank(adapters[i].description.type, power) <
-          PreferenceRank(adapters[best].description.type, power)) {
+    std::optional<size_t> best;
+    for (size_t i = 0; i < adapters.size(); ++i) {
+      if (IsNullBackend(adapters[i].description)) continue;
+      if (!best || PreferenceRank(adapters[i].description.type, power) <
+                       PreferenceRank(adapters[*best].description.type, power)) {
         best = i;
       }
     }
-    return best;
+    if (!best) return Error{ErrorCode::kNoAdapter, kOnlyNullBackend};
+    return *best;
   }
   const bool numeric = std::all_of(selector.begin(), selector.end(),
                                    [](unsigned char c) { return std::isdigit(c) != 0; });
+  std::optional<size_t> match;
   if (numeric) {
     const size_t index = std::strtoul(selector.c_str(), nullptr, 10);
-    if (index < adapters.size()) return index;
+    if (index < adapters.size()) match = index;
   } else {
     const std::string needle = Lower(selector);
-    for (size_t i = 0; i < adapters.size(); ++i) {
+    for (size_t i = 0; i < adapters.size() && !match; ++i) {
       const auto& d = adapters[i].description;
       const std::string hay =
           Lower(d.device + " " + d.description + " " + d.vendor + " " + BackendName(d.backend));
-      if (hay.find(needle) != std::string::npos) return i;
+      if (hay.find(needle) != std::string::npos) match = i;
     }
   }
+  if (match && IsNullBackend(adapters[*match].description)) {
+    return Error{ErrorCode::kNoAdapter,
+                 "adapter " + std::to_string(*match) + " ('" + selector +
+                     "') is Dawn's Null backend, which accepts every command and runs none: its "
+                     "results would be garbage, so alknet does not use it"};
+  }
+  if (match) return *match;
   std::string names;
   for (size_t i = 0; i < adapters.size(); ++i) {
     names += "\n  " + std::to_string(i) + ": " + adapters[i].description.Summary();
@@ -122,6 +143,7 @@ Result<std::unique_ptr<Context>> Context::Create(const ContextOptions& options) 
     for (bool fallback : {false, true}) {
       ALKNET_ASSIGN_OR_RETURN(entry,
                               RequestAdapter(instance, WGPUBackendType_Undefined, asked, fallback));
+      if (entry && IsNullBackend(entry->description)) entry.reset();
       if (entry) break;
     }
     if (!entry) {
