@@ -2,7 +2,7 @@
 // run: N MiB go client -> server (upload: the server receives and decodes the payload) and
 // server -> client (download), and the same bytes over a plain 127.0.0.1 socket.
 //
-//   call_throughput_bench [--mib 256] [--reps 3]
+//   call_throughput_bench [--mib 256] [--reps 3] [--chunk-kib 4096]
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -75,10 +75,31 @@ int main(int argc, char** argv) {
   std::size_t mib = 256;
   std::size_t chunk_kib = 4096;
   int reps = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--mib")) mib = std::strtoul(argv[i + 1], nullptr, 10);
-    if (!std::strcmp(argv[i], "--chunk-kib")) chunk_kib = std::strtoul(argv[i + 1], nullptr, 10);
-    if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::printf(
+          "Usage: call_throughput_bench [--mib N] [--chunk-kib N] [--reps N]\n\n"
+          "Uploads and downloads one N MiB tensor (default 256) through alknet's gRPC call\n"
+          "path on 127.0.0.1 and copies the same bytes over a raw TCP socket, --reps times\n"
+          "(default 3); prints the best times and the median ratio to raw TCP. --chunk-kib\n"
+          "sets the client's message size (default 4096). Exit 1 if bytes differ.\n");
+      return 0;
+    }
+    const bool known = !std::strcmp(argv[i], "--mib") || !std::strcmp(argv[i], "--chunk-kib") ||
+                       !std::strcmp(argv[i], "--reps");
+    if (!known || i + 1 >= argc) {
+      std::fprintf(stderr, "call_throughput_bench: unknown or incomplete option '%s' (--help)\n",
+                   argv[i]);
+      return 2;
+    }
+    const char* value = argv[++i];
+    if (!std::strcmp(argv[i - 1], "--mib")) mib = std::strtoul(value, nullptr, 10);
+    if (!std::strcmp(argv[i - 1], "--chunk-kib")) chunk_kib = std::strtoul(value, nullptr, 10);
+    if (!std::strcmp(argv[i - 1], "--reps")) reps = std::atoi(value);
+  }
+  if (mib == 0 || chunk_kib == 0 || reps < 1) {
+    std::fprintf(stderr, "call_throughput_bench: --mib, --chunk-kib and --reps must be >= 1\n");
+    return 2;
   }
   const std::size_t bytes = mib << 20;
 
