@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
@@ -192,6 +193,16 @@ double NextBlockMacs(const std::atomic<double>& macs_per_second) {
   return std::clamp(rate * BlockSeconds(), kMinBlockMacs, kMaxBlockMacs);
 }
 
+// How many rows (images, channels, batches) the next block takes: the largest power of two
+// that is at most `ideal` (at least 1), capped at what is left. Powers of two keep the number
+// of distinct block shapes, and so of the shape-specialised pipelines a GPU compiles for
+// them, to a few per call; a block then takes between half and all of the time aimed at.
+std::uint64_t BlockCount(double ideal, std::uint64_t left) {
+  const std::uint64_t n =
+      ideal >= 2 ? std::bit_floor(static_cast<std::uint64_t>(std::min(ideal, 0x1p62))) : 1;
+  return std::min(n, left);
+}
+
 // The size of a call's next block, from the time its dispatches take (each sample moves it at
 // most kMaxBlockGrowth times up), published for the next call of the same op.
 class BlockClock {
@@ -371,9 +382,7 @@ class MatMulRunner {
     auto tb = ex_.Upload(dtype_, {k, n}, b);  // once for every block of rows
     if (!tb.ok()) return ToCallError(tb.error());
     for (std::uint64_t r0 = 0; r0 < rows;) {
-      const auto per =
-          std::max<std::uint64_t>(1, static_cast<std::uint64_t>(block_macs() / double(k * n)));
-      const std::uint64_t count = std::min(per, rows - r0);
+      const std::uint64_t count = BlockCount(block_macs() / double(k * n), rows - r0);
       ALKNET_TRY(Dispatch(0, count, k, n, a.subspan(r0 * k * eb_, count * k * eb_), b, &*tb));
       r0 += count;
     }
@@ -422,9 +431,8 @@ c::Result<c::Value> RunMatMulCut(const c::CallContext& ctx, DeviceTurn& turn, Ex
     const double bytes = double(m * k + k * n) * double(eb);
     std::vector<std::byte> ga, gb;
     for (std::uint64_t o0 = 0; o0 < batches;) {
-      const auto per = static_cast<std::uint64_t>(
-          std::max(1.0, std::min(run.block_macs() / unit, double(64u << 20) / bytes)));
-      const std::uint64_t g = std::min(per, batches - o0);
+      const std::uint64_t g =
+          BlockCount(std::min(run.block_macs() / unit, double(64u << 20) / bytes), batches - o0);
       ga.clear();
       gb.clear();
       for (std::uint64_t o = o0; o < o0 + g; ++o) {
@@ -596,25 +604,21 @@ class ConvRunner {
     const double unit = k.group == 1 ? channel : channel * double(k.mg);
     for (std::uint64_t n0 = 0; n0 < k.n;) {
       if (image <= clock_.block_macs()) {
-        const auto g = std::min<std::uint64_t>(
-            k.n - n0, std::max<std::uint64_t>(1, std::uint64_t(clock_.block_macs() / image)));
+        const std::uint64_t g = BlockCount(clock_.block_macs() / image, k.n - n0);
         ALKNET_TRY(Dispatch(n0, g, 0, units, 0, k.out[0]));
         n0 += g;
         continue;
       }
       for (std::uint64_t u0 = 0; u0 < units;) {
         if (unit <= clock_.block_macs() || !k.row_bands) {
-          const auto count = std::min<std::uint64_t>(
-              units - u0, std::max<std::uint64_t>(1, std::uint64_t(clock_.block_macs() / unit)));
+          const std::uint64_t count = BlockCount(clock_.block_macs() / unit, units - u0);
           ALKNET_TRY(Dispatch(n0, 1, u0, count, 0, k.out[0]));
           u0 += count;
           continue;
         }
         const double unit_row = unit / double(k.out[0]);
         for (std::uint64_t r0 = 0; r0 < k.out[0];) {
-          const auto rows = std::min<std::uint64_t>(
-              k.out[0] - r0,
-              std::max<std::uint64_t>(1, std::uint64_t(clock_.block_macs() / unit_row)));
+          const std::uint64_t rows = BlockCount(clock_.block_macs() / unit_row, k.out[0] - r0);
           ALKNET_TRY(Dispatch(n0, 1, u0, 1, r0, r0 + rows));
           r0 += rows;
         }
@@ -816,9 +820,7 @@ c::Result<c::Value> RunGemmCut(const c::CallContext& ctx, DeviceTurn& turn, Exec
   for (std::uint64_t r0 = 0; r0 < cut.m;) {
     if (ctx.ShouldStop()) return ctx.StopError();
     if (auto s = turn.Yield(ctx); !s.ok()) return std::move(s).error();
-    const auto count = std::min<std::uint64_t>(
-        cut.m - r0,
-        std::max<std::uint64_t>(1, std::uint64_t(clock.block_macs() / double(cut.k * cut.n))));
+    const std::uint64_t count = BlockCount(clock.block_macs() / double(cut.k * cut.n), cut.m - r0);
     std::span<const std::byte> a_rows;
     if (!cut.trans_a) {
       a_rows = in[0].data.subspan(r0 * cut.k * eb, count * cut.k * eb);
