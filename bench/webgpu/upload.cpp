@@ -1,11 +1,16 @@
 // Host-to-device upload paths of webgpu.h, timed in one run (issue 16 item 4: a 19 MB input
 // upload was most of ResNet-50's batch-32 gap on the H200):
-//   write          Context::Write (wgpuQueueWriteBuffer: Dawn copies into its own staging
+//   write          Context::Write in write mode (wgpuQueueWriteBuffer: Dawn copies into its own
+//   staging
 //                  memory), then the queue drained;
 //   staged-new     a MapWrite|CopySrc buffer created mappedAtCreation per upload, filled,
 //                  unmapped, copied with copyBufferToBuffer;
 //   staged-pooled  one such buffer kept: mapAsync(Write) before each fill (what a pool that
 //                  overlaps the next upload with the current run would do, minus the overlap);
+//   ctx-staged     Context::Write with ALKNET_UPLOAD=staged: its pooled staging buffers (ADR
+//                  0021), then the queue drained;
+//   ctx-auto       Context::Write in auto mode, what the model path does (staged on GPUs for
+//                  writes >= 1 MiB, writeBuffer on CPU adapters), then the queue drained;
 //   memcpy         the same bytes copied host to host (the floor any path pays once).
 // Every path's result is read back once and compared with the source bytes.
 //
@@ -113,7 +118,8 @@ int main(int argc, char** argv) {
       std::printf(
           "Usage: bench_upload [--sizes MiB,...] [--iterations K] [--json]\n"
           "Times host-to-device uploads: queue.writeBuffer, a mappedAtCreation staging buffer\n"
-          "per upload, a pooled staging buffer remapped each time, and host memcpy.\n");
+          "per upload, a pooled staging buffer remapped each time, Context::Write staged and\n"
+          "in auto mode (what the model path does), and host memcpy.\n");
       return 0;
     } else {
       Die("unknown argument '" + a + "' (see --help)");
@@ -128,16 +134,22 @@ int main(int argc, char** argv) {
     for (uint64_t i = 0; i < n; ++i) src[i] = static_cast<std::byte>((i * 2654435761u) >> 13);
     std::vector<std::byte> host(n);
     wg::Buffer dst = Must(ctx->CreateBuffer(n, wg::kStorageUsage, "upload dst"), "buffer");
-    std::vector<double> t_write, t_new, t_pool, t_memcpy;
-    // write
-    for (int it = 0; it <= iterations; ++it) {
-      const auto t0 = Clock::now();
-      MustOk(ctx->Write(dst, 0, src), "write");
-      MustOk(ctx->WaitIdle(), "wait");
-      if (it > 0)
-        t_write.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-    Check(*ctx, dst, src, "write");
+    std::vector<double> t_write, t_new, t_pool, t_memcpy, t_ctx_staged, t_ctx_auto;
+    auto time_context_write = [&](wg::UploadMode mode, std::vector<double>& times,
+                                  const char* name) {
+      ctx->set_upload_mode(mode);
+      for (int it = 0; it <= iterations; ++it) {
+        const auto t0 = Clock::now();
+        MustOk(ctx->Write(dst, 0, src), name);
+        MustOk(ctx->WaitIdle(), "wait");
+        if (it > 0)
+          times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      }
+      Check(*ctx, dst, src, name);
+    };
+    time_context_write(wg::UploadMode::kWrite, t_write, "write");
+    time_context_write(wg::UploadMode::kStaged, t_ctx_staged, "ctx-staged");
+    time_context_write(wg::UploadMode::kAuto, t_ctx_auto, "ctx-auto");
     // staged-new
     for (int it = 0; it <= iterations; ++it) {
       const auto t0 = Clock::now();
@@ -185,20 +197,24 @@ int main(int argc, char** argv) {
     }
     if (std::memcmp(host.data(), src.data(), n) != 0) Die("memcpy differs");
     const double w = Median(t_write), s1 = Median(t_new), s2 = Median(t_pool), m = Median(t_memcpy);
+    const double cs = Median(t_ctx_staged), ca = Median(t_ctx_auto);
     auto gbs = [n](double ms) { return static_cast<double>(n) / (ms * 1e6); };
     if (json) {
       char line[512];
       std::snprintf(line, sizeof line,
                     "%s{\"mib\": %llu, \"write_ms\": %.3f, \"staged_new_ms\": %.3f, "
-                    "\"staged_pooled_ms\": %.3f, \"memcpy_ms\": %.3f}",
-                    rows.empty() ? "" : ", ", static_cast<unsigned long long>(mib), w, s1, s2, m);
+                    "\"staged_pooled_ms\": %.3f, \"ctx_staged_ms\": %.3f, \"ctx_auto_ms\": %.3f, "
+                    "\"ctx_auto_staged\": %s, \"memcpy_ms\": %.3f}",
+                    rows.empty() ? "" : ", ", static_cast<unsigned long long>(mib), w, s1, s2, cs,
+                    ca, ctx->StagesWrite(n) ? "true" : "false", m);
       rows += line;
     } else {
       std::printf(
           "%4llu MiB  write %8.3f ms (%5.1f GB/s)  staged-new %8.3f ms (%5.1f)  staged-pooled "
-          "%8.3f ms (%5.1f)  memcpy %7.3f ms (%5.1f)  write/pooled %.2f\n",
-          static_cast<unsigned long long>(mib), w, gbs(w), s1, gbs(s1), s2, gbs(s2), m, gbs(m),
-          w / s2);
+          "%8.3f ms (%5.1f)  ctx-staged %8.3f ms (%5.1f)  ctx-auto[%s] %8.3f ms (%5.1f)  memcpy "
+          "%7.3f ms (%5.1f)  write/ctx-auto %.2f\n",
+          static_cast<unsigned long long>(mib), w, gbs(w), s1, gbs(s1), s2, gbs(s2), cs, gbs(cs),
+          ctx->StagesWrite(n) ? "staged" : "write", ca, gbs(ca), m, gbs(m), w / ca);
     }
   }
   if (json) {

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -118,9 +119,56 @@ ErrorCode CodeFor(WGPUErrorType type) {
   }
 }
 
+constexpr uint64_t kUploadMinStaging = uint64_t{64} << 10;
+
 }  // namespace
 
+// One pooled upload staging buffer: mapped (ready to fill), or waiting for its mapAsync.
+struct Context::UploadStaging {
+  BufferHandle handle;
+  uint64_t size = 0;
+  bool mapped = false;
+  bool pending = false;
+  WGPUFuture future{};
+  WGPUMapAsyncStatus map_status = WGPUMapAsyncStatus_Error;
+  std::string map_message;
+
+  static void OnMap(WGPUMapAsyncStatus status, WGPUStringView message, void* u1, void*) {
+    auto* self = static_cast<UploadStaging*>(u1);
+    self->map_status = status;
+    self->map_message = std::string(FromSv(message));
+  }
+};
+
+std::optional<UploadMode> ParseUploadMode(std::string_view name) {
+  if (name == "write") return UploadMode::kWrite;
+  if (name == "staged") return UploadMode::kStaged;
+  if (name == "auto") return UploadMode::kAuto;
+  return std::nullopt;
+}
+
+const char* UploadModeName(UploadMode mode) {
+  switch (mode) {
+    case UploadMode::kWrite: return "write";
+    case UploadMode::kStaged: return "staged";
+    case UploadMode::kAuto: return "auto";
+  }
+  return "auto";
+}
+
 Result<std::unique_ptr<Context>> Context::Create(const ContextOptions& options) {
+  UploadMode upload = UploadMode::kAuto;
+  if (options.upload) {
+    upload = *options.upload;
+  } else if (const char* env = std::getenv("ALKNET_UPLOAD"); env != nullptr && *env != 0) {
+    const std::optional<UploadMode> parsed = ParseUploadMode(env);
+    if (!parsed) {
+      return Error{ErrorCode::kInvalidArgument, std::string("ALKNET_UPLOAD='") + env +
+                                                    "' is not an upload mode (write, staged "
+                                                    "or auto)"};
+    }
+    upload = *parsed;
+  }
   ALKNET_ASSIGN_OR_RETURN(Instance instance, CreateInstance());
   std::string selector = options.adapter;
   if (selector.empty()) {
@@ -160,6 +208,7 @@ Result<std::unique_ptr<Context>> Context::Create(const ContextOptions& options) 
     ctx->adapter_description_ = adapters[chosen].description;
   }
   ctx->instance_ = std::move(instance);
+  ctx->upload_mode_ = upload;
   LogDebug("chose adapter: " + ctx->adapter_description_.Summary());
 
   std::vector<WGPUFeatureName> features;
@@ -295,6 +344,15 @@ Context::~Context() {
              " misses, " + std::to_string(s.stores) + " stored, " + std::to_string(s.refused) +
              " refused");
   }
+  if (DebugLogEnabled()) {
+    const UploadStats& u = upload_stats_;
+    LogDebug(std::string("uploads (") + UploadModeName(upload_mode_) +
+             "): " + std::to_string(u.staged_bytes) + " bytes staged, " +
+             std::to_string(u.written_bytes) + " through writeBuffer, " +
+             std::to_string(u.fallbacks) + " fallbacks, " + std::to_string(u.waits) +
+             " pool waits, " + std::to_string(u.staging_buffers_created) + " staging buffers");
+  }
+  DrainUploadStaging();
   kernels_.clear();
   staging_free_.clear();
   queue_ = Queue();
@@ -435,6 +493,33 @@ Status Context::Write(const Buffer& buffer, uint64_t offset, std::span<const std
                                                   " does not fit a " + std::to_string(buffer.size) +
                                                   "-byte buffer with 4-byte aligned offset"};
   }
+  if (data.empty()) return Ok{};
+  if (!StagesWrite(data.size()) || (buffer.usage & WGPUBufferUsage_CopyDst) == 0) {
+    // A buffer without CopyDst gets writeBuffer's own validation error, as before.
+    WriteDirect(buffer, offset, data);
+    upload_stats_.written_bytes += data.size();
+    return Ok{};
+  }
+  // Chunks are multiples of 4 bytes, so only the last one can have a ragged tail.
+  uint64_t done = 0;
+  while (done < data.size()) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(data.size() - done, kUploadChunk));
+    const std::span<const std::byte> part = data.subspan(done, n);
+    if (WriteStagedChunk(buffer, offset + done, part)) {
+      upload_stats_.staged_bytes += n;
+    } else {
+      // No staging buffer (out of memory, a failed map, a lost device): writeBuffer, which
+      // is ordered the same way; a lost device is reported below.
+      WriteDirect(buffer, offset + done, part);
+      upload_stats_.written_bytes += n;
+      ++upload_stats_.fallbacks;
+    }
+    done += n;
+  }
+  return CheckLost();
+}
+
+void Context::WriteDirect(const Buffer& buffer, uint64_t offset, std::span<const std::byte> data) {
   const size_t whole = data.size() & ~size_t{3};
   if (whole > 0)
     P().QueueWriteBuffer(queue_.get(), buffer.handle.get(), offset, data.data(), whole);
@@ -444,7 +529,170 @@ Status Context::Write(const Buffer& buffer, uint64_t offset, std::span<const std
     std::memcpy(tail, data.data() + whole, data.size() - whole);
     P().QueueWriteBuffer(queue_.get(), buffer.handle.get(), offset + whole, tail, 4);
   }
-  return Ok{};
+}
+
+bool Context::StagesWrite(uint64_t bytes) const {
+  switch (upload_mode_) {
+    case UploadMode::kWrite: return false;
+    case UploadMode::kStaged: return true;
+    case UploadMode::kAuto:
+      // On lavapipe both paths are host memcpys and staging measured no faster (ADR 0021).
+      return adapter_description_.type != WGPUAdapterType_CPU && bytes >= kStagedUploadMinBytes;
+  }
+  return false;
+}
+
+// ---- Staged uploads (ADR 0021) ---------------------------------------------------------------
+//
+// A write is copied into a MapWrite|CopySrc buffer that is already mapped, unmapped, and copied
+// to its destination with copyBufferToBuffer in a command buffer submitted at once: the queue
+// runs it after everything submitted before the Write and before everything submitted after,
+// as it would a writeBuffer. The staging buffer is then remapped with mapAsync(Write), which
+// completes once the copy has run, so the next write finds it ready without a wait unless the
+// pool is exhausted within one stretch of queued work.
+
+bool Context::WaitUploadMap(UploadStaging& s, std::chrono::nanoseconds timeout) {
+  if (!s.pending) return true;
+  WGPUFutureWaitInfo info{s.future, 0};
+  const auto ns = static_cast<uint64_t>(std::max<int64_t>(0, timeout.count()));
+  const WGPUWaitStatus status = P().InstanceWaitAny(instance_.get(), 1, &info, ns);
+  if (status != WGPUWaitStatus_Success || !info.completed) return false;
+  s.pending = false;
+  s.mapped = s.map_status == WGPUMapAsyncStatus_Success;
+  if (!s.mapped) LogDebug("upload staging: mapAsync failed: " + s.map_message);
+  return true;
+}
+
+void Context::DropUploadStaging(size_t index) {
+  std::unique_ptr<UploadStaging>& s = upload_pool_[index];
+  if (s->pending && !WaitUploadMap(*s, std::chrono::seconds(5))) {
+    // The map callback still points at the entry: keep it alive rather than free it.
+    (void)s.release();
+  }
+  upload_pool_.erase(upload_pool_.begin() + static_cast<std::ptrdiff_t>(index));
+}
+
+void Context::DrainUploadStaging() {
+  while (!upload_pool_.empty()) DropUploadStaging(upload_pool_.size() - 1);
+}
+
+Context::UploadStaging* Context::AcquireUploadStaging(uint64_t min_size) {
+  // Entries whose map failed are useless; drop them first.
+  for (size_t i = upload_pool_.size(); i-- > 0;) {
+    if (!upload_pool_[i]->mapped && !upload_pool_[i]->pending) DropUploadStaging(i);
+  }
+  // A mapped buffer that fits (the smallest), else a fitting one whose map has completed.
+  UploadStaging* best = nullptr;
+  for (auto& e : upload_pool_) {
+    if (e->mapped && e->size >= min_size && (best == nullptr || e->size < best->size))
+      best = e.get();
+  }
+  if (best != nullptr) return best;
+  for (auto& e : upload_pool_) {
+    if (e->pending && e->size >= min_size && WaitUploadMap(*e, std::chrono::nanoseconds(0)) &&
+        e->mapped)
+      return e.get();
+  }
+  uint64_t size = std::max(kUploadMinStaging, std::bit_ceil(min_size));
+  size = std::max(min_size, std::min({size, kUploadChunk, limits_.maxBufferSize}));
+  auto pool_bytes = [this] {
+    uint64_t total = 0;
+    for (const auto& e : upload_pool_) total += e->size;
+    return total;
+  };
+  while (!upload_pool_.empty() &&
+         (pool_bytes() + size > kUploadPoolBytes || upload_pool_.size() >= kUploadPoolCount)) {
+    // Over the bound: evict a mapped (too small) buffer, else wait for the oldest fitting
+    // buffer's copy to finish, else wait for and evict the oldest buffer.
+    size_t victim = upload_pool_.size();
+    for (size_t i = 0; i < upload_pool_.size(); ++i) {
+      if (upload_pool_[i]->mapped &&
+          (victim == upload_pool_.size() || upload_pool_[i]->size < upload_pool_[victim]->size))
+        victim = i;
+    }
+    if (victim == upload_pool_.size()) {
+      for (size_t i = 0; i < upload_pool_.size(); ++i) {
+        UploadStaging& e = *upload_pool_[i];
+        if (e.pending && e.size >= min_size) {
+          ++upload_stats_.waits;
+          if (WaitUploadMap(e, std::chrono::minutes(5)) && e.mapped) return &e;
+          victim = i;
+          break;
+        }
+      }
+    }
+    if (victim == upload_pool_.size()) {
+      ++upload_stats_.waits;
+      victim = 0;
+    }
+    DropUploadStaging(victim);
+  }
+  WGPUBufferDescriptor desc{};
+  desc.label = Sv("alknet upload staging");
+  desc.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
+  desc.size = size;
+  desc.mappedAtCreation = 1;
+  PushErrorScopes();
+  BufferHandle handle = BufferHandle::Adopt(P().DeviceCreateBuffer(device_.get(), &desc));
+  if (Status st = PopErrorScopes("creating an upload staging buffer"); !st.ok()) {
+    LogDebug(st.error().ToString());
+    return nullptr;
+  }
+  auto entry = std::make_unique<UploadStaging>();
+  entry->handle = std::move(handle);
+  entry->size = size;
+  entry->mapped = true;
+  upload_pool_.push_back(std::move(entry));
+  ++upload_stats_.staging_buffers_created;
+  return upload_pool_.back().get();
+}
+
+bool Context::WriteStagedChunk(const Buffer& buffer, uint64_t offset,
+                               std::span<const std::byte> data) {
+  const uint64_t copy = (data.size() + 3) & ~uint64_t{3};
+  UploadStaging* s = AcquireUploadStaging(copy);
+  if (s == nullptr) return false;
+  auto index_of = [this](const UploadStaging* p) {
+    size_t i = 0;
+    while (upload_pool_[i].get() != p) ++i;
+    return i;
+  };
+  void* dst = P().BufferGetMappedRange(s->handle.get(), 0, copy);
+  if (dst == nullptr) {
+    P().BufferUnmap(s->handle.get());
+    DropUploadStaging(index_of(s));
+    return false;
+  }
+  std::memcpy(dst, data.data(), data.size());
+  if (copy != data.size())
+    std::memset(static_cast<std::byte*>(dst) + data.size(), 0, copy - data.size());
+  P().BufferUnmap(s->handle.get());
+  s->mapped = false;
+
+  WGPUCommandEncoderDescriptor enc_desc{};
+  enc_desc.label = Sv("alknet upload");
+  CommandEncoder encoder =
+      CommandEncoder::Adopt(P().DeviceCreateCommandEncoder(device_.get(), &enc_desc));
+  P().CommandEncoderCopyBufferToBuffer(encoder.get(), s->handle.get(), 0, buffer.handle.get(),
+                                       offset, copy);
+  WGPUCommandBufferDescriptor cmd_desc{};
+  CommandBuffer commands = CommandBuffer::Adopt(P().CommandEncoderFinish(encoder.get(), &cmd_desc));
+  WGPUCommandBuffer raw = commands.get();
+  P().QueueSubmit(queue_.get(), 1, &raw);
+
+  s->map_status = WGPUMapAsyncStatus_Error;
+  s->map_message.clear();
+  WGPUBufferMapCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = &UploadStaging::OnMap;
+  cb.userdata1 = s;
+  s->future = P().BufferMapAsync(s->handle.get(), WGPUMapMode_Write, 0, s->size, cb);
+  s->pending = true;
+  // Keep the pool ordered by submission: this one is now the newest.
+  const size_t i = index_of(s);
+  std::rotate(upload_pool_.begin() + static_cast<std::ptrdiff_t>(i),
+              upload_pool_.begin() + static_cast<std::ptrdiff_t>(i) + 1, upload_pool_.end());
+  return true;
 }
 
 namespace {

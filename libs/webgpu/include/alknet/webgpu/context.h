@@ -76,6 +76,22 @@ Result<std::optional<AdapterEntry>> RequestAdapter(const Instance& instance,
 
 // ---- Context -------------------------------------------------------------------------------
 
+// How Context::Write moves bytes to the device (ADR 0021):
+//   kWrite   wgpuQueueWriteBuffer for every write;
+//   kStaged  every write through the pooled MapWrite|CopySrc staging buffers;
+//   kAuto    staged for writes of kStagedUploadMinBytes or more on GPU adapters, writeBuffer
+//            on CPU adapters (lavapipe, where staging measured no faster) and for small writes.
+enum class UploadMode { kWrite, kStaged, kAuto };
+inline constexpr uint64_t kStagedUploadMinBytes = uint64_t{1} << 20;
+// The staging pool's bounds: writes are cut into chunks of at most kUploadChunk bytes; at
+// most kUploadPoolCount staging buffers, kUploadPoolBytes in all, live at once.
+inline constexpr uint64_t kUploadChunk = uint64_t{64} << 20;
+inline constexpr uint64_t kUploadPoolBytes = uint64_t{128} << 20;
+inline constexpr size_t kUploadPoolCount = 8;
+// "write", "staged", "auto"; nullopt for anything else.
+std::optional<UploadMode> ParseUploadMode(std::string_view name);
+const char* UploadModeName(UploadMode mode);
+
 struct ContextOptions {
   // Substring of the adapter's name (case-insensitive) or its index in EnumerateAdapters();
   // empty: the ALKNET_ADAPTER environment variable, else the first adapter (a GPU if any).
@@ -93,6 +109,8 @@ struct ContextOptions {
   // Dawn's blob cache on disk (DiskBlobCache, ADR 0024), in
   // DiskBlobCache::DirectoryFromEnvironment(); false, or ALKNET_PIPELINE_CACHE=off: none.
   bool pipeline_cache = true;
+  // How Context::Write uploads (ADR 0021); nullopt: ALKNET_UPLOAD=write|staged|auto, else auto.
+  std::optional<UploadMode> upload;
 };
 
 inline constexpr WGPUBufferUsage kStorageUsage =
@@ -171,7 +189,22 @@ class Context {
   // Buffers. Sizes are rounded up to a multiple of 4; a size beyond maxBufferSize is an error
   // naming the limit.
   Result<Buffer> CreateBuffer(uint64_t size, WGPUBufferUsage usage, std::string_view label);
+  // Uploads `data` at `offset` (a multiple of 4; a ragged tail is written zero-padded to a
+  // whole word). Ordered like wgpuQueueWriteBuffer: after every command buffer submitted
+  // before the call, before every one submitted after it. Large writes go through a bounded
+  // pool of mapped staging buffers (upload_mode()); a staging buffer that cannot be created
+  // or mapped falls back to writeBuffer.
   Status Write(const Buffer& buffer, uint64_t offset, std::span<const std::byte> data);
+  UploadMode upload_mode() const { return upload_mode_; }
+  void set_upload_mode(UploadMode mode) { upload_mode_ = mode; }
+  // Whether a write of `bytes` takes the staged path under the current mode and adapter.
+  bool StagesWrite(uint64_t bytes) const;
+  // Counters for tests and benchmarks: bytes that went through each path.
+  struct UploadStats {
+    uint64_t staged_bytes = 0, written_bytes = 0, fallbacks = 0, waits = 0;
+    uint64_t staging_buffers_created = 0;
+  };
+  const UploadStats& upload_stats() const { return upload_stats_; }
   // Copies through a pooled staging buffer and mapAsync, in chunks for large reads.
   Status Read(const Buffer& buffer, uint64_t offset, std::span<std::byte> out);
 
@@ -222,6 +255,14 @@ class Context {
   Status CheckLost() const;
   Result<Buffer> AcquireStaging(uint64_t min_size);
   void ReleaseStaging(Buffer buffer);
+  // The staged upload path (context.cpp, "Staged uploads").
+  struct UploadStaging;
+  void WriteDirect(const Buffer& buffer, uint64_t offset, std::span<const std::byte> data);
+  bool WriteStagedChunk(const Buffer& buffer, uint64_t offset, std::span<const std::byte> data);
+  UploadStaging* AcquireUploadStaging(uint64_t min_size);
+  bool WaitUploadMap(UploadStaging& s, std::chrono::nanoseconds timeout);
+  void DropUploadStaging(size_t index);
+  void DrainUploadStaging();
 
   static void OnUncapturedError(const WGPUDevice*, WGPUErrorType, WGPUStringView, void*, void*);
   static void OnDeviceLost(const WGPUDevice*, WGPUDeviceLostReason, WGPUStringView, void*, void*);
@@ -243,6 +284,10 @@ class Context {
   bool closing_ = false;
 
   std::vector<Buffer> staging_free_;
+  UploadMode upload_mode_ = UploadMode::kAuto;
+  UploadStats upload_stats_;
+  // Oldest first; bounded by kUploadPoolBytes / kUploadPoolCount (context.cpp).
+  std::vector<std::unique_ptr<UploadStaging>> upload_pool_;
   struct CachedKernel {
     std::string source, entry_point, layout;
     std::unique_ptr<Kernel> kernel;
