@@ -405,11 +405,12 @@ TEST(OpSemantics, PowWithIntegralExponentsOfNegativeBases) {
 
 // MatMulInteger and QLinearMatMul against an int64 host reference written here (not the
 // records' own): random shapes with ragged edges (M, N, K off every multiple of the kernel's
-// 4-row, 4-column blocks, K = 1, N past one workgroup's 256 columns), zero points at the ends
-// of their range, per-tensor and per-row/per-column parameters, broadcast batches; each case
-// on the register-blocked kernel and, with workgroups limited to 4 invocations in x, on the
-// one-output kernel it falls back to. Integer sums must be exact; requantized outputs too,
-// except within 1e-3 of a rounding tie, where one step either way is allowed (f32 scales).
+// 4-row, 4-column blocks, K = 1, N past one workgroup's 256 columns), K and N multiples of 4
+// (vec4 loads), zero points at the ends of their range, per-tensor and per-row/per-column
+// parameters, broadcast batches; each case on the register-blocked kernel and, with workgroups
+// limited to 4 invocations in x, on the one-output kernel it falls back to. Integer sums must be
+// exact; requantized outputs too, except within 1e-3 of a rounding tie, where one step either way
+// is allowed (f32 scales).
 struct IntMatMulCase {
   bool quantized;
   bool int8;
@@ -430,6 +431,9 @@ TEST(IntegerMatMul, ExactAgainstInt64Reference) {
       {true, false, {9, 21}, {21, 13}, 0, "uint8 per tensor"},
       {true, true, {2, 7, 33}, {33, 11}, 2, "int8 per row and column, batched A"},
       {true, false, {4, 1}, {1, 5}, 1, "K = 1, zero points 0 and 255"},
+      // K and N multiples of 4: the vec4 loads.
+      {false, false, {2, 6, 16}, {16, 264}, 2, "vec4 loads, N past 256, batched A"},
+      {true, true, {7, 12}, {12, 8}, 1, "int8 vec4 loads, zero points -128 and 127"},
   };
   for (int fallback = 0; fallback < 2; ++fallback) {
     DeviceCaps caps = CapsOf(ctx);
