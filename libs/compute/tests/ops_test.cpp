@@ -2,6 +2,7 @@
 // printed), odd sizes, broadcasting and strided views, with outputs poisoned before dispatch.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -400,6 +401,177 @@ TEST(OpSemantics, PowWithIntegralExponentsOfNegativeBases) {
   r.hints = {-3, 3, 1e-5, 2e-5, true, true};  // integer-valued, non-zero
   std::mt19937_64 rng(testing::Seed() + 2);
   RunCase(r, DType::kF32, Case{{{1031}, {1031}}}, rng, ex);
+}
+
+// MatMulInteger and QLinearMatMul against an int64 host reference written here (not the
+// records' own): random shapes with ragged edges (M, N, K off every multiple of the kernel's
+// 4-row, 4-column blocks, K = 1, N past one workgroup's 256 columns), K and N multiples of 4
+// (vec4 loads), zero points at the ends of their range, per-tensor and per-row/per-column
+// parameters, broadcast batches; each case on the register-blocked kernel and, with workgroups
+// limited to 4 invocations in x, on the one-output kernel it falls back to. Integer sums must be
+// exact; requantized outputs too, except within 1e-3 of a rounding tie, where one step either way
+// is allowed (f32 scales).
+struct IntMatMulCase {
+  bool quantized;
+  bool int8;
+  Shape a, b;
+  int zp_kind;  // 0: per tensor, random; 1: per tensor at the range's ends; 2: per row/column
+  const char* label;
+};
+
+TEST(IntegerMatMul, ExactAgainstInt64Reference) {
+  webgpu::Context& ctx = SharedContext();
+  std::mt19937_64 rng(testing::Seed() + 7);
+  const std::vector<IntMatMulCase> cases = {
+      {false, false, {1, 1}, {1, 1}, 1, "K = 1, 1x1"},
+      {false, true, {5, 1}, {1, 7}, 1, "K = 1, int8 extremes"},
+      {false, false, {6, 37}, {37, 259}, 2, "N past 256, per row and column"},
+      {false, true, {3, 64}, {64, 3}, 2, "M, N below a block, int8 per row and column"},
+      {false, false, {2, 1, 9, 13}, {3, 13, 6}, 0, "broadcast batch"},
+      {true, false, {9, 21}, {21, 13}, 0, "uint8 per tensor"},
+      {true, true, {2, 7, 33}, {33, 11}, 2, "int8 per row and column, batched A"},
+      {true, false, {4, 1}, {1, 5}, 1, "K = 1, zero points 0 and 255"},
+      // K and N multiples of 4: the vec4 loads.
+      {false, false, {2, 6, 16}, {16, 264}, 2, "vec4 loads, N past 256, batched A"},
+      {true, true, {7, 12}, {12, 8}, 1, "int8 vec4 loads, zero points -128 and 127"},
+  };
+  for (int fallback = 0; fallback < 2; ++fallback) {
+    DeviceCaps caps = CapsOf(ctx);
+    if (fallback) caps.max_workgroup_size_x = 4;  // below the blocked kernel's 8 lanes
+    Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
+    for (const IntMatMulCase& c : cases) {
+      const std::string what = std::string(c.quantized ? "QLinearMatMul" : "MatMulInteger") + " [" +
+                               c.label + "]" + (fallback ? " one-output kernel" : "");
+      const DType dt = c.int8 ? DType::kI32 : DType::kU32;
+      const int64_t lo = c.int8 ? -128 : 0, hi = c.int8 ? 127 : 255;
+      auto ints = [&](Shape sh) {
+        RefTensor t{dt, sh, {}};
+        std::uniform_int_distribution<int64_t> u(lo, hi);
+        for (uint64_t i = 0; i < CheckedElements(sh).value(); ++i)
+          t.data.push_back(static_cast<double>(u(rng)));
+        return t;
+      };
+      const uint64_t M = c.a[c.a.size() - 2], K = c.a.back(), N = c.b.back();
+      RefTensor a = ints(c.a), b = ints(c.b);
+      RefTensor azp = ints(c.zp_kind == 2 ? Shape{M} : Shape{});
+      RefTensor bzp = ints(c.zp_kind == 2 ? Shape{N} : Shape{});
+      if (c.zp_kind == 1) {
+        azp.data = {static_cast<double>(hi)};
+        bzp.data = {static_cast<double>(lo)};
+      }
+      // Scales put the requantized values around +-40 steps, so some saturate.
+      std::uniform_real_distribution<double> us(0.5, 2.0);
+      auto f32 = [](Shape sh, std::vector<double> v) {
+        for (double& x : v) x = static_cast<float>(x);
+        return RefTensor{DType::kF32, std::move(sh), std::move(v)};
+      };
+      std::vector<double> asv(c.zp_kind == 2 ? M : 1), bsv(c.zp_kind == 2 ? N : 1);
+      for (double& v : asv) v = 0.01 * us(rng);
+      for (double& v : bsv) v = 0.01 * us(rng);
+      const RefTensor as = f32(c.zp_kind == 2 ? Shape{M} : Shape{}, asv);
+      const RefTensor bs = f32(c.zp_kind == 2 ? Shape{N} : Shape{}, bsv);
+      const RefTensor ys = f32({}, {1e-4 * 150.0 * std::sqrt(static_cast<double>(K)) / 40.0});
+      RefTensor yzp{dt, {}, {c.zp_kind == 1 ? static_cast<double>(hi) : (c.int8 ? 3.0 : 120.0)}};
+      std::vector<RefTensor> in;
+      if (c.quantized) {
+        in = {a, as, azp, b, bs, bzp, ys, yzp};
+      } else {
+        in = {a, b, azp, bzp};
+      }
+      // The reference: numpy broadcasting of the batch dimensions, int64 sums.
+      const Shape ab(c.a.begin(), c.a.end() - 2), bb(c.b.begin(), c.b.end() - 2);
+      const size_t rank = std::max(ab.size(), bb.size());
+      Shape batch(rank, 1);
+      for (size_t i = 0; i < rank; ++i) {
+        const uint64_t ea = i + ab.size() >= rank ? ab[i + ab.size() - rank] : 1;
+        const uint64_t eb = i + bb.size() >= rank ? bb[i + bb.size() - rank] : 1;
+        batch[i] = std::max(ea, eb);
+      }
+      Shape out_shape = batch;
+      out_shape.push_back(M);
+      out_shape.push_back(N);
+      const uint64_t nb = CheckedElements(batch).value();
+      std::vector<int64_t> acc(nb * M * N);
+      for (uint64_t bi = 0; bi < nb; ++bi) {
+        uint64_t rest = bi, oa = 0, ob = 0, sa = 1, sb = 1;
+        for (size_t i = rank; i-- > 0;) {
+          const uint64_t coord = rest % batch[i];
+          rest /= batch[i];
+          const uint64_t ea = i + ab.size() >= rank ? ab[i + ab.size() - rank] : 1;
+          const uint64_t eb = i + bb.size() >= rank ? bb[i + bb.size() - rank] : 1;
+          oa += (ea == 1 ? 0 : coord) * sa;
+          ob += (eb == 1 ? 0 : coord) * sb;
+          sa *= ea;
+          sb *= eb;
+        }
+        for (uint64_t m = 0; m < M; ++m) {
+          for (uint64_t n = 0; n < N; ++n) {
+            const auto za = static_cast<int64_t>(azp.data[azp.data.size() == 1 ? 0 : m]);
+            const auto zb = static_cast<int64_t>(bzp.data[bzp.data.size() == 1 ? 0 : n]);
+            int64_t sum = 0;
+            for (uint64_t k = 0; k < K; ++k) {
+              sum += (static_cast<int64_t>(a.data[(oa * M + m) * K + k]) - za) *
+                     (static_cast<int64_t>(b.data[(ob * K + k) * N + n]) - zb);
+            }
+            acc[(bi * M + m) * N + n] = sum;
+          }
+        }
+      }
+      // The graph: one node, every input uploaded.
+      Graph g(0);
+      Graph::Node node;
+      node.op = c.quantized ? "QLinearMatMul" : "MatMulInteger";
+      node.opset = 10;
+      node.name = "t";
+      std::vector<Tensor> dev;
+      for (const RefTensor& t : in) {
+        auto up = ex.Upload(t.dtype, t.shape, testing::ToHost(t));
+        ASSERT_TRUE(up.ok()) << what << ": " << up.error().ToString();
+        node.inputs.push_back(g.num_inputs++);
+        node.input_values.push_back(nullptr);
+        dev.push_back(*up);
+      }
+      g.num_values = g.num_inputs;
+      node.first_output = g.num_values;
+      node.output_count = 1;
+      g.num_values += 1;
+      g.outputs.push_back(node.first_output);
+      g.nodes.push_back(node);
+      auto out = ex.Run(g, dev);
+      ASSERT_TRUE(out.ok()) << what << ": " << out.error().ToString();
+      auto host = ex.Download((*out)[0]);
+      ASSERT_TRUE(host.ok()) << what << ": " << host.error().ToString();
+      ASSERT_EQ(host->shape, out_shape) << what;
+      ASSERT_EQ(host->dtype, c.quantized ? dt : DType::kI32) << what;
+      const std::vector<double> got = testing::FromHost(*host);
+      int wrong = 0;
+      for (uint64_t i = 0; i < acc.size() && wrong < 5; ++i) {
+        const uint64_t n = i % N, m = (i / N) % M;
+        if (!c.quantized) {
+          if (got[i] != static_cast<double>(acc[i])) {
+            ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", want " << acc[i];
+            ++wrong;
+          }
+          continue;
+        }
+        const double v = static_cast<double>(acc[i]) * as.data[as.data.size() == 1 ? 0 : m] *
+                         bs.data[bs.data.size() == 1 ? 0 : n] / ys.data[0];
+        auto requant = [&](double r) {
+          return std::clamp(r + yzp.data[0], static_cast<double>(lo), static_cast<double>(hi));
+        };
+        const double want = requant(std::nearbyint(v));
+        const bool near_tie = std::abs(std::abs(v - std::floor(v)) - 0.5) < 1e-3;
+        const bool ok =
+            got[i] == want ||
+            (near_tie && (got[i] == requant(std::floor(v)) || got[i] == requant(std::ceil(v))));
+        if (!ok) {
+          ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", want " << want
+                        << " (unrounded " << v << ")";
+          ++wrong;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // element is one 32-bit word and the kernels read them directly; the accumulator is i32 (exact
 // while |acc| < 2^31: K * 255 * 255 < 2^31 holds for K < 33,025 terms).
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "ops/elementwise.h"
@@ -106,6 +107,43 @@ Result<IntMatMulDims> IntMatMulShapes(const OpNode& node, const MatMulSlots& s) 
   return d;
 }
 
+// The register-blocked kernel (shaders/integer/matmul_integer, op.blocked): each invocation
+// owns four neighbouring output columns of R neighbouring rows (R = M up to 4, a power of
+// two), so each k loads four B values and R A values (the A loads are uniform across the
+// workgroup) for 4R products, where the one-output kernel loads two values per product. No
+// workgroup memory, as the float MatMul's rows kernel (ADR 0005): on lavapipe barriers cost
+// more than the caches save. Workgroups: x over row blocks, y over column quads, z over the
+// batch; past the device's per-dimension limit, or for an empty output, the one-output kernel
+// runs instead.
+constexpr uint32_t kIntMatMulRows = 4;
+
+struct IntMatMulBlock {
+  bool blocked = false;
+  uint32_t rows = 1;  // R
+  uint32_t wx = 8;    // invocations per workgroup (column quads)
+  std::array<uint64_t, 3> groups{1, 1, 1};
+};
+
+// [0, 1, ..., R - 1] for the template's per-row code (R is 1, 2 or 4).
+hbs::Value RowList(uint32_t rows) {
+  if (rows == 1) return hbs::Value::array({0});
+  if (rows == 2) return hbs::Value::array({0, 1});
+  return hbs::Value::array({0, 1, 2, 3});
+}
+
+IntMatMulBlock IntMatMulBlocking(const IntMatMulDims& d, const DeviceCaps& caps) {
+  IntMatMulBlock b;
+  while (b.rows < kIntMatMulRows && b.rows < d.M) b.rows *= 2;
+  const uint64_t quads = (d.N + 3) / 4;
+  while (b.wx < 64 && b.wx < quads) b.wx *= 2;  // narrow outputs: no idle lanes
+  b.groups = {(d.M + b.rows - 1) / b.rows, (quads + b.wx - 1) / b.wx, d.batch};
+  const uint64_t lim = caps.max_workgroups_per_dimension;
+  b.blocked = d.M > 0 && d.N > 0 && d.batch > 0 && b.wx <= caps.max_workgroup_size_x &&
+              b.wx <= caps.max_invocations_per_workgroup && b.groups[0] <= lim &&
+              b.groups[1] <= lim && b.groups[2] <= lim;
+  return b;
+}
+
 struct IntMatMulQuant {
   bool azp_vec = false, bzp_vec = false, as_vec = false, bs_vec = false;
 };
@@ -180,7 +218,8 @@ OpRecord IntMatMulRecord(const MatMulSlots& s) {
                                       std::max(node.inputs[s.b].elements(), d.batch * d.M * d.N))));
     return std::vector<TensorDesc>{TensorDesc{out, d.out}};
   };
-  r.context = [s](const OpNode& node, const Attributes&, const DeviceCaps&) -> Result<hbs::Value> {
+  r.context = [s](const OpNode& node, const Attributes&,
+                  const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(IntMatMulDims d, IntMatMulShapes(node, s));
     ALKNET_ASSIGN_OR_RETURN(IntMatMulQuant q, MatMulQuant(node, s, d));
     hbs::Object o;
@@ -188,6 +227,14 @@ OpRecord IntMatMulRecord(const MatMulSlots& s) {
     o.set("N", d.N);
     o.set("K", d.K);
     o.set("total", d.batch * d.M * d.N);
+    const IntMatMulBlock blk = IntMatMulBlocking(d, caps);
+    o.set("blocked", blk.blocked);
+    // vec4 loads where every row starts on a multiple of four (inputs start at offset 0).
+    o.set("a_vec4", blk.blocked && d.K % 4 == 0);
+    o.set("b_vec4", blk.blocked && d.N % 4 == 0);
+    o.set("wx", static_cast<int64_t>(blk.wx));
+    o.set("rows", static_cast<int64_t>(blk.rows));
+    o.set("rows_list", RowList(blk.rows));
     hbs::Array dims;
     for (const auto& e : d.dims) {
       dims.push_back(hbs::Value::object({{"extent", e[0]}, {"sa", e[1]}, {"sb", e[2]}}));
@@ -218,9 +265,15 @@ OpRecord IntMatMulRecord(const MatMulSlots& s) {
     }
     return hbs::Value(std::move(o));
   };
-  r.dispatch = [s](const OpNode& node, const Attributes&, const DeviceCaps&) {
+  r.dispatch = [s](const OpNode& node, const Attributes&, const DeviceCaps& caps) {
     const IntMatMulDims d = IntMatMulShapes(node, s).value();
-    return LinearOver(d.batch * d.M * d.N);
+    const IntMatMulBlock blk = IntMatMulBlocking(d, caps);
+    if (!blk.blocked) return LinearOver(d.batch * d.M * d.N);
+    DispatchPlan plan;
+    plan.kind = DispatchPlan::Kind::kGrid;
+    plan.groups = blk.groups;
+    plan.workgroup_size = {blk.wx, 1, 1};
+    return plan;
   };
   r.reference = [s](const OpNode& node, const Attributes&, const std::vector<RefTensor>& in) {
     const IntMatMulDims d = IntMatMulShapes(node, s).value();

@@ -117,8 +117,14 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
   r.opset_max = opset_max;
   r.family = "pool";
   r.shader = "pool/pool";
-  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
   const bool max = kind == PoolKind::kMax;
+  // MaxPool also takes uint8 and int8 (opset 12; u32 and i32 on the device) and keeps the
+  // type: a maximum needs no arithmetic.
+  const bool int_types = max && !global;
+  r.contract = {.dtypes = {int_types ? DTypeSet{DType::kF32, DType::kU32, DType::kI32}
+                                     : DTypeSet{DType::kF32}},
+                .contiguous = true};
+  if (int_types) r.test_dtypes = {DType::kF32, DType::kU32, DType::kI32};
   r.summary =
       std::string(max ? "maximum" : "average") +
       (global ? " over all spatial positions" : " over sliding windows") +
@@ -150,7 +156,7 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
                               const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(Window w, PoolWindow(node, at, global));
     const Shape out = PoolOutShape(node.inputs[0].shape, w);
-    std::vector<TensorDesc> o{TensorDesc{DType::kF32, out}};
+    std::vector<TensorDesc> o{TensorDesc{node.inputs[0].dtype, out}};
     if (WantIndices(at, indices)) {
       if (node.inputs[0].elements() > (uint64_t{1} << 31)) {
         return Error{ErrorCode::kUnsupported,
@@ -173,6 +179,8 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
       for (const auto& [name, v] : PoolValues(node, w)) o.set(name, v);
     }
     o.set("max", max);
+    const DType dt = node.inputs[0].dtype;
+    o.set("t", std::string(dt == DType::kU32 ? "u32" : dt == DType::kI32 ? "i32" : "f32"));
     o.set("indices", WantIndices(at, indices));
     o.set("column_major", Flag(at, "storage_order"));
     o.set("count_pad", !max && Flag(at, "count_include_pad"));
@@ -196,7 +204,7 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
     const Shape& xs = in[0].shape;
     const Shape out_shape = PoolOutShape(xs, w);
     const uint64_t lines = xs[0] * xs[1], isp = w.in_size(), osp = w.out_size();
-    RefTensor y{DType::kF32, out_shape, std::vector<double>(lines * osp)};
+    RefTensor y{in[0].dtype, out_shape, std::vector<double>(lines * osp)};
     RefTensor ind{DType::kI32, out_shape, std::vector<double>(lines * osp)};
     const bool count_pad = !max && Flag(at, "count_include_pad");
     const bool column_major = Flag(at, "storage_order");
@@ -322,9 +330,16 @@ OpRecord PoolRecord(std::string name, PoolKind kind, bool global, int opset_min,
 // written at its index (flat over the whole output, as MaxPool's Indices are). The kernel runs
 // one invocation per output element and searches the X values of its own (n, c) plane for
 // its index, so indices must point into their own plane (MaxPool's always do); the cost is
-// plane_out * plane_in per plane.
+// plane_out * plane_in per plane. An output_shape larger than the unpooled shape keeps the
+// indices' coordinates in the unpooled shape and pads each axis at its end (ONNX's expected
+// outputs; test_maxunpool_export_with_output_shape).
 
-Result<Shape> UnpoolShape(const OpNode& node, const Attributes& at) {
+struct UnpoolShapes {
+  Shape unpooled;  // MaxPool's input shape, in which the indices are flat
+  Shape out;       // output_shape where given, else `unpooled`
+};
+
+Result<UnpoolShapes> UnpoolShape(const OpNode& node, const Attributes& at) {
   const Shape& x = node.inputs[0].shape;
   if (x.size() < 3 || x.size() > 5) {
     return Error{ErrorCode::kShape, node.Describe() + ": X " + ShapeToString(x) +
@@ -378,16 +393,18 @@ Result<Shape> UnpoolShape(const OpNode& node, const Attributes& at) {
       return Error{ErrorCode::kShape, node.Describe() + ": output_shape " + ShapeToString(given) +
                                           " must keep X's N and C " + ShapeToString(x)};
     }
-    if (given != out) {
-      // ONNX reads the indices in the default shape's coordinates and pads them into the
-      // larger one (onnxruntime does); the kernel does not re-index yet.
-      return Error{ErrorCode::kUnsupported,
-                   node.Describe() + ": output_shape " + ShapeToString(given) +
-                       " differs from the unpooled shape " + ShapeToString(out) +
-                       "; only the default shape is implemented"};
+    for (size_t a = 2; a < given.size(); ++a) {
+      if (given[a] < out[a]) {
+        return Error{ErrorCode::kUnsupported,
+                     node.Describe() + ": output_shape " + ShapeToString(given) +
+                         " is smaller than the unpooled shape " + ShapeToString(out) + " on axis " +
+                         std::to_string(a) +
+                         "; only equal or larger output shapes are implemented"};
+      }
     }
+    return UnpoolShapes{out, given};
   }
-  return out;
+  return UnpoolShapes{out, out};
 }
 
 OpRecord MaxUnpoolRecord() {
@@ -405,16 +422,26 @@ OpRecord MaxUnpoolRecord() {
                   {"pads", AttrValue(std::vector<int64_t>{}), false, {}},
                   {"strides", AttrValue(std::vector<int64_t>{}), false, {}}};
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
-    ALKNET_ASSIGN_OR_RETURN(Shape out, UnpoolShape(node, at));
-    ALKNET_TRY(CheckIndexable(node, Window::Product(out)));
-    return std::vector<TensorDesc>{TensorDesc{DType::kF32, out}};
+    ALKNET_ASSIGN_OR_RETURN(UnpoolShapes sh, UnpoolShape(node, at));
+    ALKNET_TRY(
+        CheckIndexable(node, std::max(Window::Product(sh.out), Window::Product(sh.unpooled))));
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, sh.out}};
   };
   r.context = [](const OpNode& node, const Attributes& at,
                  const DeviceCaps&) -> Result<hbs::Value> {
-    ALKNET_ASSIGN_OR_RETURN(Shape out, UnpoolShape(node, at));
+    ALKNET_ASSIGN_OR_RETURN(UnpoolShapes sh, UnpoolShape(node, at));
+    const Shape& out = sh.out;
     const Shape& x = node.inputs[0].shape;
     const uint64_t lines = x[0] * x[1];
     hbs::Object o;
+    // Padded: the output's spatial axes (innermost first) with the unpooled extents.
+    o.set("padded", sh.out != sh.unpooled);
+    hbs::Array axes;
+    for (size_t a = out.size(); a-- > 2;) {
+      axes.push_back(hbs::Value::object({{"o", out[a]}, {"u", sh.unpooled[a]}}));
+    }
+    o.set("axes", hbs::Value(std::move(axes)));
+    o.set("plane_unpooled", lines == 0 ? uint64_t{0} : Window::Product(sh.unpooled) / lines);
     o.set("total", Window::Product(out));
     // At least 1: WGSL refuses a division by a constant 0 (nothing runs when total is 0).
     o.set("plane_out", std::max<uint64_t>(1, lines == 0 ? 0 : Window::Product(out) / lines));
@@ -422,14 +449,24 @@ OpRecord MaxUnpoolRecord() {
     return hbs::Value(std::move(o));
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
-    return LinearOver(Window::Product(UnpoolShape(node, at).value()));
+    return LinearOver(Window::Product(UnpoolShape(node, at).value().out));
   };
   r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
-    const Shape out_shape = UnpoolShape(node, at).value();
+    const UnpoolShapes sh = UnpoolShape(node, at).value();
+    const Shape& out_shape = sh.out;
     RefTensor y{DType::kF32, out_shape, std::vector<double>(Window::Product(out_shape), 0.0)};
+    const uint64_t unpooled = Window::Product(sh.unpooled);
     for (size_t i = 0; i < in[1].data.size(); ++i) {
       const double idx = in[1].data[i];
-      if (idx >= 0 && idx < double(y.data.size())) y.data[static_cast<size_t>(idx)] = in[0].data[i];
+      if (!(idx >= 0 && idx < double(unpooled))) continue;
+      // The index's coordinates in the unpooled shape, the same ones in the output.
+      uint64_t rest = static_cast<uint64_t>(idx), flat = 0, mult = 1;
+      for (size_t a = out_shape.size(); a-- > 0;) {
+        flat += (rest % sh.unpooled[a]) * mult;
+        rest /= sh.unpooled[a];
+        mult *= out_shape[a];
+      }
+      y.data[flat] = in[0].data[i];
     }
     return std::vector<RefTensor>{std::move(y)};
   };
@@ -475,6 +512,11 @@ OpRecord MaxUnpoolRecord() {
        {{1, indices({1, 2, 5}, {3}, {2}, {1, 2, 11})},
         {2, RefTensor{DType::kI32, {3}, {1, 2, 11}}}},
        "1-D, overlapping windows, output_shape given"},
+      {{Shape{2, 2, 2, 3}, Shape{2, 2, 2, 3}, Shape{4}},
+       {{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}},
+       {{1, indices({2, 2, 2, 3}, {2, 2}, {2, 2}, {2, 2, 4, 6})},
+        {2, RefTensor{DType::kI32, {4}, {2, 2, 5, 8}}}},
+       "2-D, output_shape larger than the unpooled shape"},
   };
   return r;
 }

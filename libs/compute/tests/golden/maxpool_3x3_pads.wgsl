@@ -36,7 +36,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let z0 = i32(p / (OH * OW)) * SD - PD;
   let y0 = i32((p / OW) % OH) * SH - PH;
   let x0 = i32(p % OW) * SW - PW;
-  var best = 0.0;
+  var best = f32(0);
   var best_at = 0u;
   var found = false;
   for (var kz = 0u; kz < KD; kz++) {
