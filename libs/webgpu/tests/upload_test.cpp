@@ -161,7 +161,8 @@ TEST(StagedUpload, OneWriteLargerThanThePool) {
 TEST(StagedUpload, ManyWritesInOneSubmitWindowExceedThePool) {
   Context& ctx = Staged();
   // 20 x 7 MiB = 140 MiB queued without a wait: more bytes and more buffers than the pool
-  // holds, so later writes must wait for earlier copies and reuse their staging buffers.
+  // holds, so later writes reuse the staging buffers of earlier copies (waiting for them when
+  // they have not run yet).
   const size_t n = (7 << 20) + 4;
   constexpr int kWrites = 20;
   std::vector<Buffer> bufs;
@@ -176,8 +177,10 @@ TEST(StagedUpload, ManyWritesInOneSubmitWindowExceedThePool) {
   for (int i = 0; i < kWrites; ++i) ASSERT_TRUE(ctx.Write(bufs[i], 0, datas[i]).ok());
   const auto after = ctx.upload_stats();
   EXPECT_EQ(after.staged_bytes - before.staged_bytes, uint64_t{n} * kWrites);
-  EXPECT_GT(after.waits, before.waits);
-  EXPECT_LT(after.staging_buffers_created - before.staging_buffers_created, kWrites);
+  // Whether a write had to wait depends on how fast the device ran the earlier copies (on a
+  // loaded machine they may all be done in time), so only the bound is checked: the pool
+  // (at most 8 buffers) reused its buffers instead of making one per write.
+  EXPECT_LE(after.staging_buffers_created - before.staging_buffers_created, kUploadPoolCount);
   for (int i = 0; i < kWrites; ++i) {
     std::vector<std::byte> got(n);
     ASSERT_TRUE(ctx.Read(bufs[i], 0, got).ok());
