@@ -52,6 +52,15 @@ class ComputeCalls : public ::testing::Test {
     remote_ = std::move(*client);
   }
 
+  // A 2 x 3 by 3 x 2 MatMul (the product is {4, 5, 10, 11}): the small call the tests send
+  // while a long one holds the device.
+  c::Result<c::Value> SmallMatMul() {
+    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({2, 3}, {1, 2, 3, 4, 5, 6}),
+                                                       F32Tensor({3, 2}, {1, 0, 0, 1, 1, 1})})};
+    return registry_.Invoke("compute.mat_mul", args,
+                            c::CallOptions::WithTimeout(std::chrono::seconds(120)));
+  }
+
   c::CallRegistry registry_;
   std::unique_ptr<c::CallServer> server_;
   std::unique_ptr<c::RemoteRegistry> remote_;
@@ -225,13 +234,7 @@ TEST_F(ComputeCalls, BatchedMatMulsAreCutAndMatchTheReference) {
 // GPU calls take turns: a small call queued while a long MatMul runs goes between two of its
 // dispatches, long before the MatMul ends (it has no short deadline here).
 TEST_F(ComputeCalls, SmallCallRunsBetweenTheDispatchesOfALongOne) {
-  auto small = [&] {
-    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({2, 3}, {1, 2, 3, 4, 5, 6}),
-                                                       F32Tensor({3, 2}, {1, 0, 0, 1, 1, 1})})};
-    return registry_.Invoke("compute.mat_mul", args,
-                            c::CallOptions::WithTimeout(std::chrono::seconds(120)));
-  };
-  ASSERT_TRUE(small().ok());
+  ASSERT_TRUE(SmallMatMul().ok());
   const int m = 4096, k = 2048, n = 2048;  // 64 dispatches
   std::vector<float> a(std::size_t(m) * k, 0.5f), b(std::size_t(k) * n, 0.25f);
   std::atomic<bool> big_done{false};
@@ -251,7 +254,7 @@ TEST_F(ComputeCalls, SmallCallRunsBetweenTheDispatchesOfALongOne) {
     // Sized for lavapipe (many seconds there); a large GPU finishes it within the 300 ms.
     GTEST_SKIP() << "the long MatMul finished within 300 ms on this device";
   }
-  auto r = small();
+  auto r = SmallMatMul();
   const bool overtook = !big_done.load();
   cancel.Cancel();
   big.join();
@@ -265,13 +268,7 @@ TEST_F(ComputeCalls, SmallCallRunsBetweenTheDispatchesOfALongOne) {
 // calls: the big one starts at once, with no upload; the server hands its deadline to the
 // same handler.)
 TEST_F(ComputeCalls, LongMatMulStopsAtItsDeadlineAndFreesTheDevice) {
-  auto small = [&] {
-    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({2, 3}, {1, 2, 3, 4, 5, 6}),
-                                                       F32Tensor({3, 2}, {1, 0, 0, 1, 1, 1})})};
-    return registry_.Invoke("compute.mat_mul", args,
-                            c::CallOptions::WithTimeout(std::chrono::seconds(120)));
-  };
-  auto warm = small();  // opens the device and compiles the pipeline outside the timing
+  auto warm = SmallMatMul();  // opens the device and compiles the pipeline outside the timing
   ASSERT_TRUE(warm.ok()) << warm.error().ToString();
   EXPECT_EQ(Floats(warm->as_tensor()), (std::vector<float>{4, 5, 10, 11}));
 
@@ -282,7 +279,7 @@ TEST_F(ComputeCalls, LongMatMulStopsAtItsDeadlineAndFreesTheDevice) {
       "compute.mat_mul", {c::Value(c::Value::List{F32Tensor({m, k}, a), F32Tensor({k, n}, b)})},
       c::CallOptions::WithTimeout(std::chrono::milliseconds(500)));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the big call holds the GPU
-  auto r = small();
+  auto r = SmallMatMul();
   const double waited =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(r.ok()) << r.error().ToString();
@@ -301,13 +298,7 @@ TEST_F(ComputeCalls, LongMatMulStopsAtItsDeadlineAndFreesTheDevice) {
 // 2^28 multiply-add blocks of before, one block of this product took 0.2-1.9 s on lavapipe).
 // The cancelled call's future resolves at once; the device is what the handler holds.
 TEST_F(ComputeCalls, CancelledLongMatMulFreesTheDeviceWithinABlock) {
-  auto small = [&] {
-    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({2, 3}, {1, 2, 3, 4, 5, 6}),
-                                                       F32Tensor({3, 2}, {1, 0, 0, 1, 1, 1})})};
-    return registry_.Invoke("compute.mat_mul", args,
-                            c::CallOptions::WithTimeout(std::chrono::seconds(120)));
-  };
-  ASSERT_TRUE(small().ok());               // device open, pipeline compiled
+  ASSERT_TRUE(SmallMatMul().ok());         // device open, pipeline compiled
   const int m = 4096, k = 2048, n = 2048;  // 17 G multiply-adds: many seconds on lavapipe
   std::vector<float> a(std::size_t(m) * k, 0.5f), b(std::size_t(k) * n, 0.25f);
   c::CancelSource cancel;
@@ -319,7 +310,7 @@ TEST_F(ComputeCalls, CancelledLongMatMulFreesTheDeviceWithinABlock) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // blocks measured and sized
   const auto cancelled_at = std::chrono::steady_clock::now();
   cancel.Cancel();
-  auto r = small();
+  auto r = SmallMatMul();
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled_at).count();
   ASSERT_TRUE(r.ok()) << r.error().ToString();
@@ -558,13 +549,7 @@ TEST_F(ComputeCalls, CutGemmMatchesTheReferenceForEveryBlockSize) {
 // the cancel gets the device well within a second (before the cut, a Conv was one dispatch:
 // this one would hold the device for its whole run, many seconds on lavapipe).
 TEST_F(ComputeCalls, CancelledLongConvFreesTheDeviceWithinABlock) {
-  auto small = [&] {
-    std::vector<c::Value> args{c::Value(c::Value::List{F32Tensor({2, 3}, {1, 2, 3, 4, 5, 6}),
-                                                       F32Tensor({3, 2}, {1, 0, 0, 1, 1, 1})})};
-    return registry_.Invoke("compute.mat_mul", args,
-                            c::CallOptions::WithTimeout(std::chrono::seconds(120)));
-  };
-  ASSERT_TRUE(small().ok());  // device open, pipeline compiled
+  ASSERT_TRUE(SmallMatMul().ok());  // device open, pipeline compiled
   // 4 x 128 x 64 x 9 x 256 x 256 = 19 G multiply-adds.
   std::vector<float> x(std::size_t(4) * 64 * 256 * 256, 0.5f), w(128 * 64 * 9, 0.25f);
   c::CancelSource cancel;
@@ -578,7 +563,7 @@ TEST_F(ComputeCalls, CancelledLongConvFreesTheDeviceWithinABlock) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // blocks measured and sized
   const auto cancelled_at = std::chrono::steady_clock::now();
   cancel.Cancel();
-  auto r = small();
+  auto r = SmallMatMul();
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled_at).count();
   ASSERT_TRUE(r.ok()) << r.error().ToString();
