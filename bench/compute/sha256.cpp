@@ -89,8 +89,9 @@ int main(int argc, char** argv) {
   };
 
   auto measure = [&](const std::vector<std::span<const std::byte>>& msgs, const char* mode,
-                     uint32_t wg_size) {
-    ac::Sha256 sha(ex, {.k_mode = mode, .workgroup_size = wg_size});
+                     uint32_t wg_size, const char* layout = "indexed", uint32_t per = 1) {
+    ac::Sha256 sha(
+        ex, {.k_mode = mode, .workgroup_size = wg_size, .layout = layout, .per_invocation = per});
     auto prepared = bench::Must(sha.Prepare(msgs), "prepare");
     if (auto st = sha.Dispatch(prepared, true); !st.ok())
       bench::Die(st.error().ToString());  // compile
@@ -114,6 +115,11 @@ int main(int argc, char** argv) {
   };
 
   std::vector<Row> rows;
+  struct Fixed {
+    uint32_t per, wg;
+    double rate = 0;
+  };
+  std::vector<Fixed> fixed = {{1, 64}, {2, 64}, {4, 64}, {1, 128}, {1, 256}, {2, 128}};
   const char* modes[] = {"inline", "switch", "array"};
   {
     auto data = random_bytes(small_count * small_bytes);
@@ -123,6 +129,10 @@ int main(int argc, char** argv) {
     // 64 bytes take two blocks with the padding; up to 55 bytes take one.
     Row r{std::to_string(small_bytes) + "-byte messages", {}, 0, 0, "M hashes/s"};
     for (int m = 0; m < 3; ++m) r.alknet[m] = measure(msgs, modes[m], 64) / 1e6;
+    // Equal lengths: the fixed-length kernel (what HashBatch picks for such a batch).
+    if (small_bytes <= ac::kSha256MaxFixedLength) {
+      for (Fixed& f : fixed) f.rate = measure(msgs, "inline", f.wg, "fixed", f.per) / 1e6;
+    }
     r.ssl1 = OpenSslRate(msgs, 1, min_seconds) / 1e6;
     r.ssln = OpenSslRate(msgs, cores, min_seconds) / 1e6;
     rows.push_back(r);
@@ -177,6 +187,11 @@ int main(int argc, char** argv) {
           i ? ", " : "", r.what.c_str(), r.unit, r.alknet[0], r.alknet[1], r.alknet[2], r.ssl1,
           r.ssln);
     }
+    std::printf("], \"fixed\": [");
+    for (size_t i = 0; i < fixed.size(); ++i) {
+      std::printf("%s{\"per_invocation\": %u, \"workgroup_size\": %u, \"rate\": %.3f}",
+                  i ? ", " : "", fixed[i].per, fixed[i].wg, fixed[i].rate);
+    }
     std::printf("]}\n");
   } else {
     std::printf("adapter: %s; OpenSSL on %u cores\n", ctx->adapter().Summary().c_str(), cores);
@@ -189,7 +204,14 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "(ratio: alknet inline / OpenSSL on all cores, or 1 thread for the stream row; 0 = not "
-        "run)\n");
+        "run; the columns above use the indexed layout)\n");
+    std::printf("fixed-length kernel (K inlined), %llu-byte messages, M hashes/s:\n",
+                static_cast<unsigned long long>(small_bytes));
+    for (const Fixed& f : fixed) {
+      std::printf("  %u per invocation, workgroup %4u: %11.3f  (%.2fx indexed inline)\n", f.per,
+                  f.wg, f.rate,
+                  rows.empty() || rows[0].alknet[0] == 0 ? 0 : f.rate / rows[0].alknet[0]);
+    }
   }
   return 0;
 }

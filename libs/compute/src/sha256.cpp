@@ -95,37 +95,94 @@ Sha256::Sha256(Executor& executor, Sha256Options options)
     : ex_(executor), options_(std::move(options)) {}
 Sha256::~Sha256() = default;
 
-Result<std::string> Sha256::BatchSource() const {
+Status Sha256::CheckOptions() const {
   if (options_.k_mode != "inline" && options_.k_mode != "switch" && options_.k_mode != "array") {
     return Error{ErrorCode::kInvalidArgument,
                  "k_mode '" + options_.k_mode + "' is not inline, switch or array"};
   }
+  if (options_.layout != "auto" && options_.layout != "indexed" && options_.layout != "fixed") {
+    return Error{ErrorCode::kInvalidArgument,
+                 "layout '" + options_.layout + "' is not auto, indexed or fixed"};
+  }
+  if (options_.per_invocation < 1 || options_.per_invocation > 8) {
+    return Error{
+        ErrorCode::kInvalidArgument,
+        "per_invocation " + std::to_string(options_.per_invocation) + " is not between 1 and 8"};
+  }
+  if (options_.workgroup_size < 1 || options_.workgroup_size > 1024) {
+    return Error{
+        ErrorCode::kInvalidArgument,
+        "workgroup_size " + std::to_string(options_.workgroup_size) + " is not between 1 and 1024"};
+  }
+  return Ok{};
+}
+
+Result<std::string> Sha256::BatchSource() const {
+  ALKNET_TRY(CheckOptions());
   return Generator().Render("crypto/sha256", Context(options_));
 }
 
 Result<std::string> Sha256::StreamSource() const {
+  ALKNET_TRY(CheckOptions());
   return Generator().Render("crypto/sha256_stream", Context(options_));
 }
 
-Result<ShaderProgram> Sha256::BatchProgram(size_t count) {
-  ShaderProgram p;
-  p.language = "wgsl";
-  p.label = "sha256/" + options_.k_mode;
-  p.template_name = "crypto/sha256";
-  ALKNET_ASSIGN_OR_RETURN(p.source, BatchSource());
-  p.bindings = {{ProgramBinding::Role::kInput, 0, Access::kRead},
-                {ProgramBinding::Role::kInput, 1, Access::kRead},
-                {ProgramBinding::Role::kOutput, 0, Access::kReadWrite}};
-  p.workgroup_size = {options_.workgroup_size, 1, 1};
-  auto grid = ex_.context().GridFor(count, options_.workgroup_size);
-  if (!grid.ok())
-    return Error{ErrorCode::kLimit,
-                 "SHA-256 batch of " + std::to_string(count) + ": " + grid.error().message};
-  p.grid = {grid->x, grid->y, grid->z};
-  return p;
+Result<std::string> Sha256::FixedSource(uint32_t length) const {
+  ALKNET_TRY(CheckOptions());
+  if (length > kSha256MaxFixedLength) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "the fixed-length SHA-256 kernel takes messages of at most " +
+                     std::to_string(kSha256MaxFixedLength) + " bytes, not " +
+                     std::to_string(length)};
+  }
+  // The padded message (FIPS 180-4 5.1.1) word by word: whole message words are loads, the
+  // word holding the last 1..3 bytes is a masked load with 0x80 after them, the rest are
+  // constants (0x80 in a word of its own, zeros, the bit length in the last two words).
+  const uint32_t blocks = (length + 8) / 64 + 1;
+  const uint64_t bits = uint64_t{length} * 8;
+  hbs::Array block_list;
+  for (uint32_t blk = 0; blk < blocks; ++blk) {
+    hbs::Array words;
+    for (uint32_t k = 0; k < 16; ++k) {
+      const uint32_t t = blk * 16 + k, p = 4 * t;
+      const bool last = blk + 1 == blocks;
+      if (p + 4 <= length) {
+        words.push_back(hbs::Value::object({{"kind", "load"}, {"word", t}}));
+      } else if (p < length) {
+        const uint32_t n = length - p;
+        words.push_back(hbs::Value::object({{"kind", "tail"},
+                                            {"word", t},
+                                            {"mask", Hex(0xffffffffu << (32 - 8 * n))},
+                                            {"pad", Hex(0x80u << (24 - 8 * n))}}));
+      } else {
+        uint32_t v = p == length ? 0x80000000u : 0u;
+        if (last && k == 14) v = static_cast<uint32_t>(bits >> 32);
+        if (last && k == 15) v = static_cast<uint32_t>(bits);
+        words.push_back(hbs::Value::object({{"kind", "const"}, {"value", Hex(v)}}));
+      }
+    }
+    block_list.push_back(hbs::Value(std::move(words)));
+  }
+  hbs::Value c = Context(options_);
+  hbs::Object& o = c.as_object();
+  o.set("message_bytes", length);
+  o.set("stride_words", (length + 3) / 4);
+  o.set("per_invocation", options_.per_invocation);
+  o.set("blocks", hbs::Value(std::move(block_list)));
+  return Generator().Render("crypto/sha256_fixed", c);
 }
 
 Result<Sha256::Prepared> Sha256::Prepare(std::span<const std::span<const std::byte>> messages) {
+  ALKNET_TRY(CheckOptions());
+  bool same = !messages.empty();
+  for (const auto& m : messages) same = same && m.size() == messages.front().size();
+  const bool fixed =
+      options_.layout != "indexed" && same && messages.front().size() <= kSha256MaxFixedLength;
+  if (options_.layout == "fixed" && !fixed) {
+    return Error{ErrorCode::kInvalidArgument,
+                 "layout 'fixed' needs messages of one length of at most " +
+                     std::to_string(kSha256MaxFixedLength) + " bytes"};
+  }
   // Messages start at 4-byte boundaries so whole words can be loaded with one read.
   std::vector<uint32_t> index;
   uint64_t total = 0;
@@ -134,8 +191,10 @@ Result<Sha256::Prepared> Sha256::Prepare(std::span<const std::span<const std::by
       return Error{ErrorCode::kLimit, "a batch message of " + std::to_string(m.size()) +
                                           " bytes exceeds 32-bit addressing; use HashStream"};
     }
-    index.push_back(static_cast<uint32_t>(total));
-    index.push_back(static_cast<uint32_t>(m.size()));
+    if (!fixed) {
+      index.push_back(static_cast<uint32_t>(total));
+      index.push_back(static_cast<uint32_t>(m.size()));
+    }
     total += (m.size() + 3) & ~uint64_t{3};
     if (total > ex_.caps().max_storage_binding_bytes || total > 0xffffffffull) {
       return Error{ErrorCode::kLimit, "SHA-256 batch data of more than " + std::to_string(total) +
@@ -144,21 +203,38 @@ Result<Sha256::Prepared> Sha256::Prepare(std::span<const std::span<const std::by
                                           " (or 4 GiB); split the batch"};
     }
   }
+  if (messages.size() * 32 > ex_.caps().max_storage_binding_bytes) {
+    return Error{ErrorCode::kLimit, "SHA-256 batch of " + std::to_string(messages.size()) +
+                                        " messages: their digests exceed "
+                                        "maxStorageBufferBindingSize; split the batch"};
+  }
   std::vector<std::byte> packed(std::max<uint64_t>(total, 4));
-  for (size_t i = 0; i < messages.size(); ++i) {
-    if (!messages[i].empty())
-      std::memcpy(packed.data() + index[2 * i], messages[i].data(), messages[i].size());
+  {
+    uint64_t at = 0;
+    for (const auto& m : messages) {
+      if (!m.empty()) std::memcpy(packed.data() + at, m.data(), m.size());
+      at += (m.size() + 3) & ~uint64_t{3};
+    }
   }
   wg::Context& ctx = ex_.context();
   Prepared p;
   p.count = messages.size();
+  p.fixed = fixed;
+  p.length = fixed ? static_cast<uint32_t>(messages.front().size()) : 0;
+  if (fixed) {
+    ALKNET_ASSIGN_OR_RETURN(p.source, FixedSource(p.length));
+  } else {
+    ALKNET_ASSIGN_OR_RETURN(p.source, BatchSource());
+  }
   auto make = [&](uint64_t bytes, const char* label) -> Result<std::shared_ptr<wg::Buffer>> {
     auto b = ctx.CreateBuffer(std::max<uint64_t>(bytes, 16), wg::kStorageUsage, label);
     if (!b.ok()) return Wrap(b.error());
     return std::make_shared<wg::Buffer>(std::move(b).value());
   };
   ALKNET_ASSIGN_OR_RETURN(p.data, make(packed.size(), "sha256 data"));
-  ALKNET_ASSIGN_OR_RETURN(p.index, make(index.size() * 4, "sha256 index"));
+  if (!fixed) {
+    ALKNET_ASSIGN_OR_RETURN(p.index, make(index.size() * 4, "sha256 index"));
+  }
   ALKNET_ASSIGN_OR_RETURN(p.digests, make(messages.size() * 32, "sha256 digests"));
   if (auto st = ctx.Write(*p.data, 0, packed); !st.ok()) return Wrap(st.error());
   if (!index.empty()) {
@@ -170,24 +246,34 @@ Result<Sha256::Prepared> Sha256::Prepare(std::span<const std::span<const std::by
 
 Status Sha256::Dispatch(const Prepared& p, bool checked) {
   if (p.count == 0) return Ok{};
-  ALKNET_ASSIGN_OR_RETURN(ShaderProgram prog, BatchProgram(p.count));
-  wg::Recorder rec = ex_.context().BeginCommands("sha256 batch");
-  // The index binding is sized to the batch so arrayLength() gives the message count.
-  wg::KernelSpec spec{prog.source,
-                      "main",
-                      {wg::BindingType::kReadOnlyStorage, wg::BindingType::kReadOnlyStorage,
-                       wg::BindingType::kStorage},
-                      prog.label};
-  auto kernel = ex_.context().GetKernel(spec);
+  wg::Context& ctx = ex_.context();
+  const uint64_t invocations =
+      p.fixed ? (p.count + options_.per_invocation - 1) / options_.per_invocation : p.count;
+  auto grid = ctx.GridFor(invocations, options_.workgroup_size);
+  if (!grid.ok())
+    return Error{ErrorCode::kLimit,
+                 "SHA-256 batch of " + std::to_string(p.count) + ": " + grid.error().message};
+  wg::Recorder rec = ctx.BeginCommands("sha256 batch");
+  wg::KernelSpec spec;
+  spec.wgsl = p.source;
+  spec.label = p.fixed ? "sha256/fixed" + std::to_string(p.length) : "sha256/" + options_.k_mode;
+  // The index (or digest) binding is sized to the batch so arrayLength() gives its count.
+  std::vector<wg::BufferBinding> b;
+  if (p.fixed) {
+    spec.bindings = {wg::BindingType::kReadOnlyStorage, wg::BindingType::kStorage};
+    b = {{p.data.get(), 0, WGPU_WHOLE_SIZE}, {p.digests.get(), 0, p.count * 32}};
+  } else {
+    spec.bindings = {wg::BindingType::kReadOnlyStorage, wg::BindingType::kReadOnlyStorage,
+                     wg::BindingType::kStorage};
+    b = {{p.data.get(), 0, WGPU_WHOLE_SIZE},
+         {p.index.get(), 0, p.count * 8},
+         {p.digests.get(), 0, p.count * 32}};
+  }
+  auto kernel = ctx.GetKernel(spec);
   if (!kernel.ok()) return Wrap(kernel.error());
-  const wg::BufferBinding b[] = {{p.data.get(), 0, WGPU_WHOLE_SIZE},
-                                 {p.index.get(), 0, p.count * 8},
-                                 {p.digests.get(), 0, p.count * 32}};
-  if (auto st = rec.Dispatch(**kernel, b, wg::Grid{prog.grid[0], prog.grid[1], prog.grid[2]});
-      !st.ok())
-    return Wrap(st.error());
+  if (auto st = rec.Dispatch(**kernel, b, *grid); !st.ok()) return Wrap(st.error());
   if (checked) return ex_.SubmitChecked(std::move(rec));
-  ex_.context().SubmitUnchecked(std::move(rec));
+  ctx.SubmitUnchecked(std::move(rec));
   return Ok{};
 }
 

@@ -214,6 +214,11 @@ TEST(Golden, Sha256RendersAsCheckedIn) {
   auto stream = Sha256(ex).StreamSource();
   ASSERT_TRUE(stream.ok());
   CheckGolden("sha256_stream_inline", *stream);
+  // The fixed-length kernel for 55-byte messages (one block, the tail word masked) and two
+  // per invocation.
+  auto fixed = Sha256(ex, {.per_invocation = 2}).FixedSource(55);
+  ASSERT_TRUE(fixed.ok()) << fixed.error().ToString();
+  CheckGolden("sha256_fixed_55x2", *fixed);
 }
 
 // Every checked-in file has a variant that produces it: no stale goldens.
@@ -222,6 +227,7 @@ TEST(Golden, NoOrphanFiles) {
   for (const Golden& g : GoldenNodes()) names.insert(g.name + ".wgsl");
   for (std::string m : {"inline", "switch", "array"}) names.insert("sha256_batch_" + m + ".wgsl");
   names.insert("sha256_stream_inline.wgsl");
+  names.insert("sha256_fixed_55x2.wgsl");
   for (const auto& e : fs::directory_iterator(GoldenDir())) {
     EXPECT_TRUE(names.count(e.path().filename().string())) << e.path() << " has no variant";
   }

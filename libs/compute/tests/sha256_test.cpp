@@ -73,6 +73,70 @@ TEST_P(Sha256Modes, EveryLengthTo1100MatchesOpenSsl) {
 INSTANTIATE_TEST_SUITE_P(K, Sha256Modes, ::testing::Values("inline", "switch", "array"),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
+// The fixed-length kernel (one length per batch, padding resolved when rendering) against
+// OpenSSL at every padding edge up to its longest length, with one and several messages per
+// invocation, and batch sizes that leave a ragged last workgroup.
+TEST(Sha256Fixed, PaddingEdgesMatchOpenSsl) {
+  Executor ex(testing::SharedContext());
+  std::mt19937_64 rng(testing::Seed() + 3);
+  // Each length a kernel of its own (llvmpipe compiles each in about a second): the edges where
+  // the tail word, the 0x80 word and the block count change.
+  const std::vector<uint32_t> lengths = {0, 3, 4, 53, 55, 56, 64, 119, 120, 185, 247};
+  for (uint32_t per : {1u, 3u}) {
+    Sha256 sha(ex, {.layout = "fixed", .per_invocation = per});
+    for (uint32_t len : lengths) {
+      if (per != 1 && len != 53) continue;  // one length is enough for the grid math
+      const size_t count = 37 + len % 5;
+      std::vector<std::byte> data(count * len);
+      for (auto& b : data) b = static_cast<std::byte>(rng());
+      std::vector<std::span<const std::byte>> msgs;
+      for (size_t i = 0; i < count; ++i) msgs.emplace_back(data.data() + i * len, len);
+      auto prepared = sha.Prepare(msgs);
+      ASSERT_TRUE(prepared.ok()) << prepared.error().ToString();
+      EXPECT_TRUE(prepared->fixed);
+      ASSERT_TRUE(sha.Dispatch(*prepared, true).ok());
+      auto got = sha.Finish(*prepared);
+      ASSERT_TRUE(got.ok()) << got.error().ToString();
+      for (size_t i = 0; i < count; ++i) {
+        ASSERT_EQ(ToHex((*got)[i]), ToHex(OpenSsl(msgs[i])))
+            << "length " << len << ", message " << i << ", " << per << " per invocation";
+      }
+    }
+  }
+}
+
+TEST(Sha256Fixed, AutoChoosesTheLayoutAndFixedRefusesMixedLengths) {
+  Executor ex(testing::SharedContext());
+  const std::string a(55, 'a'), b(56, 'b'), c(kSha256MaxFixedLength + 1, 'c');
+  Sha256 sha(ex);
+  std::vector<std::span<const std::byte>> same{Bytes(a), Bytes(a)}, mixed{Bytes(a), Bytes(b)},
+      too_long{Bytes(c), Bytes(c)};
+  auto p1 = sha.Prepare(same);
+  ASSERT_TRUE(p1.ok());
+  EXPECT_TRUE(p1->fixed);
+  auto p2 = sha.Prepare(mixed);
+  ASSERT_TRUE(p2.ok());
+  EXPECT_FALSE(p2->fixed);
+  auto p3 = sha.Prepare(too_long);
+  ASSERT_TRUE(p3.ok());
+  EXPECT_FALSE(p3->fixed);
+  auto digests = sha.HashBatch(too_long);
+  ASSERT_TRUE(digests.ok());
+  EXPECT_EQ(ToHex((*digests)[1]), ToHex(OpenSsl(Bytes(c))));
+  Sha256 indexed(ex, {.layout = "indexed"});
+  auto p4 = indexed.Prepare(same);
+  ASSERT_TRUE(p4.ok());
+  EXPECT_FALSE(p4->fixed);
+  Sha256 fixed(ex, {.layout = "fixed"});
+  auto p5 = fixed.Prepare(mixed);
+  ASSERT_FALSE(p5.ok());
+  EXPECT_NE(p5.error().message.find("one length"), std::string::npos) << p5.error().message;
+  Sha256 bad(ex, {.per_invocation = 9});
+  auto p6 = bad.Prepare(same);
+  ASSERT_FALSE(p6.ok());
+  EXPECT_NE(p6.error().message.find("per_invocation 9"), std::string::npos);
+}
+
 // Stream mode across chunk boundaries: every length around the padding edges of the last
 // chunk, with 128-byte chunks.
 TEST(Sha256Stream, ChunkBoundariesMatchOpenSsl) {

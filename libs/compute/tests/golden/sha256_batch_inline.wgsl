@@ -414,18 +414,13 @@ fn bswap(x: u32) -> u32 {
 
 fn message_word(off: u32, len: u32, p: u32) -> u32 {
   if (p + 4u <= len) { return bswap(data[(off + p) / 4u]); }
-  var w = 0u;
-  for (var j = 0u; j < 4u; j++) {
-    let q = p + j;
-    var byte = 0u;
-    if (q < len) {
-      byte = (data[(off + q) / 4u] >> (8u * (q % 4u))) & 0xffu;
-    } else if (q == len) {
-      byte = 0x80u;
-    }
-    w = w | (byte << (24u - 8u * j));
+  if (p < len) {
+    // The message's last 1..3 bytes, then 0x80: one load, masked.
+    let n = len - p;
+    return (bswap(data[(off + p) / 4u]) & (0xffffffffu << (32u - 8u * n))) | (0x80u << (24u - 8u * n));
   }
-  return w;
+  if (p == len) { return 0x80000000u; }
+  return 0u;
 }
 
 fn message_block(off: u32, len: u32, block: u32, last: bool, bits_hi: u32, bits_lo: u32) -> array<u32, 16> {

@@ -27,7 +27,17 @@ struct Sha256Options {
   // (a switch table), "array" (a const array). The last two exist for comparison.
   std::string k_mode = "inline";
   uint32_t workgroup_size = 64;
+  // How a batch is laid out: "auto" hashes a batch whose messages all have the same length
+  // (at most kMaxFixedLength bytes) with a kernel rendered for that length (no index, the
+  // padding resolved when rendering), any other batch with the indexed kernel; "indexed"
+  // always takes the indexed kernel (for comparison); "fixed" requires equal lengths.
+  std::string layout = "auto";
+  // Fixed layout: messages hashed by one invocation (1..8), for instruction-level parallelism.
+  uint32_t per_invocation = 1;
 };
+
+// Longest message the fixed-length kernel takes (four blocks); longer ones use the indexed one.
+inline constexpr uint32_t kSha256MaxFixedLength = 4 * 64 - 9;
 
 class Sha256 {
  public:
@@ -36,6 +46,8 @@ class Sha256 {
 
   // The rendered WGSL of each kernel (for golden files and inspection).
   Result<std::string> BatchSource() const;
+  // The fixed-length kernel for messages of `length` bytes (at most kSha256MaxFixedLength).
+  Result<std::string> FixedSource(uint32_t length) const;
   Result<std::string> StreamSource() const;
 
   Result<std::vector<Sha256Digest>> HashBatch(std::span<const std::span<const std::byte>> messages);
@@ -49,8 +61,11 @@ class Sha256 {
 
   // For benchmarks: upload once, dispatch many times, read once.
   struct Prepared {
-    std::shared_ptr<webgpu::Buffer> data, index, digests;
+    std::shared_ptr<webgpu::Buffer> data, index, digests;  // index: null in the fixed layout
     size_t count = 0;
+    bool fixed = false;  // every message has `length` bytes; the fixed-length kernel
+    uint32_t length = 0;
+    std::string source;  // the kernel, rendered once
   };
   Result<Prepared> Prepare(std::span<const std::span<const std::byte>> messages);
   // Records and submits one pass over the batch without waiting (errors surface in Finish).
@@ -58,7 +73,7 @@ class Sha256 {
   Result<std::vector<Sha256Digest>> Finish(const Prepared& p);
 
  private:
-  Result<ShaderProgram> BatchProgram(size_t count);
+  Status CheckOptions() const;
   Executor& ex_;
   Sha256Options options_;
 };
