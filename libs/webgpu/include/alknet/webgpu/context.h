@@ -82,7 +82,9 @@ Result<std::optional<AdapterEntry>> RequestAdapter(const Instance& instance,
 //   kAuto    staged for writes of kStagedUploadMinBytes or more on GPU adapters, writeBuffer
 //            on CPU adapters (lavapipe, where staging measured no faster) and for small writes.
 enum class UploadMode { kWrite, kStaged, kAuto };
-inline constexpr uint64_t kStagedUploadMinBytes = uint64_t{1} << 20;
+// More than 1 MiB: on the H100 writeBuffer took 0.16 ms for 1 MiB against 0.28 ms staged, and
+// 2.9 ms for 2 MiB against 0.32 ms (docs/results/h200/2026-12-07-h100-sha256/bench_upload.txt).
+inline constexpr uint64_t kStagedUploadMinBytes = (uint64_t{1} << 20) + 4;
 // The staging pool's bounds: writes are cut into chunks of at most kUploadChunk bytes; at
 // most kUploadPoolCount staging buffers, kUploadPoolBytes in all, live at once.
 inline constexpr uint64_t kUploadChunk = uint64_t{64} << 20;
