@@ -194,6 +194,23 @@ TEST(ControlFlow, RecurrentLoopIsPlannedOnce) {
   EXPECT_EQ(s.stats().plans_built, built);
 }
 
+TEST(ControlFlow, LoopsWithKnownTripCountsUnrollUnlessTheDataDecides) {
+  Session s = Load("loop_unroll");
+  // `cell` (constant-true condition) and `count` (i < 2: false after three iterations) are
+  // unrolled; `grow` (sum < limit, from the data) and the zero-trip Loop run on their own.
+  RunSet(s, "loop_unroll", 0);  // limit 4: `grow` stops after an iteration or two
+  EXPECT_EQ(s.stats().loops_unrolled, 2u);
+  EXPECT_EQ(s.stats().control_nodes_run, 2u);
+  RunSet(s, "loop_unroll", 1);  // limit 100: `grow` runs its ten iterations
+  EXPECT_EQ(s.stats().control_nodes_run, 4u);
+  // The same outputs with unrolling off.
+  Session off = Load("loop_unroll", /*max_unrolled_loop_nodes=*/0);
+  RunSet(off, "loop_unroll", 0);
+  RunSet(off, "loop_unroll", 1);
+  EXPECT_EQ(off.stats().loops_unrolled, 0u);
+  EXPECT_EQ(off.stats().control_nodes_run, 8u);
+}
+
 TEST(ControlFlow, LoopPastTheUnrollBudgetRunsIterationByIteration) {
   // 12 iterations of a 7-node body need 84 planned body nodes: a budget of 80 refuses them.
   Session s = Load("loop_rnn", /*max_unrolled_loop_nodes=*/80);

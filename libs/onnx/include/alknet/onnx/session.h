@@ -167,8 +167,9 @@ struct SessionStats {
   // computed on the device: each a segment end and a device sync reading them back.
   uint64_t host_input_reads = 0;
   uint64_t subgraph_runs = 0;
-  // Loops unrolled into the last plan built (SessionOptions::max_unrolled_loop_nodes), and
-  // SequenceMaps planned as one body over their stacked elements instead of once per element.
+  // Loops unrolled into a plan (SessionOptions::max_unrolled_loop_nodes), and SequenceMaps
+  // planned as one body over their stacked elements instead of once per element: summed
+  // over the plans built (a cached plan adds nothing).
   uint64_t loops_unrolled = 0;
   uint64_t sequence_maps_batched = 0;
   // Runs evaluated entirely on the host in float64 (RunResult::on_host says why).
