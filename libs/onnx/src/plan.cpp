@@ -309,6 +309,9 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
   // from known values); a condition decided by the data, a body node that must run on its
   // own, or more than max_unrolled_loop_nodes body nodes in all undo everything and the Loop
   // stops the segment (control_flow.cpp runs it iteration by iteration).
+  // Body nodes planned by unrolling in this plan, nested Loops included (never undone): past
+  // the budget no Loop unrolls, so nested loops cannot multiply the planning work.
+  uint64_t unrolled_work = 0;
   auto inline_loop = [&](const NodeInfo& n) -> Result<bool> {
     if (options.max_unrolled_loop_nodes == 0) return true;
     const Program& body = *n.graphs.at("body");
@@ -366,6 +369,10 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
       for (size_t j = 0; j < carried_n; ++j) bind(body.input_names[2 + j], carried[j]);
       for (auto& [name, init] : body.inits) ALKNET_TRY(define_init(name, init));
       for (const NodeInfo& inner : body.nodes) {
+        if (++unrolled_work > budget) {
+          restore(saved);
+          return true;
+        }
         ALKNET_ASSIGN_OR_RETURN(bool stop, process(inner));
         if (stop) {
           restore(saved);
