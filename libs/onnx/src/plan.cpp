@@ -15,6 +15,14 @@ using namespace detail;
 
 namespace {
 
+template <typename T>
+T AttrOr(const compute::Attributes& attrs, const char* name, T fallback) {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) return fallback;
+  if (const T* v = std::get_if<T>(&it->second)) return *v;
+  return fallback;
+}
+
 ElemType FallbackType(DType d) {
   auto t = ElemTypeOf(d);
   return t ? *t : ElemType::kUndefined;
@@ -32,6 +40,11 @@ struct Slot {
   // A sequence (its tensors' slots) or an empty optional.
   ValueKind kind = ValueKind::kTensor;
   std::vector<Slot> elems;
+  // A sequence whose tensors all have one shape, also held stacked on a new axis 0 ([length,
+  // element shape]): a SequenceMap plans its body once over it, a ConcatFromSequence along
+  // axis 0 reshapes it. The elements are then droppable Split outputs, dispatched only if
+  // something reads them. Dropped when the sequence changes (Insert, Erase).
+  std::shared_ptr<const Slot> stacked;
 };
 
 struct LocalRef {
@@ -47,6 +60,9 @@ struct LocalNode {
   std::vector<int> refs;  // -1: absent or host-only
   std::vector<ConstValue> values;
   int output_count;
+  // Dropped from the graph when nothing reads its outputs (a sequence's elements split off
+  // a stacked tensor, when only the stacked tensor is used).
+  bool droppable = false;
 };
 
 }  // namespace
@@ -146,8 +162,10 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
                  model + ": value '" + name + "' is neither on the device nor known"};
   };
 
+  bool emit_droppable = false;  // set while planning a sequence's element nodes
   auto emit = [&](LocalNode ln, const std::vector<std::string>& out_names,
                   const std::vector<TensorDesc>& outs) {
+    ln.droppable = emit_droppable;
     lnodes.push_back(std::move(ln));
     const int node_index = static_cast<int>(lnodes.size()) - 1;
     for (size_t o = 0; o < outs.size(); ++o) {
@@ -167,23 +185,96 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
   std::function<Result<bool>(const NodeInfo&)> process;
   // Sequence and optional ops (below).
   std::function<Result<bool>(const NodeInfo&)> process_sequence;
+  // What planning a subgraph in place may undo: the slots and everything planned after.
+  struct Checkpoint {
+    std::unordered_map<std::string, Slot> slots;
+    size_t refs, lnodes, constants;
+    uint64_t folded, on_device, ifs_inlined, loops_unrolled, maps_batched;
+  };
+  auto checkpoint = [&] {
+    return Checkpoint{slots,
+                      refs.size(),
+                      lnodes.size(),
+                      plan->constants.size(),
+                      plan->folded,
+                      plan->on_device,
+                      plan->ifs_inlined,
+                      plan->loops_unrolled,
+                      plan->maps_batched};
+  };
+  auto restore = [&](Checkpoint& c) {
+    slots = std::move(c.slots);
+    refs.resize(c.refs);
+    lnodes.resize(c.lnodes);
+    plan->constants.resize(c.constants);
+    plan->folded = c.folded;
+    plan->on_device = c.on_device;
+    plan->ifs_inlined = c.ifs_inlined;
+    plan->loops_unrolled = c.loops_unrolled;
+    plan->maps_batched = c.maps_batched;
+  };
+  // After a subgraph planned in place: its own names end with it (the outer slots come back)
+  // but outer values it first put on the device keep their upload.
+  auto leave_scope = [&](std::unordered_map<std::string, Slot> outer) {
+    for (auto& [name, slot] : slots) {
+      auto old = outer.find(name);
+      if (old != outer.end() && old->second.ref < 0 && slot.ref >= 0 && !slot.unavailable &&
+          old->second.init == slot.init && old->second.known == slot.known) {
+        old->second.ref = slot.ref;
+      }
+    }
+    slots = std::move(outer);
+  };
+  // A known int64 list (the axes or sizes input of a node the planner makes).
+  auto define_ints = [&](const std::string& name, std::vector<double> v) {
+    Slot s;
+    s.type = ElemType::kInt64;
+    s.desc = TensorDesc{DType::kI32, {v.size()}};
+    s.known = std::make_shared<const RefTensor>(RefTensor{DType::kI32, {v.size()}, std::move(v)});
+    s.defined = true;
+    slots[name] = std::move(s);
+  };
+  // A node the planner makes for `n` (Split, Concat, Unsqueeze, Squeeze, Reshape), planned
+  // like any other; its messages name both.
+  auto plan_node = [&](const NodeInfo& n, const char* op, int opset, compute::Attributes attrs,
+                       std::vector<std::string> ins, std::vector<std::string> outs) -> Status {
+    NodeInfo m;
+    m.op = op;
+    m.name = n.name;
+    m.opset = opset;
+    m.index = n.index;
+    m.scope = n.scope;
+    m.via = n.op;
+    m.attrs = std::move(attrs);
+    m.inputs = std::move(ins);
+    m.outputs = std::move(outs);
+    m.record = table.Find(op, opset);
+    if (m.record == nullptr) {
+      return Error{ErrorCode::kUnknownOp,
+                   n.Where(model) + ": " + std::string("the op table has no ") + op};
+    }
+    ALKNET_ASSIGN_OR_RETURN(bool stop, process(m));
+    if (stop) {
+      return Error{ErrorCode::kUnsupported,
+                   n.Where(model) + ": internal: a planned node stopped the plan"};
+    }
+    return Ok{};
+  };
+  // The slot of `name` after plan_node made it (its error when it could not be planned).
+  auto made_slot = [&](const std::string& name) -> Result<Slot> {
+    auto it = slots.find(name);
+    if (it == slots.end()) {
+      return Error{ErrorCode::kInvalidArgument, model + ": internal: '" + name + "' not planned"};
+    }
+    if (it->second.unavailable) return *it->second.unavailable;
+    return it->second;
+  };
   // An If with a known condition: its branch planned in place. When the branch itself holds
   // a node that must run on its own, everything it planned is undone and the If stops the
   // segment instead.
   auto inline_if = [&](const NodeInfo& n, const Program& branch) -> Result<bool> {
-    auto saved = slots;
-    const size_t nrefs = refs.size(), nlnodes = lnodes.size(), nconst = plan->constants.size();
-    const uint64_t folded = plan->folded, on_device = plan->on_device;
-    const uint64_t inlined = plan->ifs_inlined;
-    auto undo = [&] {
-      slots = std::move(saved);
-      refs.resize(nrefs);
-      lnodes.resize(nlnodes);
-      plan->constants.resize(nconst);
-      plan->folded = folded;
-      plan->on_device = on_device;
-      plan->ifs_inlined = inlined;
-    };
+    Checkpoint saved = checkpoint();
+    auto undo = [&] { restore(saved); };
     for (auto& [name, init] : branch.inits) {
       ALKNET_TRY(define_init(name, init));
     }
@@ -204,24 +295,437 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
       outs.push_back(it->second);
     }
     // The branch's own names end with it; the If's outputs are what it computed.
-    for (auto& [name, slot] : slots) {
-      auto old = saved.find(name);
-      if (old != saved.end() && old->second.ref < 0 && slot.ref >= 0 && !slot.unavailable &&
-          old->second.init == slot.init && old->second.known == slot.known) {
-        old->second.ref = slot.ref;  // an outer value first put on the device in the branch
-      }
-    }
-    slots = std::move(saved);
+    leave_scope(std::move(saved.slots));
     for (size_t o = 0; o < outs.size() && o < n.outputs.size(); ++o) {
       if (!n.outputs[o].empty()) slots[n.outputs[o]] = std::move(outs[o]);
     }
     ++plan->ifs_inlined;
     return false;
   };
+  // A Loop whose trip count and condition are known here, unrolled: each iteration's body
+  // planned in place with its iteration number known, the loop-carried values passed on as
+  // slots (on the device, no read-back), the scan outputs stacked by one Concat at the end.
+  // Only while every iteration's condition output is known (a constant `true`, or computed
+  // from known values); a condition decided by the data, a body node that must run on its
+  // own, or more than max_unrolled_loop_nodes body nodes in all undo everything and the Loop
+  // stops the segment (control_flow.cpp runs it iteration by iteration).
+  // Body nodes planned by unrolling in this plan, nested Loops included (never undone): past
+  // the budget no Loop unrolls, so nested loops cannot multiply the planning work.
+  uint64_t unrolled_work = 0;
+  auto inline_loop = [&](const NodeInfo& n) -> Result<bool> {
+    if (options.max_unrolled_loop_nodes == 0) return true;
+    const Program& body = *n.graphs.at("body");
+    // A one-element known input, or nullopt (absent or not known).
+    auto known_scalar = [&](size_t i) -> std::optional<double> {
+      if (i >= n.inputs.size() || n.inputs[i].empty()) return std::nullopt;
+      auto it = slots.find(n.inputs[i]);
+      if (it == slots.end() || it->second.unavailable || it->second.kind != ValueKind::kTensor ||
+          !it->second.known || it->second.known->data.size() != 1) {
+        return std::nullopt;
+      }
+      return it->second.known->data[0];
+    };
+    const std::optional<double> m = known_scalar(0);
+    if (!m) return true;  // no trip count, or one computed on the device
+    const bool has_cond = n.inputs.size() > 1 && !n.inputs[1].empty();
+    const std::optional<double> c0 = has_cond ? known_scalar(1) : std::optional<double>(1.0);
+    if (!c0 || *c0 == 0 || !(*m >= 1)) return true;  // zero iterations: run on its own
+    const uint64_t per = std::max<uint64_t>(body.nodes.size(), 1);
+    const uint64_t budget = options.max_unrolled_loop_nodes;
+    if (*m > static_cast<double>(options.max_loop_iterations) ||
+        *m > static_cast<double>(budget / per)) {
+      return true;  // run on its own (where max_loop_iterations also applies)
+    }
+    const int64_t trips = static_cast<int64_t>(*m);
+    const size_t carried_n = n.inputs.size() >= 2 ? n.inputs.size() - 2 : 0;
+    if (body.input_names.size() != 2 + carried_n || body.output_names.size() < 1 + carried_n) {
+      return true;  // CheckControlNode's message comes from the run
+    }
+    const size_t scans_n = body.output_names.size() - 1 - carried_n;
+    std::vector<Slot> carried;
+    for (size_t j = 0; j < carried_n; ++j) {
+      auto it = slots.find(n.inputs[2 + j]);
+      if (n.inputs[2 + j].empty() || it == slots.end() || it->second.unavailable) return true;
+      carried.push_back(it->second);
+    }
+    Checkpoint saved = checkpoint();
+    std::vector<std::vector<Slot>> scans(scans_n);
+    for (int64_t i = 0; i < trips; ++i) {
+      auto bind = [&](const std::string& name, Slot s) {
+        s.defined = true;
+        if (!name.empty()) slots[name] = std::move(s);
+      };
+      Slot iter;
+      iter.type = ElemType::kInt64;
+      iter.desc = TensorDesc{DType::kI32, {}};
+      iter.known =
+          std::make_shared<const RefTensor>(RefTensor{DType::kI32, {}, {static_cast<double>(i)}});
+      bind(body.input_names[0], std::move(iter));
+      Slot cond;
+      cond.type = ElemType::kBool;
+      cond.desc = TensorDesc{DType::kBool, {}};
+      cond.known = std::make_shared<const RefTensor>(RefTensor{DType::kBool, {}, {1.0}});
+      bind(body.input_names[1], std::move(cond));
+      for (size_t j = 0; j < carried_n; ++j) bind(body.input_names[2 + j], carried[j]);
+      for (auto& [name, init] : body.inits) ALKNET_TRY(define_init(name, init));
+      for (const NodeInfo& inner : body.nodes) {
+        if (++unrolled_work > budget) {
+          restore(saved);
+          return true;
+        }
+        ALKNET_ASSIGN_OR_RETURN(bool stop, process(inner));
+        if (stop) {
+          restore(saved);
+          return true;
+        }
+      }
+      std::vector<Slot> outs;
+      for (const std::string& name : body.output_names) {
+        auto it = slots.find(name);
+        if (it == slots.end() || it->second.unavailable) {
+          restore(saved);
+          return true;  // the run names what is missing
+        }
+        outs.push_back(it->second);
+      }
+      const Slot& c = outs[0];
+      if (c.kind != ValueKind::kTensor || !c.known || c.known->data.size() != 1 ||
+          plan->on_device - saved.on_device > budget) {
+        restore(saved);
+        return true;  // decided by the data, or too big to unroll
+      }
+      for (size_t j = 0; j < carried_n; ++j) carried[j] = std::move(outs[1 + j]);
+      for (size_t k = 0; k < scans_n; ++k) scans[k].push_back(std::move(outs[1 + carried_n + k]));
+      if (c.known->data[0] == 0) break;
+    }
+    // The scan outputs: each iteration's value with a new axis 0, concatenated.
+    const std::string tmp = "\x1f" + n.scope + std::to_string(n.index) + ":";
+    std::vector<Slot> stacked;
+    for (size_t k = 0; k < scans_n; ++k) {
+      define_ints(tmp + "axes", {0.0});
+      std::vector<std::string> parts;
+      for (size_t t = 0; t < scans[k].size(); ++t) {
+        const std::string e = tmp + "s" + std::to_string(t);
+        const std::string u = tmp + "u" + std::to_string(t);
+        slots[e] = scans[k][t];
+        ALKNET_TRY(plan_node(n, "Unsqueeze", 13, {}, {e, tmp + "axes"}, {u}));
+        parts.push_back(u);
+      }
+      ALKNET_TRY(plan_node(n, "Concat", 13, {{"axis", int64_t{0}}}, parts, {tmp + "concat"}));
+      ALKNET_ASSIGN_OR_RETURN(Slot s, made_slot(tmp + "concat"));
+      s.type = scans[k][0].type;
+      stacked.push_back(std::move(s));
+    }
+    leave_scope(std::move(saved.slots));
+    for (size_t o = 0; o < n.outputs.size(); ++o) {
+      if (n.outputs[o].empty()) continue;
+      if (o >= carried_n + stacked.size()) break;
+      Slot s = o < carried_n ? carried[o] : stacked[o - carried_n];
+      s.defined = true;
+      slots[n.outputs[o]] = std::move(s);
+    }
+    ++plan->loops_unrolled;
+    return false;
+  };
+
+  // SequenceMap over sequences whose tensors share one shape, planned once over them
+  // stacked on a new axis 0 instead of once per element: the body's nodes are rewritten for
+  // the extra leading axis where that computes exactly what each element would (pointwise
+  // ops, broadcasts whose other operands do not depend on the element, MatMul, Gemm through
+  // a reshape to rows, Softmax and Transpose with their axes moved). Anything else (Shape,
+  // reductions, a subgraph reading an element, a node that must run on its own) undoes the
+  // attempt: false, and the body is planned per element.
+  auto batch_map = [&](const NodeInfo& n, const Program& body, const std::vector<Slot>& ins,
+                       size_t len, std::vector<Slot>& results) -> Result<bool> {
+    if (len < 2) return false;
+    auto shape_of = [](const Slot& e) -> const std::vector<uint64_t>& {
+      return e.known ? e.known->shape : e.desc.shape;
+    };
+    auto dtype_of = [](const Slot& e) { return e.known ? e.known->dtype : e.desc.dtype; };
+    for (const Slot& in : ins) {
+      if (in.kind != ValueKind::kSequence) continue;
+      for (const Slot& e : in.elems) {
+        if (e.kind != ValueKind::kTensor || e.unavailable || shape_of(e) != shape_of(in.elems[0]) ||
+            dtype_of(e) != dtype_of(in.elems[0])) {
+          return false;
+        }
+      }
+    }
+    Checkpoint saved = checkpoint();
+    auto give_up = [&] {
+      restore(saved);
+      return false;
+    };
+    const std::string tmp = "\x1f" + n.scope + std::to_string(n.index) + ":b";
+    std::map<std::string, size_t> batched;  // body values held stacked: their element rank
+    for (size_t i = 0; i < ins.size() && i < body.input_names.size(); ++i) {
+      const Slot& in = ins[i];
+      Slot s;
+      if (in.kind != ValueKind::kSequence) {
+        s = in;
+      } else if (in.stacked) {
+        s = *in.stacked;
+      } else {
+        // Stacked here: each element with a new axis 0, concatenated (one copy).
+        define_ints(tmp + "axes", {0.0});
+        std::vector<std::string> parts;
+        for (size_t e = 0; e < len; ++e) {
+          const std::string el = tmp + std::to_string(i) + "e" + std::to_string(e);
+          slots[el] = in.elems[e];
+          if (!plan_node(n, "Unsqueeze", 13, {}, {el, tmp + "axes"}, {el + "u"}).ok())
+            return give_up();
+          parts.push_back(el + "u");
+        }
+        const std::string st = tmp + std::to_string(i) + "stack";
+        if (!plan_node(n, "Concat", 13, {{"axis", int64_t{0}}}, parts, {st}).ok()) return give_up();
+        auto made = made_slot(st);
+        if (!made.ok()) return give_up();
+        s = std::move(made).value();
+      }
+      if (in.kind == ValueKind::kSequence) {
+        s.type = in.type;
+        batched[body.input_names[i]] = shape_of(in.elems[0]).size();
+      }
+      s.defined = true;
+      s.stacked = nullptr;
+      slots[body.input_names[i]] = std::move(s);
+    }
+    for (auto& [name, init] : body.inits) ALKNET_TRY(define_init(name, init));
+    static const std::set<std::string> kPointwise = {"Abs",
+                                                     "Acos",
+                                                     "Acosh",
+                                                     "Asin",
+                                                     "Asinh",
+                                                     "Atan",
+                                                     "Atanh",
+                                                     "Cast",
+                                                     "Ceil",
+                                                     "Celu",
+                                                     "Clip",
+                                                     "Cos",
+                                                     "Cosh",
+                                                     "Elu",
+                                                     "Erf",
+                                                     "Exp",
+                                                     "Floor",
+                                                     "Gelu",
+                                                     "HardSigmoid",
+                                                     "HardSwish",
+                                                     "Identity",
+                                                     "IsInf",
+                                                     "IsNaN",
+                                                     "LeakyRelu",
+                                                     "Log",
+                                                     "Mish",
+                                                     "Neg",
+                                                     "Not",
+                                                     "Reciprocal",
+                                                     "Relu",
+                                                     "Round",
+                                                     "Selu",
+                                                     "Shrink",
+                                                     "Sigmoid",
+                                                     "Sign",
+                                                     "Sin",
+                                                     "Sinh",
+                                                     "Softplus",
+                                                     "Softsign",
+                                                     "Sqrt",
+                                                     "Tan",
+                                                     "Tanh",
+                                                     "ThresholdedRelu"};
+    static const std::set<std::string> kBroadcast = {"Add",       "And",         "BitwiseAnd",
+                                                     "BitwiseOr", "BitwiseXor",  "Div",
+                                                     "Equal",     "Greater",     "GreaterOrEqual",
+                                                     "Less",      "LessOrEqual", "Max",
+                                                     "Mean",      "Min",         "Mod",
+                                                     "Mul",       "Or",          "Pow",
+                                                     "PRelu",     "Sub",         "Sum",
+                                                     "Where",     "Xor"};
+    auto slot_rank = [&](const std::string& name) -> std::optional<size_t> {
+      auto it = slots.find(name);
+      if (it == slots.end() || it->second.unavailable || it->second.kind != ValueKind::kTensor)
+        return std::nullopt;
+      return shape_of(it->second).size();
+    };
+    for (const NodeInfo& inner : body.nodes) {
+      bool reads_batched = false;
+      std::vector<int> ranks;  // per input: the element rank when batched, -1 otherwise
+      for (const std::string& in : inner.inputs) {
+        auto it = batched.find(in);
+        ranks.push_back(it == batched.end() ? -1 : static_cast<int>(it->second));
+        reads_batched = reads_batched || it != batched.end();
+      }
+      for (const auto& [attr, g] : inner.graphs) {
+        for (const std::string& f : g->free) {
+          if (batched.count(f)) return give_up();  // a subgraph reading an element
+        }
+      }
+      if (!reads_batched) {
+        // Independent of the element: planned once, the same for every element.
+        auto r = process(inner);
+        if (!r.ok() || *r) return give_up();
+        continue;
+      }
+      // The other operands' ranks (those not read per element).
+      auto invariant_rank = [&](size_t i) -> std::optional<size_t> {
+        if (inner.inputs[i].empty()) return size_t{0};
+        return slot_rank(inner.inputs[i]);
+      };
+      NodeInfo m = inner;
+      const std::string& op = inner.op;
+      bool ok = true;
+      if (kPointwise.count(op)) {
+        ok = ranks[0] >= 0;
+        for (size_t i = 1; i < ranks.size(); ++i) ok = ok && ranks[i] < 0;
+      } else if (kBroadcast.count(op)) {
+        // Every element-read operand has the same rank R, the others at most R: numpy's
+        // right-aligned broadcast then leaves the new axis 0 alone.
+        int r = -1;
+        for (int v : ranks) {
+          if (v < 0) continue;
+          if (r >= 0 && v != r) ok = false;
+          r = v;
+        }
+        for (size_t i = 0; i < ranks.size() && ok; ++i) {
+          if (ranks[i] >= 0) continue;
+          auto inv = invariant_rank(i);
+          ok = inv && static_cast<int>(*inv) <= r;
+        }
+      } else if (op == "MatMul" && ranks.size() == 2) {
+        const int ra = ranks[0], rb = ranks[1];
+        auto inv_a = invariant_rank(0), inv_b = invariant_rank(1);
+        if (ra >= 0 && rb >= 0) {
+          ok = ra == rb && ra >= 2;
+        } else if (ra >= 0) {
+          ok = inv_b && static_cast<int>(*inv_b) <= std::max(ra, 2);
+        } else {
+          ok = rb >= 2 && inv_a && static_cast<int>(*inv_a) <= rb;
+        }
+      } else if (op == "Gemm" && ranks.size() >= 2 && ranks[0] == 2 && ranks[1] < 0 &&
+                 (ranks.size() < 3 || ranks[2] < 0) &&
+                 AttrOr<int64_t>(inner.attrs, "transA", 0) == 0) {
+        // C must not vary by row: a scalar, a vector or one row.
+        bool c_ok = true;
+        if (ranks.size() >= 3 && !inner.inputs[2].empty()) {
+          auto it = slots.find(inner.inputs[2]);
+          c_ok = it != slots.end() && !it->second.unavailable;
+          if (c_ok) {
+            const auto& cs = shape_of(it->second);
+            c_ok = cs.size() <= 1 || (cs.size() == 2 && cs[0] == 1);
+          }
+        }
+        auto a = slots.find(inner.inputs[0]);
+        if (!c_ok || a == slots.end() || inner.outputs.empty()) return give_up();
+        const std::vector<uint64_t> as = shape_of(a->second);  // [len, M, K]
+        define_ints(tmp + "rows_shape",
+                    {static_cast<double>(as[0] * as[1]), static_cast<double>(as[2])});
+        const std::string rows = tmp + inner.outputs[0] + ":rows";
+        if (!plan_node(inner, "Reshape", 14, {{"allowzero", int64_t{1}}},
+                       {inner.inputs[0], tmp + "rows_shape"}, {rows})
+                 .ok()) {
+          return give_up();
+        }
+        m.inputs[0] = rows;
+        m.outputs = {rows + ":gemm"};
+        auto r = process(m);
+        if (!r.ok() || *r) return give_up();
+        auto y = slots.find(rows + ":gemm");
+        if (y == slots.end() || y->second.unavailable) return give_up();
+        const std::vector<uint64_t> ys = shape_of(y->second);  // [len * M, P]
+        define_ints(tmp + "back_shape", {static_cast<double>(as[0]), static_cast<double>(as[1]),
+                                         static_cast<double>(ys[1])});
+        if (!plan_node(inner, "Reshape", 14, {{"allowzero", int64_t{1}}},
+                       {rows + ":gemm", tmp + "back_shape"}, {inner.outputs[0]})
+                 .ok()) {
+          return give_up();
+        }
+        batched[inner.outputs[0]] = 2;
+        continue;
+      } else if ((op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") && inner.opset >= 13 &&
+                 ranks[0] >= 0) {
+        const int64_t axis = AttrOr<int64_t>(inner.attrs, "axis", -1);
+        if (axis >= 0) m.attrs["axis"] = axis + 1;
+      } else if (op == "Transpose" && ranks[0] >= 0) {
+        std::vector<int64_t> perm = AttrOr<std::vector<int64_t>>(inner.attrs, "perm", {});
+        if (perm.empty()) {
+          for (int64_t a = ranks[0] - 1; a >= 0; --a) perm.push_back(a);
+        }
+        if (perm.size() != static_cast<size_t>(ranks[0])) return give_up();
+        std::vector<int64_t> moved{0};
+        for (int64_t a : perm) {
+          if (a < 0 || a >= ranks[0]) return give_up();
+          moved.push_back(a + 1);
+        }
+        m.attrs["perm"] = moved;
+      } else {
+        ok = false;
+      }
+      if (!ok) return give_up();
+      auto r = process(m);
+      if (!r.ok() || *r) return give_up();
+      for (const std::string& o : inner.outputs) {
+        if (o.empty()) continue;
+        auto it = slots.find(o);
+        if (it == slots.end() || it->second.unavailable || it->second.kind != ValueKind::kTensor)
+          return give_up();
+        const auto& sh = shape_of(it->second);
+        if (sh.empty() || sh[0] != len) return give_up();
+        batched[o] = sh.size() - 1;
+      }
+    }
+    // The body's outputs: stacked values, their elements split off (droppable); values that
+    // do not depend on the element repeated.
+    std::vector<Slot> outs;
+    for (size_t o = 0; o < body.output_names.size(); ++o) {
+      const std::string& name = body.output_names[o];
+      auto it = slots.find(name);
+      if (it == slots.end() || it->second.unavailable || it->second.kind != ValueKind::kTensor)
+        return give_up();
+      Slot r = results[o];
+      r.type = it->second.type;
+      if (!batched.count(name)) {
+        r.elems.assign(len, it->second);
+        outs.push_back(std::move(r));
+        continue;
+      }
+      const Slot st = it->second;
+      const std::string pre = tmp + "o" + std::to_string(o) + ":";
+      define_ints(pre + "ones", std::vector<double>(len, 1.0));
+      define_ints(pre + "axes", {0.0});
+      std::vector<std::string> pieces, elems;
+      for (size_t e = 0; e < len; ++e) {
+        pieces.push_back(pre + std::to_string(e));
+        elems.push_back(pre + "sq" + std::to_string(e));
+      }
+      emit_droppable = true;
+      Status made = plan_node(n, "Split", 13, {{"axis", int64_t{0}}}, {name, pre + "ones"}, pieces);
+      for (size_t e = 0; e < len && made.ok(); ++e) {
+        made = plan_node(n, "Squeeze", 13, {}, {pieces[e], pre + "axes"}, {elems[e]});
+      }
+      emit_droppable = false;
+      if (!made.ok()) return give_up();
+      for (const std::string& e : elems) {
+        auto el = made_slot(e);
+        if (!el.ok()) return give_up();
+        Slot es = std::move(el).value();
+        es.type = r.type;
+        r.elems.push_back(std::move(es));
+      }
+      Slot stacked = st;
+      stacked.type = r.type;
+      r.stacked = std::make_shared<const Slot>(std::move(stacked));
+      outs.push_back(std::move(r));
+    }
+    leave_scope(std::move(saved.slots));
+    results = std::move(outs);
+    return true;
+  };
 
   process = [&](const NodeInfo& n) -> Result<bool> {
     auto fail = [&](const Error& e) { return Error{e.code, n.Where(model) + ": " + e.message}; };
     if (IsControlOp(n.op)) {
+      if (n.op == "Loop") return inline_loop(n);
       if (n.op != "If") return true;
       if (n.inputs.empty() || n.inputs[0].empty())
         return fail(Error{ErrorCode::kInvalidArgument, "If needs its condition input"});
@@ -583,6 +1087,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
         return false;
       }
       Slot s = *seq;
+      s.stacked = nullptr;
       if (insert) {
         ALKNET_ASSIGN_OR_RETURN(const Slot* t, tensor_in(1));
         if (!s.elems.empty() && t->type != s.type) {
@@ -691,13 +1196,41 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
         known_ints(tmp + "split", sizes);
         std::vector<std::string> pieces;
         for (size_t k = 0; k < sizes.size(); ++k) pieces.push_back(tmp + std::to_string(k));
-        ALKNET_TRY(planned("Split", 13, {{"axis", axis}}, {x_name, tmp + "split"}, pieces));
-        if (squeeze) {
+        // The pieces are dispatched only if something reads them (not when a SequenceMap or
+        // ConcatFromSequence uses the stacked form below).
+        emit_droppable = true;
+        Status split_ok = planned("Split", 13, {{"axis", axis}}, {x_name, tmp + "split"}, pieces);
+        if (split_ok.ok() && squeeze) {
           known_ints(tmp + "axes", {static_cast<double>(axis)});
-          for (size_t k = 0; k < pieces.size(); ++k) {
+          for (size_t k = 0; k < pieces.size() && split_ok.ok(); ++k) {
             const std::string sq = tmp + "sq" + std::to_string(k);
-            ALKNET_TRY(planned("Squeeze", 13, {}, {pieces[k], tmp + "axes"}, {sq}));
+            split_ok = planned("Squeeze", 13, {}, {pieces[k], tmp + "axes"}, {sq});
             pieces[k] = sq;
+          }
+        }
+        emit_droppable = false;
+        ALKNET_TRY(split_ok);
+        // Equal pieces along axis 0 stacked on a new axis 0: x itself (pieces of one row
+        // without the axis) or x reshaped to [count, size, ...].
+        const bool equal =
+            std::all_of(sizes.begin(), sizes.end(), [&](double v) { return v == sizes[0]; });
+        const bool nonempty =
+            std::none_of(d.shape.begin(), d.shape.end(), [](uint64_t v) { return v == 0; });
+        if (axis == 0 && equal && nonempty && sizes[0] >= 1) {
+          if (squeeze) {
+            s.stacked = std::make_shared<const Slot>(*x);
+          } else {
+            std::vector<double> shape{static_cast<double>(sizes.size()), sizes[0]};
+            for (size_t a = 1; a < d.shape.size(); ++a)
+              shape.push_back(static_cast<double>(d.shape[a]));
+            known_ints(tmp + "stack_shape", std::move(shape));
+            emit_droppable = true;
+            Status ok = planned("Reshape", 14, {}, {x_name, tmp + "stack_shape"}, {tmp + "stack"});
+            emit_droppable = false;
+            ALKNET_TRY(ok);
+            ALKNET_ASSIGN_OR_RETURN(Slot st, made_slot(tmp + "stack"));
+            st.type = x->type;
+            s.stacked = std::make_shared<const Slot>(std::move(st));
           }
         }
         for (const std::string& p : pieces) {
@@ -734,6 +1267,26 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
       }
       const std::vector<Slot> elems = seq->elems;
       const ElemType type = seq->type;
+      // Along axis 0 of a sequence held stacked: the stacked tensor itself (a new axis) or
+      // its first two axes merged, with no copy of the elements.
+      if (seq->stacked && axis == 0 && (new_axis || rank >= 1)) {
+        Slot st = *seq->stacked;
+        if (!new_axis) {
+          const std::vector<uint64_t>& sh = st.known ? st.known->shape : st.desc.shape;
+          std::vector<double> shape{static_cast<double>(sh[0] * sh[1])};
+          for (size_t a = 2; a < sh.size(); ++a) shape.push_back(static_cast<double>(sh[a]));
+          const std::string stack_name = tmp + "stacked";
+          slots[stack_name] = st;
+          known_ints(tmp + "merged_shape", std::move(shape));
+          ALKNET_TRY(planned("Reshape", 14, {{"allowzero", int64_t{1}}},
+                             {stack_name, tmp + "merged_shape"}, {tmp + "concat"}));
+          ALKNET_ASSIGN_OR_RETURN(st, made_slot(tmp + "concat"));
+        }
+        st.type = type;
+        st.stacked = nullptr;
+        out(0, std::move(st));
+        return false;
+      }
       std::vector<std::string> parts;
       for (size_t k = 0; k < elems.size(); ++k) {
         const std::string e = tmp + std::to_string(k);
@@ -777,6 +1330,12 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
         results[o].kind = ValueKind::kSequence;
         auto t = value_types.find(body.output_names[o]);
         if (t != value_types.end()) results[o].type = t->second;
+      }
+      ALKNET_ASSIGN_OR_RETURN(bool batched, batch_map(n, body, ins, len, results));
+      if (batched) {
+        for (size_t o = 0; o < results.size(); ++o) out(o, std::move(results[o]));
+        ++plan->maps_batched;
+        return false;
       }
       for (size_t e = 0; e < len; ++e) {
         auto saved = slots;
@@ -901,6 +1460,43 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
     plan->outputs.push_back(std::move(po));
   }
 
+  // Droppable nodes nothing reads (a sequence's elements when only its stacked form is used)
+  // are left out.
+  std::vector<bool> live(lnodes.size(), false);
+  {
+    std::vector<int> todo;
+    auto mark = [&](int r) {
+      if (r < 0 || refs[r].kind != LocalRef::kNode || live[refs[r].index]) return;
+      live[refs[r].index] = true;
+      todo.push_back(refs[r].index);
+    };
+    for (size_t k = 0; k < lnodes.size(); ++k) {
+      if (!lnodes[k].droppable) {
+        live[k] = true;
+        todo.push_back(static_cast<int>(k));
+      }
+    }
+    for (int r : output_refs) mark(r);
+    while (!todo.empty()) {
+      const int k = todo.back();
+      todo.pop_back();
+      for (int r : lnodes[k].refs) mark(r);
+    }
+    std::fill(input_used.begin(), input_used.end(), false);
+    for (size_t k = 0; k < lnodes.size(); ++k) {
+      if (!live[k]) {
+        --plan->on_device;
+        continue;
+      }
+      for (int r : lnodes[k].refs) {
+        if (r >= 0 && refs[r].kind == LocalRef::kInput) input_used[refs[r].index] = true;
+      }
+    }
+    for (int r : output_refs) {
+      if (refs[r].kind == LocalRef::kInput) input_used[refs[r].index] = true;
+    }
+  }
+
   // Assemble the graph: used user inputs, then constants, then nodes.
   std::vector<int> graph_id(refs.size(), -1);
   int next = 0;
@@ -920,6 +1516,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
     if (refs[r].kind == LocalRef::kNode) node_refs[refs[r].index].push_back(static_cast<int>(r));
   }
   for (size_t k = 0; k < lnodes.size(); ++k) {
+    if (!live[k]) continue;
     LocalNode& ln = lnodes[k];
     std::vector<int> ins;
     for (int r : ln.refs) {

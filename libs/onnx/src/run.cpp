@@ -317,6 +317,8 @@ Result<std::shared_ptr<Plan>> Session::Impl::PlanFor(PlanCache& plans, const Pro
   stats.nodes_on_device = plan->on_device - plan->fusions;
   stats.fusions = plan->fusions;
   stats.ifs_inlined = plan->ifs_inlined;
+  stats.loops_unrolled += plan->loops_unrolled;
+  stats.sequence_maps_batched += plan->maps_batched;
   if (result != nullptr) result->plan_ms += MsSince(tp);
   plans.emplace_front(key, plan);
   while (plans.size() > std::max<size_t>(1, options.plan_cache_size)) plans.pop_back();

@@ -179,6 +179,7 @@ struct Plan {
   uint64_t folded = 0, on_device = 0;  // device nodes as planned, before the executor's passes
   uint64_t fusions = 0;
   uint64_t ifs_inlined = 0;
+  uint64_t loops_unrolled = 0, maps_batched = 0;
 };
 
 // Checks a control node's attributes and input/output counts against its subgraphs.

@@ -31,9 +31,10 @@ webgpu::Context& Ctx() {
   return *ctx;
 }
 
-Session Load(const std::string& name) {
+Session Load(const std::string& name, uint64_t max_unrolled_loop_nodes = 4096) {
   SessionOptions o;
   o.context = &Ctx();
+  o.max_unrolled_loop_nodes = max_unrolled_loop_nodes;
   auto s = Session::Load(kDir / name / "model.onnx", o);
   if (!s.ok()) {
     ADD_FAILURE() << s.error().ToString();
@@ -168,15 +169,54 @@ TEST(ControlFlow, VoiceActivityStyleIfsAreDecidedAtPlanTime) {
   EXPECT_EQ(s.stats().plans_built, 3u);
 }
 
-TEST(ControlFlow, RecurrentLoopIsPlannedOnce) {
+TEST(ControlFlow, RecurrentLoopWithAKnownTripCountIsUnrolled) {
+  // The trip count comes from the input's shape: the twelve iterations are planned in place,
+  // one plan, no body run on its own.
   Session s = Load("loop_rnn");
   RunSet(s, "loop_rnn", 0);
+  EXPECT_EQ(s.stats().loops_unrolled, 1u);
+  EXPECT_EQ(s.stats().control_nodes_run, 0u);
+  EXPECT_EQ(s.stats().subgraph_runs, 0u);
+  EXPECT_EQ(s.stats().plans_built, 1u);
+  RunSet(s, "loop_rnn", 0);
+  EXPECT_EQ(s.stats().plans_built, 1u);
+}
+
+TEST(ControlFlow, RecurrentLoopIsPlannedOnce) {
+  Session s = Load("loop_rnn", /*max_unrolled_loop_nodes=*/0);
+  RunSet(s, "loop_rnn", 0);
   // Twelve iterations: the main graph's two segments and the body, each planned once.
+  EXPECT_EQ(s.stats().loops_unrolled, 0u);
   EXPECT_EQ(s.stats().subgraph_runs, 12u);
   EXPECT_LE(s.stats().plans_built, 3u);
   const uint64_t built = s.stats().plans_built;
   RunSet(s, "loop_rnn", 0);
   EXPECT_EQ(s.stats().plans_built, built);
+}
+
+TEST(ControlFlow, LoopsWithKnownTripCountsUnrollUnlessTheDataDecides) {
+  Session s = Load("loop_unroll");
+  // `cell` (constant-true condition) and `count` (i < 2: false after three iterations) are
+  // unrolled; `grow` (sum < limit, from the data) and the zero-trip Loop run on their own.
+  RunSet(s, "loop_unroll", 0);  // limit 4: `grow` stops after an iteration or two
+  EXPECT_EQ(s.stats().loops_unrolled, 2u);
+  EXPECT_EQ(s.stats().control_nodes_run, 2u);
+  RunSet(s, "loop_unroll", 1);  // limit 100: `grow` runs its ten iterations
+  EXPECT_EQ(s.stats().control_nodes_run, 4u);
+  // The same outputs with unrolling off.
+  Session off = Load("loop_unroll", /*max_unrolled_loop_nodes=*/0);
+  RunSet(off, "loop_unroll", 0);
+  RunSet(off, "loop_unroll", 1);
+  EXPECT_EQ(off.stats().loops_unrolled, 0u);
+  EXPECT_EQ(off.stats().control_nodes_run, 8u);
+}
+
+TEST(ControlFlow, LoopPastTheUnrollBudgetRunsIterationByIteration) {
+  // 12 iterations of a 7-node body need 84 planned body nodes: a budget of 80 refuses them.
+  Session s = Load("loop_rnn", /*max_unrolled_loop_nodes=*/80);
+  RunSet(s, "loop_rnn", 0);
+  EXPECT_EQ(s.stats().loops_unrolled, 0u);
+  EXPECT_EQ(s.stats().subgraph_runs, 12u);
 }
 
 TEST(ControlFlow, UnsupportedOpInABranchNamesItsPath) {

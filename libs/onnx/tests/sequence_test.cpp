@@ -92,9 +92,11 @@ std::vector<Result<RunResult>> RunAll(Session& s, const std::string& name,
   return results;
 }
 
-void ExpectMatches(const std::string& name) {
+// Runs every data set of `name` against the stored outputs; `stats` gets the session's.
+void ExpectMatches(const std::string& name, SessionStats* stats = nullptr) {
   auto s = Load(name);
   ASSERT_TRUE(s.ok()) << s.error().ToString();
+  if (stats != nullptr) *stats = s->stats();
   std::vector<std::vector<Tensor>> wants;
   auto results = RunAll(*s, name, &wants);
   ASSERT_FALSE(results.empty()) << name;
@@ -108,13 +110,29 @@ void ExpectMatches(const std::string& name) {
                  name + " set " + std::to_string(set) + " output " + std::to_string(o));
     }
   }
+  if (stats != nullptr) *stats = s->stats();
 }
 
 TEST(Sequences, LoopBuildsASequenceIncludingZeroIterations) {
   ExpectMatches("loop_builds_sequence");
 }
 TEST(Sequences, LoopSequenceStackedAfterTheLoop) { ExpectMatches("loop_stacks_sequence"); }
-TEST(Sequences, SequenceMapRunsItsBodyPerElement) { ExpectMatches("sequence_map"); }
+TEST(Sequences, SequenceMapRunsItsBodyPerElement) {
+  // Elements of different lengths (and a Shape of each): never stacked.
+  SessionStats st;
+  ExpectMatches("sequence_map", &st);
+  EXPECT_EQ(st.sequence_maps_batched, 0u);
+}
+TEST(Sequences, SequenceMapOverEqualChunksIsPlannedOnceStacked) {
+  SessionStats st;
+  ExpectMatches("sequence_map_stacked", &st);
+  EXPECT_EQ(st.sequence_maps_batched, 1u);
+}
+TEST(Sequences, SequenceMapWithAReductionOverEachElementIsNotStacked) {
+  SessionStats st;
+  ExpectMatches("sequence_map_unbatched", &st);
+  EXPECT_EQ(st.sequence_maps_batched, 0u);
+}
 TEST(Sequences, OptionalInputPresentAndAbsent) { ExpectMatches("optional_input"); }
 TEST(Sequences, SplitToSequenceAtEraseConcat) { ExpectMatches("split_and_concat"); }
 

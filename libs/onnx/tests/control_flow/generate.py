@@ -404,6 +404,86 @@ def loop_initializer_inputs():
     save("loop_initializer_inputs", g, sets)
 
 
+def loop_unroll():
+    """Four Loops with trip counts known at plan time. `cell`: a constant-true condition, the
+    carried state feeding the next iteration and the iteration number read (unrolled).
+    `count`: the condition computed from the iteration number (i < 2), so known at plan time
+    and false after three iterations (unrolled, stopping early). `grow`: the condition computed
+    from the data (sum < limit), ending early at run time (run iteration by iteration).
+    `none`: a trip count of 0 (the initial value, an empty [0, 3] scan output)."""
+    w = (rng.standard_normal((4, 4)) * 0.5).astype(np.float32)
+    tv = helper.make_tensor_value_info
+    cell = helper.make_graph(
+        [helper.make_node("MatMul", ["h", "w"], ["hw"]),
+         helper.make_node("Cast", ["i"], ["fi"], to=F),
+         helper.make_node("Mul", ["fi", "tenth"], ["shift"]),
+         helper.make_node("Add", ["hw", "shift"], ["pre"]),
+         helper.make_node("Tanh", ["pre"], ["h_out"]),
+         helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Identity", ["h_out"], ["h_scan"])],
+        "cell", [tv("i", I64, []), tv("cond", B, []), tv("h", F, [1, 4])],
+        [tv("cond_out", B, []), tv("h_out", F, [1, 4]), tv("h_scan", F, [1, 4])],
+        initializer=[numpy_helper.from_array(np.array(0.1, np.float32), "tenth")])
+    count = helper.make_graph(
+        [helper.make_node("Add", ["acc", "x"], ["acc_out"]),
+         helper.make_node("Less", ["i", "two"], ["cond_out"]),
+         helper.make_node("Identity", ["acc_out"], ["acc_scan"])],
+        "count", [tv("i", I64, []), tv("cond", B, []), tv("acc", F, [3])],
+        [tv("cond_out", B, []), tv("acc_out", F, [3]), tv("acc_scan", F, [3])],
+        initializer=[numpy_helper.from_array(np.array(2, np.int64), "two")])
+    grow = helper.make_graph(
+        [helper.make_node("Add", ["v", "x"], ["v_out"]),
+         helper.make_node("ReduceSum", ["v_out"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "limit"], ["cond_out"]),
+         helper.make_node("Identity", ["v_out"], ["v_scan"])],
+        "grow", [tv("i", I64, []), tv("cond", B, []), tv("v", F, [3])],
+        [tv("cond_out", B, []), tv("v_out", F, [3]), tv("v_scan", F, [3])])
+    none = helper.make_graph(
+        [helper.make_node("Add", ["z", "x"], ["z_out"]),
+         helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Identity", ["z_out"], ["z_scan"])],
+        "none", [tv("i", I64, []), tv("cond", B, []), tv("z", F, [3])],
+        [tv("cond_out", B, []), tv("z_out", F, [3]), tv("z_scan", F, [3])])
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(5, np.int64), "five"),
+             numpy_helper.from_array(np.array(10, np.int64), "ten"),
+             numpy_helper.from_array(np.array(0, np.int64), "zero_trips"),
+             numpy_helper.from_array(np.array(True), "always")]
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["five", "always", "h0"], ["h", "hs"], body=cell),
+         helper.make_node("Loop", ["ten", "always", "x"], ["acc", "accs"], body=count),
+         helper.make_node("Loop", ["ten", "always", "x"], ["v", "vs"], body=grow),
+         helper.make_node("Loop", ["zero_trips", "always", "x"], ["z", "zs"], body=none)],
+        "loop_unroll",
+        [tv("h0", F, [1, 4]), tv("x", F, [3]), tv("limit", F, [])],
+        [tv("h", F, [1, 4]), tv("hs", F, [5, 1, 4]), tv("acc", F, [3]), tv("accs", F, ["n", 3]),
+         tv("v", F, [3]), tv("vs", F, ["m", 3]), tv("z", F, [3]), tv("zs", F, [0, 3])],
+        inits)
+    sets = []
+    for limit in (4.0, 100.0):
+        h0 = rng.standard_normal((1, 4)).astype(np.float32)
+        x = np.abs(rng.standard_normal(3)).astype(np.float32) + np.float32(0.5)
+        h, hs = h0.astype(np.float64), []
+        for i in range(5):
+            h = np.tanh(h @ w + 0.1 * i)
+            hs.append(h.astype(np.float32))
+        acc, accs = x.copy(), []
+        for i in range(10):
+            acc = acc + x
+            accs.append(acc)
+            if not i < 2:
+                break
+        v, vs = x.copy(), []
+        for i in range(10):
+            v = v + x
+            vs.append(v)
+            if not v.sum() < np.float32(limit):
+                break
+        sets.append(([h0, x, np.array(limit, np.float32)],
+                     [h.astype(np.float32), np.stack(hs), acc, np.stack(accs), v, np.stack(vs), x,
+                      np.zeros((0, 3), np.float32)]))
+    save("loop_unroll", g, sets)
+
+
 if __name__ == "__main__":
     loop_initializer_inputs()
     if_sample_rate()
@@ -415,3 +495,4 @@ if __name__ == "__main__":
     vad_like()
     loop_rnn()
     if_nested_dynamic()
+    loop_unroll()

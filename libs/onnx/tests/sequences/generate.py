@@ -232,6 +232,70 @@ def hostile():
          error="more than the limit of 65536")
 
 
+def sequence_map_stacked():
+    """SequenceMap over equal chunks of a SplitToSequence (planned once over the stacked
+    chunks): Gemm, Relu, MatMul, Add, Softmax, Transpose, and a broadcast with a tensor input;
+    the results concatenated along axis 0 (a reshape of the stacked form), along axis 1 and
+    with a new axis, and one sequence returned as it is (its elements observed)."""
+    w1 = rng.standard_normal((5, 4)).astype(np.float32)
+    b1 = rng.standard_normal(4).astype(np.float32)
+    w2 = rng.standard_normal((4, 4)).astype(np.float32)
+    b2 = rng.standard_normal(4).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("Gemm", ["c", "w1", "b1"], ["h"]),
+         helper.make_node("Relu", ["h"], ["r"]),
+         helper.make_node("MatMul", ["r", "w2"], ["m"]),
+         helper.make_node("Add", ["m", "b2"], ["a"]),
+         helper.make_node("Softmax", ["a"], ["p"], axis=1),
+         helper.make_node("Transpose", ["p"], ["out"], perm=[1, 0]),
+         helper.make_node("Mul", ["c", "y"], ["prod"])],
+        "body",
+        [helper.make_tensor_value_info("c", F, [3, 5]), helper.make_tensor_value_info("y", F, [5])],
+        [helper.make_tensor_value_info("out", F, [4, 3]), helper.make_tensor_value_info("prod", F, [3, 5])],
+        initializer=[numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"),
+                     numpy_helper.from_array(w2, "w2"), numpy_helper.from_array(b2, "b2")])
+    g = helper.make_graph(
+        [const("three", np.int64(3)),
+         helper.make_node("SplitToSequence", ["x", "three"], ["chunks"], axis=0),
+         helper.make_node("SequenceMap", ["chunks", "y"], ["outs", "prods"], body=body),
+         helper.make_node("ConcatFromSequence", ["outs"], ["rows"], axis=0),
+         helper.make_node("ConcatFromSequence", ["outs"], ["cols"], axis=1),
+         helper.make_node("ConcatFromSequence", ["prods"], ["stack"], axis=0, new_axis=1)],
+        "sequence_map_stacked",
+        [helper.make_tensor_value_info("x", F, [12, 5]), helper.make_tensor_value_info("y", F, [5])],
+        [helper.make_tensor_value_info("rows", F, [16, 3]), helper.make_tensor_value_info("cols", F, [4, 12]),
+         helper.make_tensor_value_info("stack", F, [4, 3, 5]), seq_info("prods", F, [3, 5])])
+    x = rng.standard_normal((12, 5)).astype(np.float32)
+    y = rng.standard_normal(5).astype(np.float32)
+    outs, prods = [], []
+    for k in range(4):
+        c = x[3 * k:3 * k + 3].astype(np.float64)
+        a = np.maximum(c @ w1 + b1, 0) @ w2 + b2
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        outs.append((e / e.sum(axis=1, keepdims=True)).T.astype(np.float32))
+        prods.append((c * y).astype(np.float32))
+    save("sequence_map_stacked", g,
+         [([x, y], [np.concatenate(outs, 0), np.concatenate(outs, 1), np.stack(prods), prods])])
+
+
+def sequence_map_unbatched():
+    """SequenceMap over equal-shape elements whose body reduces each element (ReduceMax over
+    its axis 0): not rewritten for a stacked axis, planned per element."""
+    body = helper.make_graph(
+        [helper.make_node("ReduceMax", ["c"], ["mx"], axes=[0], keepdims=0),
+         helper.make_node("Neg", ["mx"], ["out"])],
+        "body", [helper.make_tensor_value_info("c", F, [2, 3])],
+        [helper.make_tensor_value_info("out", F, [3])])
+    g = helper.make_graph(
+        [helper.make_node("SplitToSequence", ["x"], ["rows"], axis=0, keepdims=0),
+         helper.make_node("SequenceMap", ["rows"], ["maxes"], body=body),
+         helper.make_node("ConcatFromSequence", ["maxes"], ["y"], axis=0, new_axis=1)],
+        "sequence_map_unbatched", [helper.make_tensor_value_info("x", F, [4, 2, 3])],
+        [helper.make_tensor_value_info("y", F, [4, 3])])
+    x = rng.standard_normal((4, 2, 3)).astype(np.float32)
+    save("sequence_map_unbatched", g, [([x], [-x.max(axis=1)])])
+
+
 if __name__ == "__main__":
     loop_builds_sequence()
     loop_stacks_sequence()
@@ -239,3 +303,5 @@ if __name__ == "__main__":
     optional_input()
     split_and_concat()
     hostile()
+    sequence_map_stacked()
+    sequence_map_unbatched()

@@ -66,6 +66,12 @@ struct SessionOptions {
   // A Loop running more iterations than this is an error (a trip count or condition from a
   // hostile model must not hang the process).
   uint64_t max_loop_iterations = 1'000'000;
+  // A Loop whose trip count and condition are known at plan time (a constant trip count, a
+  // condition that stays a known `true`) is unrolled into the plan when its iterations
+  // together plan at most this many body nodes: one command buffer for every iteration, no
+  // read-back between them. Bigger loops, and loops decided by the data, run iteration by
+  // iteration (control_flow.cpp). 0: never unroll.
+  uint64_t max_unrolled_loop_nodes = 4096;
 };
 
 struct ValueInfo {
@@ -161,6 +167,11 @@ struct SessionStats {
   // computed on the device: each a segment end and a device sync reading them back.
   uint64_t host_input_reads = 0;
   uint64_t subgraph_runs = 0;
+  // Loops unrolled into a plan (SessionOptions::max_unrolled_loop_nodes), and SequenceMaps
+  // planned as one body over their stacked elements instead of once per element: summed
+  // over the plans built (a cached plan adds nothing).
+  uint64_t loops_unrolled = 0;
+  uint64_t sequence_maps_batched = 0;
   // Runs evaluated entirely on the host in float64 (RunResult::on_host says why).
   uint64_t host_evaluated_runs = 0;
 };
