@@ -66,6 +66,10 @@ struct SessionOptions {
   // A Loop running more iterations than this is an error (a trip count or condition from a
   // hostile model must not hang the process).
   uint64_t max_loop_iterations = 1'000'000;
+  // Replay a cached plan's recorded dispatches instead of recording it again (ADR 0026;
+  // compute::RecordedGraph), for the main graph's plans and those of Loop / Scan / If bodies.
+  // nullopt: on unless ALKNET_REPLAY=0.
+  std::optional<bool> replay;
 };
 
 struct ValueInfo {
@@ -163,6 +167,10 @@ struct SessionStats {
   uint64_t subgraph_runs = 0;
   // Runs evaluated entirely on the host in float64 (RunResult::on_host says why).
   uint64_t host_evaluated_runs = 0;
+  // Device segments replayed from a plan's recorded trace, and those recorded (and captured
+  // for the next run) instead, counted over all runs (bodies of control nodes included).
+  uint64_t segments_replayed = 0;
+  uint64_t segments_recorded = 0;
 };
 
 // The op types of a model's nodes, in order, without checking anything else (reports group
