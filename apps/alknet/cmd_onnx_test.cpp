@@ -53,8 +53,8 @@ json::Array Strings(const std::vector<std::string>& list) {
 constexpr const char* kDataRoot = "/usr/share/libonnx-testdata/data";
 
 constexpr const char* kHelp =
-    "Usage: alknet onnx-test DIR... [--json] [--filter REGEX] [--timeout S] [--write-doc FILE]\n"
-    "                       [--floor FILE] [--peers DIR]\n\n"
+    "Usage: alknet onnx-test DIR... [--json] [--filter REGEX] [--timeout S] [--runs N]\n"
+    "                       [--write-doc FILE] [--floor FILE] [--peers DIR]\n\n"
     "Runs ONNX backend tests: a DIR holding model.onnx and test_data_set_*/ is one test, any\n"
     "other DIR is a folder of them (node, pytorch-converted, ...). A DIR that does not exist is\n"
     "looked up under "
@@ -70,6 +70,8 @@ constexpr const char* kHelp =
     "  --json            one JSON document on stdout: every test and the per-folder counts\n"
     "  --filter REGEX    only tests whose id (folder/test) matches (ECMAScript, search)\n"
     "  --timeout S       seconds per test before the worker is killed (default 60)\n"
+    "  --runs N          run every data set N times in one session, comparing each run (the\n"
+    "                    later runs replay the cached plans; default 1)\n"
     "  --write-doc FILE  write the conformance report (Markdown; docs/conformance.md)\n"
     "  --floor FILE      JSON {\"node\": N, ...}: exit 1 if a folder passes fewer than its floor\n"
     "  --peers DIR       peer results for --write-doc (default bench/peers/results)\n\n"
@@ -208,6 +210,11 @@ bool Matches(const char* env, const std::string& path) {
 }
 
 json::Object RunOne(webgpu::Context& ctx, const fs::path& dir) {
+  static const int runs = [] {
+    const char* v = std::getenv("ALKNET_ONNX_TEST_RUNS");  // set by --runs for the workers
+    const int n = v != nullptr ? std::atoi(v) : 1;
+    return std::clamp(n, 1, 100);
+  }();
   json::Object r;
   const auto t0 = std::chrono::steady_clock::now();
   auto done = [&](const char* status, const std::string& message) {
@@ -276,42 +283,49 @@ json::Object RunOne(webgpu::Context& ctx, const fs::path& dir) {
     for (size_t i = 0; i < in_tensors.size(); ++i) {
       inputs.push_back(ox::InputFromTensor(in_tensors[i], declared[i].name));
     }
-    auto ran = session->Run(inputs);
-    if (!ran.ok())
-      return done(IsUnsupported(ran.error().code) ? "unsupported" : "error", ran.error().message);
-    // Reported, so that a pass on the host is not mistaken for one on the device (ADR 0013).
-    if (!ran->on_host.empty()) r.set("on_host", ran->on_host);
-    if (out_files.size() != ran->outputs.size()) {
-      return done("wrong", "the model produced " + std::to_string(ran->outputs.size()) +
-                               " outputs, the test expects " + std::to_string(out_files.size()));
-    }
-    for (size_t o = 0; o < out_files.size(); ++o) {
-      auto want = ox::ReadValueFile(out_files[o], o < session->outputs().size()
-                                                      ? kind_of(session->outputs()[o])
-                                                      : ox::ValueKind::kTensor);
-      if (!want.ok())
-        return done(IsUnsupported(want.error().code) ? "unsupported" : "load-error",
-                    want.error().message);
-      if (o < session->outputs().size()) bfloat16_bits(*want, session->outputs()[o]);
-      want->name = ran->outputs[o].name;
-      std::string diff = Compare(ran->outputs[o], *want, 1e-3, 1e-5);
-      if (!diff.empty()) {
-        // Random ops: the expected values come from numpy's generator, ours from another
-        // (ops/random.cpp), so only the type and shape can be compared.
-        if (random && ran->outputs[o].type == want->type && ran->outputs[o].shape == want->shape) {
-          return done("not-comparable",
-                      set.filename().string() + ": " + diff +
-                          " (random values from another generator; type and shape match)");
+    // --runs N: every data set runs N times in the one session (the later runs replay the
+    // cached plans, ADR 0026), each run's outputs compared.
+    for (int run = 0; run < runs; ++run) {
+      const std::string which = runs > 1 ? " (run " + std::to_string(run + 1) + ")" : "";
+      auto ran = session->Run(inputs);
+      if (!ran.ok())
+        return done(IsUnsupported(ran.error().code) ? "unsupported" : "error",
+                    ran.error().message + which);
+      // Reported, so that a pass on the host is not mistaken for one on the device (ADR 0013).
+      if (!ran->on_host.empty()) r.set("on_host", ran->on_host);
+      if (out_files.size() != ran->outputs.size()) {
+        return done("wrong", "the model produced " + std::to_string(ran->outputs.size()) +
+                                 " outputs, the test expects " + std::to_string(out_files.size()));
+      }
+      for (size_t o = 0; o < out_files.size(); ++o) {
+        auto want = ox::ReadValueFile(out_files[o], o < session->outputs().size()
+                                                        ? kind_of(session->outputs()[o])
+                                                        : ox::ValueKind::kTensor);
+        if (!want.ok())
+          return done(IsUnsupported(want.error().code) ? "unsupported" : "load-error",
+                      want.error().message);
+        if (o < session->outputs().size()) bfloat16_bits(*want, session->outputs()[o]);
+        want->name = ran->outputs[o].name;
+        std::string diff = Compare(ran->outputs[o], *want, 1e-3, 1e-5);
+        if (!diff.empty()) {
+          // Random ops: the expected values come from numpy's generator, ours from another
+          // (ops/random.cpp), so only the type and shape can be compared.
+          if (random && ran->outputs[o].type == want->type &&
+              ran->outputs[o].shape == want->shape) {
+            return done("not-comparable",
+                        set.filename().string() + ": " + diff +
+                            " (random values from another generator; type and shape match)");
+          }
+          // Expected outputs that contradict their own model (the evidence in the message; the
+          // same list as libs/compute/tests/node_reference_test.cpp's kInconsistent).
+          if (dir.filename() == "test_adam_multiple") {
+            return done("not-comparable",
+                        set.filename().string() + ": " + diff +
+                            " (the expected outputs use epsilon=1e-2, the node leaves epsilon at "
+                            "its default 1e-6: onnx/backend/test/case/node/adam.py)");
+          }
+          return done("wrong", set.filename().string() + which + ": " + diff);
         }
-        // Expected outputs that contradict their own model (the evidence in the message; the
-        // same list as libs/compute/tests/node_reference_test.cpp's kInconsistent).
-        if (dir.filename() == "test_adam_multiple") {
-          return done("not-comparable",
-                      set.filename().string() + ": " + diff +
-                          " (the expected outputs use epsilon=1e-2, the node leaves epsilon at "
-                          "its default 1e-6: onnx/backend/test/case/node/adam.py)");
-        }
-        return done("wrong", set.filename().string() + ": " + diff);
       }
     }
   }
@@ -681,6 +695,13 @@ int RunOnnxTest(std::span<const std::string_view> args) {
       } catch (const std::regex_error& e) {
         return usage("--filter '" + *v + "': " + e.what());
       }
+    } else if (a == "--runs") {
+      auto v = value();
+      if (!v) return usage("--runs needs a number from 1 to 100");
+      auto n = alknet::cli::ParseDecimalOption("--runs", *v, 0, 100);
+      if (!n) return usage(n.error().message);
+      if (*n != std::floor(*n)) return usage("--runs needs a whole number, got " + *v);
+      ::setenv("ALKNET_ONNX_TEST_RUNS", std::to_string(static_cast<int>(*n)).c_str(), 1);
     } else if (a == "--timeout") {
       auto v = value();
       if (!v) return usage("--timeout needs a positive number of seconds");

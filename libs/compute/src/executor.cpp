@@ -90,6 +90,78 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 }  // namespace
 
+struct Executor::Pass {
+  wg::Recorder rec;
+};
+
+// What a run being captured made and dispatched (ADR 0026): every buffer taken from the pool
+// or created for it, held so no address is reused while it runs (`constant`: uploaded at record
+// time, never returned to the pool during the capture since a replay does not upload it again),
+// the uniform blocks bound, and each dispatch with its bindings as buffers.
+struct Executor::Capture {
+  struct Held {
+    std::shared_ptr<wg::Buffer> buffer;
+    bool constant = false;
+  };
+  std::unordered_map<const wg::Buffer*, Held> held;
+  std::unordered_map<const wg::Buffer*, std::shared_ptr<wg::Buffer>> params;
+  struct Step {
+    const wg::Kernel* kernel = nullptr;
+    wg::Grid grid;
+    std::vector<const wg::Buffer*> bindings;
+  };
+  std::vector<Step> steps;
+};
+
+void Executor::Hold(Capture& capture, const std::shared_ptr<wg::Buffer>& buffer, bool constant) {
+  auto [it, inserted] = capture.held.emplace(buffer.get(), Capture::Held{buffer, constant});
+  if (!inserted && constant) it->second.constant = true;
+}
+
+// A trace: the slots each dispatch binds, the owned buffers, the input layouts it was made for.
+struct RecordedGraph::Trace {
+  const Executor* owner = nullptr;
+  struct Input {
+    TensorDesc desc;
+    int storage_of = 0;  // the first input sharing this input's storage (itself if none)
+  };
+  std::vector<Input> inputs;
+  struct Slot {
+    enum class Kind : uint8_t { kInput, kOutput, kOwned } kind = Kind::kOwned;
+    uint32_t index = 0;
+  };
+  std::vector<std::shared_ptr<wg::Buffer>> owned;
+  std::vector<uint64_t> output_sizes;  // buffers made fresh for every run
+  struct Step {
+    const wg::Kernel* kernel = nullptr;
+    wg::Grid grid;
+    std::vector<Slot> bindings;
+    bool binds_output = false;
+    // The bind group made by a replay, reused while the inputs it binds are the same buffers;
+    // once they differ the step makes its group per run (user inputs, loop-carried values).
+    wg::BindGroup group;
+    std::vector<WGPUBuffer> group_inputs;  // handles of its input slots, in binding order
+    bool per_run = false;
+  };
+  std::vector<Step> steps;
+  struct Output {
+    Slot slot;
+    TensorDesc desc;
+  };
+  std::vector<Output> outputs;
+};
+
+RecordedGraph::RecordedGraph() = default;
+RecordedGraph::~RecordedGraph() = default;
+
+uint64_t RecordedGraph::owned_bytes() const {
+  uint64_t n = 0;
+  if (trace_) {
+    for (const auto& b : trace_->owned) n += b->size;
+  }
+  return n;
+}
+
 Result<std::shared_ptr<wg::Buffer>> Executor::Acquire(uint64_t bytes) {
   const uint64_t need = Rounded(bytes);
   auto best = pool_.end();
@@ -98,16 +170,19 @@ Result<std::shared_ptr<wg::Buffer>> Executor::Acquire(uint64_t bytes) {
     if (size >= need && size <= 2 * need && (best == pool_.end() || size < (*best)->size))
       best = it;
   }
+  std::shared_ptr<wg::Buffer> b;
   if (best != pool_.end()) {
-    auto b = std::move(*best);
+    b = std::move(*best);
     pool_.erase(best);
     ++stats_.buffers_reused;
-    return b;
+  } else {
+    auto created = ctx_.CreateBuffer(need, wg::kStorageUsage, "alknet-compute tensor");
+    if (!created.ok()) return FromWebGpu(created.error());
+    ++stats_.buffers_created;
+    b = std::make_shared<wg::Buffer>(std::move(created).value());
   }
-  auto created = ctx_.CreateBuffer(need, wg::kStorageUsage, "alknet-compute tensor");
-  if (!created.ok()) return FromWebGpu(created.error());
-  ++stats_.buffers_created;
-  return std::make_shared<wg::Buffer>(std::move(created).value());
+  if (capture_ != nullptr) Hold(*capture_, b, /*constant=*/false);
+  return b;
 }
 
 void Executor::Release(std::shared_ptr<wg::Buffer> buffer) {
@@ -228,6 +303,7 @@ Result<Tensor> Executor::UploadConstant(const RefTensor& value, bool fresh) {
   if (!created.ok()) return FromWebGpu(created.error());
   ++stats_.buffers_created;
   Tensor t(std::make_shared<wg::Buffer>(std::move(created).value()), value.dtype, value.shape);
+  if (capture_ != nullptr) Hold(*capture_, t.storage(), /*constant=*/true);
   std::vector<std::byte> host = EncodeHost(value);
   wg::Status st = wg::Ok{};
   if (value.dtype == DType::kBool) {
@@ -281,9 +357,9 @@ Result<HostTensor> Executor::Download(const Tensor& in) {
 // Uniform blocks by contents: a buffer is written once and never changed, so dispatches
 // recorded earlier in the same command buffer keep seeing their own values, and a plan run
 // again binds the same buffers.
-Result<const wg::Buffer*> Executor::ParamsBuffer(const std::vector<uint32_t>& words) {
+Result<std::shared_ptr<wg::Buffer>> Executor::ParamsBuffer(const std::vector<uint32_t>& words) {
   std::string key(reinterpret_cast<const char*>(words.data()), words.size() * 4);
-  if (auto it = params_buffers_.find(key); it != params_buffers_.end()) return &it->second;
+  if (auto it = params_buffers_.find(key); it != params_buffers_.end()) return it->second;
   // Bounded; a bind group keeps its buffers alive, so dropping ours is safe mid-recording.
   if (params_buffers_.size() >= 4096) params_buffers_.clear();
   std::vector<uint32_t> padded = words;
@@ -294,9 +370,10 @@ Result<const wg::Buffer*> Executor::ParamsBuffer(const std::vector<uint32_t>& wo
   if (!created.ok()) return FromWebGpu(created.error());
   wg::Status st = ctx_.Write(*created, 0, std::as_bytes(std::span<const uint32_t>(padded)));
   if (!st.ok()) return FromWebGpu(st.error());
-  auto [it, inserted] = params_buffers_.emplace(std::move(key), std::move(created).value());
+  auto buffer = std::make_shared<wg::Buffer>(std::move(created).value());
+  params_buffers_.emplace(std::move(key), buffer);
   ++stats_.param_blocks;
-  return &it->second;
+  return buffer;
 }
 
 Status Executor::Dispatch(wg::Recorder& rec, const ShaderProgram& program,
@@ -314,8 +391,9 @@ Status Executor::Dispatch(wg::Recorder& rec, const ShaderProgram& program,
         return Error{ErrorCode::kInvalidArgument,
                      program.label + ": binds a parameter block but has none"};
       }
-      ALKNET_ASSIGN_OR_RETURN(const wg::Buffer* params, ParamsBuffer(program.params));
-      bb.push_back(wg::BufferBinding{params, 0, WGPU_WHOLE_SIZE});
+      ALKNET_ASSIGN_OR_RETURN(std::shared_ptr<wg::Buffer> params, ParamsBuffer(program.params));
+      bb.push_back(wg::BufferBinding{params.get(), 0, WGPU_WHOLE_SIZE});
+      if (capture_ != nullptr) capture_->params.emplace(params.get(), params);
       continue;
     }
     spec.bindings.push_back(b.access == Access::kRead ? wg::BindingType::kReadOnlyStorage
@@ -353,10 +431,15 @@ Status Executor::Dispatch(wg::Recorder& rec, const ShaderProgram& program,
             .count());
   }
   if (!kernel.ok()) return FromWebGpu(kernel.error());
-  wg::Status st =
-      rec.Dispatch(**kernel, bb, wg::Grid{program.grid[0], program.grid[1], program.grid[2]});
+  const wg::Grid grid{program.grid[0], program.grid[1], program.grid[2]};
+  wg::Status st = rec.Dispatch(**kernel, bb, grid);
   if (!st.ok()) return FromWebGpu(st.error());
   ++stats_.dispatches;
+  if (capture_ != nullptr) {
+    Capture::Step step{*kernel, grid, {}};
+    for (const wg::BufferBinding& b : bb) step.bindings.push_back(b.buffer);
+    capture_->steps.push_back(std::move(step));
+  }
   return Ok{};
 }
 
@@ -369,10 +452,6 @@ Status Executor::SubmitChecked(wg::Recorder rec) {
   if (ctx_.lost()) return Error{ErrorCode::kDevice, "device lost: " + ctx_.lost_message()};
   return Ok{};
 }
-
-struct Executor::Pass {
-  wg::Recorder rec;
-};
 
 namespace {
 constexpr int kMaxDecompositionDepth = 8;
@@ -495,7 +574,15 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph,
   auto release = [&](Tensor& t) {
     std::shared_ptr<wg::Buffer> s = t.storage();
     t = Tensor();
-    if (s && s.use_count() == 1) Release(std::move(s));
+    if (!s) return;
+    long holders = 1;  // `s`; a capture holds every buffer of its run as well
+    if (capture_ != nullptr) {
+      if (auto it = capture_->held.find(s.get()); it != capture_->held.end()) {
+        if (it->second.constant) return;
+        holders = 2;
+      }
+    }
+    if (s.use_count() == holders) Release(std::move(s));
   };
   const bool profiling = profile_ != nullptr && depth == 0;
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
@@ -695,10 +782,217 @@ Result<std::vector<Tensor>> Executor::Record(Pass& pass, const Graph& graph,
 }
 
 Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<Tensor>& inputs) {
+  return Run(graph, inputs, nullptr);
+}
+
+Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<Tensor>& inputs,
+                                          RecordedGraph* recorded) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].valid())
       return Error{ErrorCode::kInvalidArgument, "graph input " + std::to_string(i) + " is empty"};
   }
+  // Profiled runs submit node by node and poisoned runs fill their outputs first: both record.
+  if (recorded == nullptr || profile_ != nullptr || options_.poison_outputs) {
+    return RunRecording(graph, inputs, nullptr);
+  }
+  if (recorded->trace_ && recorded->trace_->owner == this &&
+      TraceMatches(*recorded->trace_, inputs)) {
+    ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Replay(*recorded->trace_, inputs));
+    ++recorded->replays_;
+    ++stats_.runs_replayed;
+    return outs;
+  }
+  // Record and capture anew; the old trace (and its buffers) goes.
+  recorded->trace_.reset();
+  Capture capture;
+  ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, RunRecording(graph, inputs, &capture));
+  ++recorded->captures_;
+  ++stats_.runs_captured;
+  auto trace = FinishCapture(capture, inputs, outs);
+  if (trace.ok()) {
+    recorded->trace_ = std::move(trace).value();
+    recorded->refused_.clear();
+  } else {
+    recorded->refused_ = trace.error().message;
+  }
+  return outs;
+}
+
+bool Executor::TraceMatches(const RecordedGraph::Trace& trace, const std::vector<Tensor>& inputs) {
+  if (inputs.size() != trace.inputs.size()) return false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorDesc& a = inputs[i].desc();
+    const TensorDesc& b = trace.inputs[i].desc;
+    if (a.dtype != b.dtype || a.offset != b.offset || a.shape != b.shape ||
+        a.strides != b.strides || a.absent != b.absent) {
+      return false;
+    }
+    // The same storage sharing: a slot names the first input of a shared buffer.
+    const int first = trace.inputs[i].storage_of;
+    if (first != static_cast<int>(i)) {
+      if (inputs[static_cast<size_t>(first)].storage() != inputs[i].storage()) return false;
+    }
+  }
+  // No input may share storage where the trace had distinct buffers.
+  if (inputs.size() <= 16) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (trace.inputs[i].storage_of != static_cast<int>(i)) continue;
+      for (size_t j = 0; j < i; ++j) {
+        if (inputs[j].storage() == inputs[i].storage()) return false;
+      }
+    }
+  } else {
+    std::unordered_map<const wg::Buffer*, size_t> first;
+    first.reserve(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      auto [it, inserted] = first.emplace(inputs[i].storage().get(), i);
+      if (inserted != (trace.inputs[i].storage_of == static_cast<int>(i))) return false;
+    }
+  }
+  return true;
+}
+
+Result<std::unique_ptr<RecordedGraph::Trace>> Executor::FinishCapture(
+    Capture& capture, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
+  using Slot = RecordedGraph::Trace::Slot;
+  auto trace = std::make_unique<RecordedGraph::Trace>();
+  trace->owner = this;
+  std::unordered_map<const wg::Buffer*, int> input_of;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto [it, inserted] = input_of.emplace(inputs[i].storage().get(), static_cast<int>(i));
+    trace->inputs.push_back({inputs[i].desc(), it->second});
+  }
+  // Buffers made for the run: those the outputs live in are made fresh for every replay (the
+  // caller keeps them), the rest the trace owns.
+  std::unordered_map<const wg::Buffer*, Slot> slots;
+  for (const Tensor& t : outputs) {
+    const wg::Buffer* b = t.storage().get();
+    if (slots.count(b) != 0 || input_of.count(b) != 0) continue;
+    auto it = capture.held.find(b);
+    if (it == capture.held.end()) {
+      return Error{ErrorCode::kUnsupported,
+                   "a graph output lives in a buffer the run neither made nor received"};
+    }
+    if (it->second.constant) {
+      return Error{ErrorCode::kUnsupported,
+                   "a graph output is a constant uploaded while recording (not replayed)"};
+    }
+    slots[b] = Slot{Slot::Kind::kOutput, static_cast<uint32_t>(trace->output_sizes.size())};
+    trace->output_sizes.push_back(b->size);
+  }
+  auto owned = [&](const std::shared_ptr<wg::Buffer>& buffer) {
+    auto [it, inserted] = slots.emplace(
+        buffer.get(), Slot{Slot::Kind::kOwned, static_cast<uint32_t>(trace->owned.size())});
+    if (inserted) trace->owned.push_back(buffer);
+    return it->second;
+  };
+  for (const Capture::Step& cs : capture.steps) {
+    RecordedGraph::Trace::Step step;
+    step.kernel = cs.kernel;
+    step.grid = cs.grid;
+    for (const wg::Buffer* b : cs.bindings) {
+      Slot slot;
+      if (auto s = slots.find(b); s != slots.end()) {
+        slot = s->second;
+      } else if (auto in = input_of.find(b); in != input_of.end()) {
+        slot = Slot{Slot::Kind::kInput, static_cast<uint32_t>(in->second)};
+      } else if (auto h = capture.held.find(b); h != capture.held.end()) {
+        slot = owned(h->second.buffer);
+      } else if (auto p = capture.params.find(b); p != capture.params.end()) {
+        slot = owned(p->second);
+      } else {
+        return Error{ErrorCode::kUnsupported,
+                     "a dispatch binds a buffer the run neither made nor received"};
+      }
+      step.binds_output = step.binds_output || slot.kind == Slot::Kind::kOutput;
+      step.bindings.push_back(slot);
+    }
+    trace->steps.push_back(std::move(step));
+  }
+  for (const Tensor& t : outputs) {
+    const wg::Buffer* b = t.storage().get();
+    Slot slot;
+    if (auto s = slots.find(b); s != slots.end() && s->second.kind == Slot::Kind::kOutput) {
+      slot = s->second;
+    } else {
+      slot = Slot{Slot::Kind::kInput, static_cast<uint32_t>(input_of.at(b))};
+    }
+    trace->outputs.push_back({slot, t.desc()});
+  }
+  // Owned buffers leave the pool: no later run may take them.
+  std::erase_if(pool_, [&](const std::shared_ptr<wg::Buffer>& b) {
+    auto s = slots.find(b.get());
+    return s != slots.end() && s->second.kind == Slot::Kind::kOwned;
+  });
+  // Buffers the run made but no dispatch binds (an unused output's storage, say) are dropped.
+  return trace;
+}
+
+Result<std::vector<Tensor>> Executor::Replay(RecordedGraph::Trace& trace,
+                                             const std::vector<Tensor>& inputs) {
+  using Slot = RecordedGraph::Trace::Slot;
+  std::vector<std::shared_ptr<wg::Buffer>> fresh(trace.output_sizes.size());
+  for (size_t o = 0; o < fresh.size(); ++o) {
+    ALKNET_ASSIGN_OR_RETURN(fresh[o], Acquire(trace.output_sizes[o]));
+  }
+  auto buffer_of = [&](Slot s) -> const wg::Buffer* {
+    switch (s.kind) {
+      case Slot::Kind::kInput: return &inputs[s.index].buffer();
+      case Slot::Kind::kOutput: return fresh[s.index].get();
+      case Slot::Kind::kOwned: return trace.owned[s.index].get();
+    }
+    return nullptr;
+  };
+  wg::Recorder rec = ctx_.BeginCommands("alknet-compute replay");
+  std::vector<wg::BufferBinding> bb;
+  for (RecordedGraph::Trace::Step& step : trace.steps) {
+    if (step.group && !step.per_run) {
+      bool same = true;
+      size_t k = 0;
+      for (const Slot& s : step.bindings) {
+        if (s.kind != Slot::Kind::kInput) continue;
+        same = same && inputs[s.index].buffer().handle.get() == step.group_inputs[k];
+        ++k;
+      }
+      if (same) {
+        rec.Dispatch(*step.kernel, step.group, step.grid);
+        ++stats_.bind_groups_reused;
+        continue;
+      }
+      // Its inputs changed: from now on this step's group is made per run.
+      step.group = wg::BindGroup();
+      step.group_inputs.clear();
+      step.per_run = true;
+    }
+    bb.clear();
+    for (const Slot& s : step.bindings)
+      bb.push_back(wg::BufferBinding{buffer_of(s), 0, WGPU_WHOLE_SIZE});
+    auto group = ctx_.CreateBindGroup(*step.kernel, bb);
+    if (!group.ok()) return FromWebGpu(group.error());
+    if (!step.binds_output && !step.per_run) {
+      step.group = *group;
+      for (const Slot& s : step.bindings) {
+        if (s.kind == Slot::Kind::kInput)
+          step.group_inputs.push_back(inputs[s.index].buffer().handle.get());
+      }
+    }
+    rec.Dispatch(*step.kernel, std::move(group).value(), step.grid);
+  }
+  stats_.dispatches += trace.steps.size();
+  ALKNET_TRY(SubmitChecked(std::move(rec)));
+  std::vector<Tensor> outs;
+  outs.reserve(trace.outputs.size());
+  for (const auto& o : trace.outputs) {
+    std::shared_ptr<wg::Buffer> storage =
+        o.slot.kind == Slot::Kind::kOutput ? fresh[o.slot.index] : inputs[o.slot.index].storage();
+    outs.emplace_back(std::move(storage), o.desc);
+  }
+  return outs;
+}
+
+Result<std::vector<Tensor>> Executor::RunRecording(const Graph& graph,
+                                                   const std::vector<Tensor>& inputs,
+                                                   Capture* capture) {
   if (profile_ != nullptr) {
     // The floor under every node's time: an empty submit and the wait for it.
     *profile_ = RunProfile{};
@@ -718,10 +1012,12 @@ Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<
     stats_.graph_rewrites += static_cast<uint64_t>(RunPasses(*rewritten, descs).rewrites);
   }
   Pass pass{ctx_.BeginCommands("alknet-compute run")};
-  ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs,
-                          Record(pass, rewritten ? *rewritten : graph, inputs, {}, 0));
+  capture_ = capture;
+  auto recorded = Record(pass, rewritten ? *rewritten : graph, inputs, {}, 0);
+  capture_ = nullptr;
+  if (!recorded.ok()) return std::move(recorded).error();
   ALKNET_TRY(SubmitChecked(std::move(pass.rec)));
-  return outs;
+  return std::move(recorded).value();
 }
 
 Result<Tensor> Executor::Run(const std::string& op, const std::vector<Tensor>& inputs,

@@ -323,5 +323,206 @@ TEST(Executor, DeviceLossFailsEveryRun) {
   EXPECT_FALSE(h.ok());
 }
 
+// ---- Replay (RecordedGraph, ADR 0026) ----------------------------------------------------
+
+std::vector<float> RandomF32(std::mt19937_64& rng, size_t n) {
+  std::uniform_real_distribution<float> u(-2, 2);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+ConstValue I32Value(std::vector<double> v) {
+  const uint64_t n = v.size();
+  return std::make_shared<const RefTensor>(RefTensor{DType::kI32, {n}, std::move(v)});
+}
+
+// Views (Transpose, a Reshape that needs a copy) feeding MatMul, an output that is a view of
+// another output: every replayed run matches the float64 loops and a plain recording run
+// byte for byte, and builds no buffer besides its outputs.
+TEST(Replay, ViewsAndCopiesFeedingKernelsReplayLikeARecording) {
+  Executor ex(SharedContext());
+  Executor plain(SharedContext());
+  Graph g(2);  // x [2,3,4], w [3,5]
+  const int t = g.Add("Transpose", {0}, {{"perm", std::vector<int64_t>{0, 2, 1}}});
+  const int r = g.Add("Reshape", {t, Graph::kAbsent});
+  g.nodes.back().input_values = {nullptr, I32Value({8, 3})};
+  const int m = g.Add("MatMul", {r, 1});
+  const int y = g.Add("Relu", {m});
+  g.outputs = {y, g.Add("Transpose", {y}, {{"perm", std::vector<int64_t>{1, 0}}})};
+  RecordedGraph recorded;
+  std::mt19937_64 rng(testing::Seed());
+  for (int run = 0; run < 4; ++run) {
+    const std::vector<float> x = RandomF32(rng, 24), w = RandomF32(rng, 15);
+    auto xin = ex.Upload(DType::kF32, {2, 3, 4}, F32Bytes(x));
+    auto win = ex.Upload(DType::kF32, {3, 5}, F32Bytes(w));
+    ASSERT_TRUE(xin.ok() && win.ok());
+    const auto before = ex.stats();
+    auto out = ex.Run(g, {*xin, *win}, &recorded);
+    ASSERT_TRUE(out.ok()) << out.error().ToString();
+    EXPECT_TRUE(recorded.ready()) << recorded.refused();
+    EXPECT_EQ(recorded.replays(), static_cast<uint64_t>(run));
+    if (run > 0) {
+      EXPECT_EQ(ex.stats().programs_generated + ex.stats().programs_reused,
+                before.programs_generated + before.programs_reused)
+          << "a replay looked programs up";
+      EXPECT_LE(ex.stats().buffers_created - before.buffers_created, 1u);
+    }
+    auto h0 = ex.Download((*out)[0]);
+    auto h1 = ex.Download((*out)[1]);
+    ASSERT_TRUE(h0.ok() && h1.ok());
+    ASSERT_EQ(h0->shape, (Shape{8, 5}));
+    ASSERT_EQ(h1->shape, (Shape{5, 8}));
+    const std::vector<float> got0 = AsF32(*h0), got1 = AsF32(*h1);
+    for (int i = 0; i < 8; ++i) {
+      const int b = i / 4, c = i % 4;
+      for (int j = 0; j < 5; ++j) {
+        double sum = 0;
+        for (int k = 0; k < 3; ++k) sum += double(x[b * 12 + k * 4 + c]) * w[k * 5 + j];
+        const double want = std::max(0.0, sum);
+        EXPECT_NEAR(got0[i * 5 + j], want, 1e-5) << run << ": " << i << "," << j;
+        EXPECT_NEAR(got1[j * 8 + i], want, 1e-5) << run << ": " << j << "," << i;
+      }
+    }
+    auto fresh = plain.Run(g, {*xin, *win});
+    ASSERT_TRUE(fresh.ok());
+    auto f0 = plain.Download((*fresh)[0]);
+    ASSERT_TRUE(f0.ok());
+    EXPECT_EQ(f0->data, h0->data) << "run " << run << " differs from a recording run";
+  }
+  EXPECT_EQ(recorded.captures(), 1u);
+  EXPECT_GT(recorded.owned_bytes(), 0u);
+}
+
+// Outputs that are the input itself, a view of it, or an Identity copy: replays hand back the
+// new input's storage, never the first run's.
+TEST(Replay, OutputsThatAreInputsOrViewsOfThem) {
+  Executor ex(SharedContext());
+  Graph g(1);
+  const int r = g.Add("Reshape", {0, Graph::kAbsent});
+  g.nodes.back().input_values = {nullptr, I32Value({3, 2})};
+  g.outputs = {0, r, g.Add("Identity", {0}), g.Add("Neg", {r})};
+  RecordedGraph recorded;
+  for (int run = 0; run < 3; ++run) {
+    std::vector<float> x = Iota(6, 0.5f + static_cast<float>(run));
+    auto in = ex.Upload(DType::kF32, {6}, F32Bytes(x));
+    ASSERT_TRUE(in.ok());
+    auto out = ex.Run(g, {*in}, &recorded);
+    ASSERT_TRUE(out.ok()) << out.error().ToString();
+    ASSERT_EQ(out->size(), 4u);
+    EXPECT_EQ((*out)[0].storage(), in->storage()) << run;
+    EXPECT_EQ((*out)[1].storage(), in->storage()) << run;
+    EXPECT_EQ((*out)[1].shape(), (Shape{3, 2}));
+    for (size_t o = 0; o < 4; ++o) {
+      auto h = ex.Download((*out)[o]);
+      ASSERT_TRUE(h.ok());
+      const std::vector<float> got = AsF32(*h);
+      ASSERT_EQ(got.size(), 6u);
+      for (size_t i = 0; i < 6; ++i) EXPECT_EQ(got[i], o == 3 ? -x[i] : x[i]) << run << "/" << o;
+    }
+  }
+  EXPECT_EQ(recorded.replays(), 2u) << recorded.refused();
+}
+
+// Other shapes, or the same shape with other strides or storage sharing, record again (and
+// capture the new layout); the results stay right.
+TEST(Replay, OtherInputLayoutsRecordAgain) {
+  Executor ex(SharedContext());
+  Graph g(2);
+  g.outputs = {g.Add("Sub", {0, 1})};
+  RecordedGraph recorded;
+  auto check = [&](const Tensor& a, const Tensor& b, const std::vector<float>& want,
+                   uint64_t captures, uint64_t replays) {
+    auto out = ex.Run(g, {a, b}, &recorded);
+    ASSERT_TRUE(out.ok()) << out.error().ToString();
+    auto h = ex.Download((*out)[0]);
+    ASSERT_TRUE(h.ok());
+    EXPECT_EQ(AsF32(*h), want);
+    EXPECT_EQ(recorded.captures(), captures);
+    EXPECT_EQ(recorded.replays(), replays);
+  };
+  const std::vector<float> a16 = Iota(16, 1.0f), b16 = Iota(16, 0.25f);
+  auto a = ex.Upload(DType::kF32, {4, 4}, F32Bytes(a16));
+  auto b = ex.Upload(DType::kF32, {4, 4}, F32Bytes(b16));
+  auto a9 = ex.Upload(DType::kF32, {3, 3}, F32Bytes(Iota(9, 1.0f)));
+  ASSERT_TRUE(a.ok() && b.ok() && a9.ok());
+  std::vector<float> diff(16), diff_t(16), diff_self(16, 0.0f), diff9(9, 0.0f);
+  for (int i = 0; i < 16; ++i) diff[i] = a16[i] - b16[i];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) diff_t[i * 4 + j] = a16[j * 4 + i] - b16[i * 4 + j];
+  check(*a, *b, diff, 1, 0);
+  check(*a, *b, diff, 1, 1);
+  check(*a9, *a9, diff9, 2, 1);  // other shape
+  auto at = a->Transpose({1, 0});
+  ASSERT_TRUE(at.ok());
+  check(*at, *b, diff_t, 3, 1);  // same shape, other strides
+  check(*a, *b, diff, 4, 1);
+  check(*a, *a, diff_self, 5, 1);  // one buffer for both inputs
+  check(*b, *b, diff_self, 5, 2);
+}
+
+// Fifty runs submitted back to back without waiting, each with its own input, all sharing the
+// trace's intermediates: queue order keeps every run's result its own.
+TEST(Replay, RunsSubmittedBackToBackKeepTheirResults) {
+  Executor ex(SharedContext());
+  const size_t n = 4099;
+  Graph g(1);
+  int v = 0;
+  const char* chain[] = {"Abs", "Neg", "Exp", "Tanh", "Sigmoid", "Neg", "Abs", "Sqrt"};
+  for (const char* op : chain) v = g.Add(op, {v});
+  g.outputs = {v};
+  RecordedGraph recorded;
+  std::mt19937_64 rng(testing::Seed());
+  std::vector<std::vector<float>> xs;
+  std::vector<Tensor> outs;
+  for (int run = 0; run < 50; ++run) {
+    xs.push_back(RandomF32(rng, n));
+    auto in = ex.Upload(DType::kF32, {n}, F32Bytes(xs.back()));
+    ASSERT_TRUE(in.ok());
+    auto out = ex.Run(g, {*in}, &recorded);
+    ASSERT_TRUE(out.ok()) << out.error().ToString();
+    outs.push_back((*out)[0]);
+  }
+  EXPECT_EQ(recorded.replays(), 49u);
+  // The first run's peak: at most three buffers of the chain (two alive at once, the output
+  // apart) and no uniform blocks of any size to speak of.
+  EXPECT_LE(recorded.owned_bytes(), 3 * ((n * 4 + 15) & ~size_t{15}) + 4096);
+  for (int run = 0; run < 50; ++run) {
+    auto h = ex.Download(outs[static_cast<size_t>(run)]);
+    ASSERT_TRUE(h.ok());
+    const std::vector<float> got = AsF32(*h);
+    for (size_t i = 0; i < n; ++i) {
+      const double x = xs[static_cast<size_t>(run)][i];
+      const double y =
+          std::sqrt(std::fabs(-1.0 / (1.0 + std::exp(-std::tanh(std::exp(-std::fabs(x)))))));
+      ASSERT_NEAR(got[i], y, 1e-5) << "run " << run << " element " << i;
+    }
+  }
+}
+
+// Poisoned and profiled runs record every time (their extra dispatches are no trace's).
+TEST(Replay, PoisonedAndProfiledRunsRecord) {
+  Executor poisoned(SharedContext(), ExecutorOptions{.poison_outputs = true});
+  Graph g(1);
+  g.outputs = {g.Add("Neg", {0})};
+  RecordedGraph recorded;
+  auto in = poisoned.Upload(DType::kF32, {5}, F32Bytes(Iota(5)));
+  ASSERT_TRUE(in.ok());
+  for (int run = 0; run < 2; ++run) ASSERT_TRUE(poisoned.Run(g, {*in}, &recorded).ok());
+  EXPECT_EQ(recorded.captures(), 0u);
+  Executor ex(SharedContext());
+  RunProfile profile;
+  ex.set_profile(&profile);
+  for (int run = 0; run < 2; ++run) {
+    auto out = ex.Run(g, {*in}, &recorded);
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(profile.nodes.size(), 1u);
+    auto h = ex.Download((*out)[0]);
+    ASSERT_TRUE(h.ok());
+    EXPECT_EQ(AsF32(*h)[4], -4.0f);
+  }
+  EXPECT_EQ(recorded.captures(), 0u);
+}
+
 }  // namespace
 }  // namespace alknet::compute

@@ -3,9 +3,11 @@
 // checked against the op table, and which inputs a plan reads on the host.
 #include <onnx/onnx-data_pb.h>
 
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <set>
+#include <string_view>
 
 #include "proto.h"
 #include "session_impl.h"
@@ -307,6 +309,11 @@ Status Session::Impl::Load(std::span<const std::byte> bytes) {
   exec = std::make_unique<compute::Executor>(*ctx,
                                              compute::ExecutorOptions{.run_passes = options.fuse});
   f16 = exec->caps().shader_f16;
+  if (options.replay) {
+    replay = *options.replay;
+  } else if (const char* v = std::getenv("ALKNET_REPLAY"); v != nullptr) {
+    replay = std::string_view(v) != "0";
+  }
 
   if (detail::HoldsStrings(g)) {
     for (const auto& v : g.input()) {

@@ -438,9 +438,20 @@ Result<std::vector<Value>> Session::Impl::RunSegment(const Plan& plan,
   if (!plan.graph.outputs.empty() && plan.graph.nodes.empty()) {
     for (int id : plan.graph.outputs) device_out.push_back(device_in[static_cast<size_t>(id)]);
   } else if (!plan.graph.outputs.empty()) {
-    auto ran = exec->Run(plan.graph, device_in);
+    compute::RecordedGraph* recorded = nullptr;
+    if (replay && !host_eval) {  // host-evaluated plans are built for one run
+      if (!plan.recorded) plan.recorded = std::make_unique<compute::RecordedGraph>();
+      recorded = plan.recorded.get();
+    }
+    const uint64_t replays_before = recorded != nullptr ? recorded->replays() : 0;
+    auto ran = exec->Run(plan.graph, device_in, recorded);
     if (!ran.ok()) return Error{ran.error().code, model + ": " + ran.error().message};
     device_out = std::move(ran).value();
+    if (recorded != nullptr && recorded->replays() != replays_before) {
+      ++stats.segments_replayed;
+    } else {
+      ++stats.segments_recorded;
+    }
   }
   std::function<Value(const Plan::Output&)> value_of = [&](const Plan::Output& o) {
     Value v;

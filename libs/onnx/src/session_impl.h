@@ -180,6 +180,8 @@ struct Plan {
   uint64_t fusions = 0;
   uint64_t ifs_inlined = 0;
   uint64_t loops_unrolled = 0, maps_batched = 0;
+  // The executor's recorded trace of `graph` (ADR 0026): later runs of this plan replay it.
+  mutable std::unique_ptr<compute::RecordedGraph> recorded;
 };
 
 // Checks a control node's attributes and input/output counts against its subgraphs.
@@ -242,6 +244,8 @@ struct Session::Impl {
   // known on the host and every node folds with its record's float64 reference; a node that
   // cannot is refused (docs/adr/0013-onnx-float64-host.md).
   bool host_eval = false;
+  // Cached plans replay their recorded dispatches (SessionOptions::replay, ALKNET_REPLAY).
+  bool replay = true;
   // The first float64 initializer of the main graph with a value beyond float32's range
   // (empty: none): such a model always runs on the host.
   std::string wide_initializer;

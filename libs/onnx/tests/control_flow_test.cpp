@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,12 @@ webgpu::Context& Ctx() {
   return *ctx;
 }
 
-Session Load(const std::string& name, uint64_t max_unrolled_loop_nodes = 4096) {
+Session Load(const std::string& name, uint64_t max_unrolled_loop_nodes = 4096,
+             std::optional<bool> replay = std::nullopt) {
   SessionOptions o;
   o.context = &Ctx();
   o.max_unrolled_loop_nodes = max_unrolled_loop_nodes;
+  o.replay = replay;
   auto s = Session::Load(kDir / name / "model.onnx", o);
   if (!s.ok()) {
     ADD_FAILURE() << s.error().ToString();
@@ -217,6 +220,33 @@ TEST(ControlFlow, LoopPastTheUnrollBudgetRunsIterationByIteration) {
   RunSet(s, "loop_rnn", 0);
   EXPECT_EQ(s.stats().loops_unrolled, 0u);
   EXPECT_EQ(s.stats().subgraph_runs, 12u);
+}
+
+// Every model run again and again (the runs after the first replay the plans' recorded
+// dispatches, ADR 0026: the main graph's segments and the Loop / Scan / If bodies), each run
+// against numpy's outputs; with replay off nothing replays.
+TEST(ControlFlow, RepeatedRunsReplayTheirPlans) {
+  for (const char* name : {"loop_rnn", "loop_nested_if", "loop_counter", "loop_initializer_inputs",
+                           "scan_directions", "if_score", "vad_like"}) {
+    Session s = Load(name);
+    for (int round = 0; round < 3; ++round) {
+      for (int set = 0; fs::exists(kDir / name / ("test_data_set_" + std::to_string(set))); ++set) {
+        RunSet(s, name, set);
+      }
+    }
+    EXPECT_GT(s.stats().segments_replayed, 0u) << name;
+    Session off = Load(name, 4096, false);
+    RunSet(off, name, 0);
+    RunSet(off, name, 0);
+    EXPECT_EQ(off.stats().segments_replayed, 0u) << name;
+    EXPECT_GT(off.stats().segments_recorded, 0u) << name;
+  }
+  // The recurrent loop run iteration by iteration (unrolling off): twelve body runs per model
+  // run, all but the first replayed.
+  Session rnn = Load("loop_rnn", /*max_unrolled_loop_nodes=*/0);
+  RunSet(rnn, "loop_rnn", 0);
+  RunSet(rnn, "loop_rnn", 0);
+  EXPECT_GE(rnn.stats().segments_replayed, 12u + 11u);
 }
 
 TEST(ControlFlow, UnsupportedOpInABranchNamesItsPath) {

@@ -792,19 +792,9 @@ Recorder Context::BeginCommands(std::string_view label) {
                   CommandEncoder::Adopt(P().DeviceCreateCommandEncoder(device_.get(), &desc)));
 }
 
-Status Recorder::Dispatch(const Kernel& kernel, std::span<const BufferBinding> bindings,
-                          Grid grid) {
-  const WGPULimits& limits = ctx_->limits();
-  for (uint32_t g : {grid.x, grid.y, grid.z}) {
-    if (g > limits.maxComputeWorkgroupsPerDimension) {
-      return Error{ErrorCode::kInvalidArgument,
-                   "dispatch of kernel '" + kernel.label + "' needs " + std::to_string(g) +
-                       " workgroups in one dimension; the device limit "
-                       "maxComputeWorkgroupsPerDimension is " +
-                       std::to_string(limits.maxComputeWorkgroupsPerDimension) +
-                       " (use Context::GridFor to spread the grid)"};
-    }
-  }
+Result<BindGroup> Context::CreateBindGroup(const Kernel& kernel,
+                                           std::span<const BufferBinding> bindings) {
+  const WGPULimits& limits = limits_;
   std::vector<WGPUBindGroupEntry> entries(bindings.size());
   for (size_t i = 0; i < bindings.size(); ++i) {
     const BufferBinding& b = bindings[i];
@@ -831,8 +821,28 @@ Status Recorder::Dispatch(const Kernel& kernel, std::span<const BufferBinding> b
   desc.layout = kernel.layout.get();
   desc.entryCount = entries.size();
   desc.entries = entries.data();
-  BindGroup group = BindGroup::Adopt(P().DeviceCreateBindGroup(ctx_->device(), &desc));
+  return BindGroup::Adopt(P().DeviceCreateBindGroup(device(), &desc));
+}
 
+Status Recorder::Dispatch(const Kernel& kernel, std::span<const BufferBinding> bindings,
+                          Grid grid) {
+  const WGPULimits& limits = ctx_->limits();
+  for (uint32_t g : {grid.x, grid.y, grid.z}) {
+    if (g > limits.maxComputeWorkgroupsPerDimension) {
+      return Error{ErrorCode::kInvalidArgument,
+                   "dispatch of kernel '" + kernel.label + "' needs " + std::to_string(g) +
+                       " workgroups in one dimension; the device limit "
+                       "maxComputeWorkgroupsPerDimension is " +
+                       std::to_string(limits.maxComputeWorkgroupsPerDimension) +
+                       " (use Context::GridFor to spread the grid)"};
+    }
+  }
+  ALKNET_ASSIGN_OR_RETURN(BindGroup group, ctx_->CreateBindGroup(kernel, bindings));
+  Dispatch(kernel, std::move(group), grid);
+  return Ok{};
+}
+
+void Recorder::Dispatch(const Kernel& kernel, BindGroup group, Grid grid) {
   WGPUComputePassDescriptor pass_desc{};
   pass_desc.label = Sv(kernel.label);
   ComputePassEncoder pass =
@@ -842,7 +852,6 @@ Status Recorder::Dispatch(const Kernel& kernel, std::span<const BufferBinding> b
   P().ComputePassEncoderDispatchWorkgroups(pass.get(), grid.x, grid.y, grid.z);
   P().ComputePassEncoderEnd(pass.get());
   bind_groups_.push_back(std::move(group));
-  return Ok{};
 }
 
 void Recorder::Copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset,

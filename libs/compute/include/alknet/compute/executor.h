@@ -13,6 +13,10 @@
 // dispatches go into one command buffer; intermediate buffers return to a pool after their last use
 // and are reused by later nodes (and later runs). A run that raises any WebGPU error fails with it
 // and returns no tensors.
+//
+// Replay (ADR 0026): Run(graph, inputs, &recorded) with a RecordedGraph the caller keeps for
+// that graph records the first run as usual and keeps its trace; later runs whose inputs have
+// the same layouts replay the trace without recording again.
 #pragma once
 
 #include <map>
@@ -54,6 +58,46 @@ struct ExecutorStats {
   uint64_t programs_reused = 0;     // from the program cache
   uint64_t graph_rewrites = 0;      // made by the graph passes, summed over runs
   uint64_t param_blocks = 0;        // uniform parameter blocks created (ShaderProgram::params)
+  uint64_t runs_captured = 0;       // runs recorded into a RecordedGraph's trace
+  uint64_t runs_replayed = 0;       // runs replayed from one
+  uint64_t bind_groups_reused = 0;  // bind groups a replay bound again rather than made
+};
+
+class Executor;
+
+// One graph's recorded run, kept for replay (Executor::Run(graph, inputs, &recorded); ADR
+// 0026). The first run records as usual while capturing each dispatch: its pipeline, its grid
+// and every binding as a slot (graph input i; output buffer o, made fresh for every run; a
+// buffer the trace owns: intermediates, uniform blocks, constants of decompositions). A later
+// run whose inputs have the same dtypes, shapes, strides, offsets and storage sharing replays
+// the dispatches into one command buffer: no op table, generator, program or pipeline lookup,
+// and bind groups over owned buffers and unchanged inputs (weights) made once. Other inputs
+// record anew and the trace is captured again. Owned buffers are at most the first run's
+// peak; they are reused by every replay, which queue order makes safe for runs submitted back
+// to back. A RecordedGraph belongs to one graph and one executor; the caller must not pass it
+// with another graph.
+class RecordedGraph {
+ public:
+  RecordedGraph();
+  ~RecordedGraph();
+  RecordedGraph(const RecordedGraph&) = delete;
+  RecordedGraph& operator=(const RecordedGraph&) = delete;
+
+  // A trace is held: the next run with matching inputs replays it.
+  bool ready() const { return trace_ != nullptr; }
+  uint64_t captures() const { return captures_; }
+  uint64_t replays() const { return replays_; }
+  // Bytes of the buffers the trace owns (intermediates, uniform blocks, constants).
+  uint64_t owned_bytes() const;
+  // Why the last captured run could not become a trace (empty: it did, or none ran).
+  const std::string& refused() const { return refused_; }
+
+ private:
+  friend class Executor;
+  struct Trace;
+  std::unique_ptr<Trace> trace_;
+  uint64_t captures_ = 0, replays_ = 0;
+  std::string refused_;
 };
 
 // One top-level node of a profiled run (Executor::set_profile): its time from recording to
@@ -102,6 +146,11 @@ class Executor {
   Result<Tensor> Empty(DType dtype, const Shape& shape);
 
   Result<std::vector<Tensor>> Run(const Graph& graph, const std::vector<Tensor>& inputs);
+  // The same, replaying `recorded`'s trace when it matches the inputs, else recording and
+  // capturing it (RecordedGraph). Profiled runs and poison_outputs record as usual.
+  // nullptr: Run(graph, inputs).
+  Result<std::vector<Tensor>> Run(const Graph& graph, const std::vector<Tensor>& inputs,
+                                  RecordedGraph* recorded);
   // One node.
   Result<Tensor> Run(const std::string& op, const std::vector<Tensor>& inputs,
                      Attributes attributes = {}, int opset = 17);
@@ -121,6 +170,17 @@ class Executor {
 
  private:
   struct Pass;
+  struct Capture;
+  Result<std::vector<Tensor>> RunRecording(const Graph& graph, const std::vector<Tensor>& inputs,
+                                           Capture* capture);
+  // The trace from a captured run, or why none can be kept.
+  Result<std::unique_ptr<RecordedGraph::Trace>> FinishCapture(Capture& capture,
+                                                              const std::vector<Tensor>& inputs,
+                                                              const std::vector<Tensor>& outputs);
+  Result<std::vector<Tensor>> Replay(RecordedGraph::Trace& trace,
+                                     const std::vector<Tensor>& inputs);
+  bool TraceMatches(const RecordedGraph::Trace& trace, const std::vector<Tensor>& inputs);
+  static void Hold(Capture& capture, const std::shared_ptr<webgpu::Buffer>& buffer, bool constant);
   // Records `graph` on `inputs` (known values in `known`, parallel; may be empty) and returns
   // its outputs; composite nodes recurse.
   Result<std::vector<Tensor>> Record(Pass& pass, const Graph& graph,
@@ -128,7 +188,7 @@ class Executor {
                                      const std::vector<ConstValue>& known, int depth);
   Result<Tensor> Contiguous(Pass& pass, const Tensor& t, const std::string& label);
   Result<std::shared_ptr<webgpu::Buffer>> Acquire(uint64_t bytes);
-  Result<const webgpu::Buffer*> ParamsBuffer(const std::vector<uint32_t>& words);
+  Result<std::shared_ptr<webgpu::Buffer>> ParamsBuffer(const std::vector<uint32_t>& words);
   void Release(std::shared_ptr<webgpu::Buffer> buffer);
 
   webgpu::Context& ctx_;
@@ -144,9 +204,11 @@ class Executor {
   };
   std::unordered_map<std::string, CachedProgram> programs_;
   std::vector<std::shared_ptr<webgpu::Buffer>> pool_;
-  std::unordered_map<std::string, webgpu::Buffer> params_buffers_;  // by contents
+  // By contents; shared with the traces that bind them.
+  std::unordered_map<std::string, std::shared_ptr<webgpu::Buffer>> params_buffers_;
   ExecutorStats stats_;
   RunProfile* profile_ = nullptr;
+  Capture* capture_ = nullptr;  // the run being captured into a trace, while it records
 };
 
 // Device capabilities from a context's limits and features.

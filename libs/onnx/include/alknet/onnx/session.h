@@ -72,6 +72,10 @@ struct SessionOptions {
   // read-back between them. Bigger loops, and loops decided by the data, run iteration by
   // iteration (control_flow.cpp). 0: never unroll.
   uint64_t max_unrolled_loop_nodes = 4096;
+  // Replay a cached plan's recorded dispatches instead of recording it again (ADR 0026;
+  // compute::RecordedGraph), for the main graph's plans and those of Loop / Scan / If bodies.
+  // nullopt: on unless ALKNET_REPLAY=0.
+  std::optional<bool> replay;
 };
 
 struct ValueInfo {
@@ -174,6 +178,10 @@ struct SessionStats {
   uint64_t sequence_maps_batched = 0;
   // Runs evaluated entirely on the host in float64 (RunResult::on_host says why).
   uint64_t host_evaluated_runs = 0;
+  // Device segments replayed from a plan's recorded trace, and those recorded (and captured
+  // for the next run) instead, counted over all runs (bodies of control nodes included).
+  uint64_t segments_replayed = 0;
+  uint64_t segments_recorded = 0;
 };
 
 // The op types of a model's nodes, in order, without checking anything else (reports group

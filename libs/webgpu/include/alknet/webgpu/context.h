@@ -159,6 +159,10 @@ class Recorder {
   Recorder& operator=(Recorder&&) = default;
 
   Status Dispatch(const Kernel& kernel, std::span<const BufferBinding> bindings, Grid grid);
+  // A dispatch with a bind group made earlier (Context::CreateBindGroup, for `kernel`'s
+  // layout) and a grid within the device's limits: a replayed recording reuses its groups.
+  // The recorder keeps a reference to the group until it is submitted.
+  void Dispatch(const Kernel& kernel, BindGroup group, Grid grid);
   void Copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset,
             uint64_t size);
   void Clear(const Buffer& buffer, uint64_t offset, uint64_t size);
@@ -215,6 +219,9 @@ class Context {
   // Pipelines are cached by (WGSL hash, entry point, layout). The Kernel lives as long as
   // the Context.
   Result<const Kernel*> GetKernel(const KernelSpec& spec);
+  // A bind group of `kernel`'s layout over `bindings` (binding i = bindings[i]); a binding
+  // larger than maxStorageBufferBindingSize is an error naming the limit.
+  Result<BindGroup> CreateBindGroup(const Kernel& kernel, std::span<const BufferBinding> bindings);
   size_t cached_kernel_count() const { return kernel_count_; }
   // The persistent pipeline cache Dawn reads and fills (nullptr: none for this device).
   const DiskBlobCache* pipeline_cache() const { return blob_cache_.get(); }
