@@ -222,10 +222,16 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
     }
     // CPU adapters: the gemv kernel, K split across the workgroup's lanes so that a narrow N
     // still gives every core workgroups and no lane computes columns past N (the rows
-    // kernel's 256 columns per workgroup made one workgroup, mostly idle lanes, for N = 32;
-    // measured figures in docs/adr/0005-matmul-kernels.md).
+    // kernel's 256 columns per workgroup made one workgroup, mostly idle lanes, for N = 32).
+    // With B as it is and N wide enough for 4 or more of the rows kernel's workgroups, the
+    // rows kernel stays: it has no partial sums to add up (lavapipe, 2 cores: 4x1024x1024
+    // 1.3 ms rows against 2.0-3.6 gemv; with B transposed gemv was faster at every shape
+    // measured; figures in docs/adr/0005-matmul-kernels.md).
+    const uint64_t rows_groups = ((p.M + rows - 1) / rows) * ((p.N + 255) / 256);
+    const bool rows_fill = !p.trans_b && rows_groups >= 4 &&
+                           (p.M + rows - 1) / rows <= caps.max_workgroups_per_dimension;
     const uint32_t cw = GemvWidthFor(p.N);
-    if (GemvGroupsX(p, cw) <= caps.max_workgroups_per_dimension &&
+    if (!rows_fill && GemvGroupsX(p, cw) <= caps.max_workgroups_per_dimension &&
         (p.M + rows - 1) / rows <= caps.max_workgroups_per_dimension) {
       return MatMulChoice{MatMulKernel::kGemv, rows, {}, cw};
     }
