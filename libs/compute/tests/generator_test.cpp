@@ -388,6 +388,20 @@ TEST(Templates, MatMulKernelFollowsTheCaps) {
   DeviceCaps small_grid = CpuCaps();
   small_grid.max_workgroups_per_dimension = 100;
   EXPECT_NE(source({512, 64}, {64, 64}, small_grid).find("const BM = 64u;"), std::string::npos);
+  // More gemv column blocks than the grid holds: the rows kernel; forced, the reason.
+  small_grid.max_workgroups_per_dimension = 8;
+  EXPECT_NE(
+      source({1, 64}, {1024, 64}, small_grid, {{"transB", int64_t{1}}}).find("// kernel: rows"),
+      std::string::npos);
+  small_grid.matmul_variant = "gemv:1";
+  auto forced =
+      gen.Generate({"MatMul", "m", 13, {}, {T(f32, {1, 64}), T(f32, {64, 1024})}, {}}, small_grid);
+  ASSERT_FALSE(forced.ok());
+  const Error& e = forced.error();
+  EXPECT_EQ(e.code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(e.message.find("'gemv:1' (ALKNET_MATMUL_VARIANT) cannot run: its grid exceeds"),
+            std::string::npos)
+      << e.message;
 }
 
 TEST(Templates, WorkgroupSizeIsAParameter) {
