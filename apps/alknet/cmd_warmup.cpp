@@ -80,13 +80,16 @@ std::vector<Kernel> StandardSet() {
       }
     }
   }
-  // MatMul / Gemm: the rows, dot and tiled kernels (sizes are uniforms everywhere).
+  // MatMul / Gemm: the rows, dot, gemv and tiled kernels (sizes are uniforms everywhere; gemv
+  // has one program per column-group width, picked from N: 1 for N <= 32, 4 up to 128).
   k.push_back({"MatMul 1x64x32", "MatMul", {{1, 64}, {64, 32}}, {}});
   k.push_back({"MatMul 64x64x64", "MatMul", {{64, 64}, {64, 64}}, {}});
   k.push_back({"MatMul batched", "MatMul", {{2, 8, 16}, {16, 8}}, {}});
   k.push_back({"Gemm transB +bias", "Gemm", {{4, 32}, {16, 32}, {16}}, {{"transB", int64_t{1}}}});
   k.push_back(
       {"Gemm 1xK transB +bias", "Gemm", {{1, 96}, {24, 96}, {24}}, {{"transB", int64_t{1}}}});
+  k.push_back(
+      {"Gemm 1x128 transB +bias", "Gemm", {{1, 96}, {128, 96}, {128}}, {{"transB", int64_t{1}}}});
   // Elementwise: unary at vec4 (n % 4 == 0) and scalar lengths; binary at the common
   // broadcast patterns of CNNs and transformers.
   for (const char* op : {"Relu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Exp", "Sqrt",

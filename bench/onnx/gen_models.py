@@ -9,6 +9,9 @@ For each model: OUT_DIR/<name>/model.onnx and OUT_DIR/<name>/inputs/<input>.npy.
   transformer   one encoder block: 4-head self-attention (MatMul/Reshape/Transpose/Softmax),
                 LayerNorm written out (ReduceMean/Sub/Mul/Sqrt/Div), Gelu through Erf, 1x128x256,
                 opset 13 (LayerNormalization itself needs opset 17, which fewer runtimes load)
+  kws_mlp       keyword-spotting MLP: [1, 2400] features, Gemm 2400x128, LayerNorm, Relu,
+                Gemm 128x128, LayerNorm, Relu, Gemm 128x32, Softmax (Gemm with transB = 1 as
+                torch exports Linear, LayerNorm written out: 24 nodes), opset 13
   maxpool_1m    MaxPool 3x3 stride 2 pad 1 on 1x16x256x256 (1,048,576 elements), opset 13
   vad_if, vad_noif, score_if, greedy_loop
                 control flow (If on a host input, the same model inlined, If on a computed
@@ -155,6 +158,29 @@ def transformer(rng, seq=128, d=256, heads=4, ffn=1024):
     return graph, inputs
 
 
+def gemm(g, x, din, dout):
+    # torch.onnx's Linear: Gemm(x, W[dout, din], b, transB=1).
+    w = g.weight("w", (dout, din), din)
+    b = g.const("b", (0.02 * g.rng.standard_normal(dout)).astype(np.float32))
+    return g.op("Gemm", [x, w, b], transB=1)
+
+
+def kws_mlp(rng, features=2400, hidden=128, classes=32):
+    """A GEMV-heavy model (batch 1): each Gemm is M = 1, the first K = 2400."""
+    g = GraphBuilder(rng)
+    h = g.op("Relu", [layer_norm(g, gemm(g, "input", features, hidden), hidden)])
+    h = g.op("Relu", [layer_norm(g, gemm(g, h, hidden, hidden), hidden)])
+    logits = gemm(g, h, hidden, classes)
+    g.nodes.append(helper.make_node("Softmax", [logits], ["probs"], name="probs", axis=-1))
+    graph = helper.make_graph(
+        g.nodes, "kws_mlp",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, features])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, classes])],
+        g.initializers)
+    inputs = {"input": rng.standard_normal((1, features)).astype(np.float32)}
+    return graph, inputs
+
+
 def maxpool_1m(rng):
     node = helper.make_node("MaxPool", ["input"], ["output"], name="pool",
                             kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
@@ -195,6 +221,7 @@ def main():
         "resnet18": lambda rng: resnet18(rng, args.image),
         "transformer": transformer,
         "maxpool_1m": maxpool_1m,
+        "kws_mlp": kws_mlp,
     }
     # Control-flow models (gen_cf_models.py): If on a host input, If on a computed score, Loop.
     for cf_name, cf_make in gen_cf_models.MODELS.items():

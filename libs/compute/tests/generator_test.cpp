@@ -331,20 +331,20 @@ TEST(Templates, EveryEmbeddedShaderIsRegistered) {
 TEST(Templates, MatMulSourceExcludesTheSizes) {
   WgslGenerator gen;
   const DType f32 = DType::kF32;
-  for (const char* variant : {"auto", "rows", "dot", "tiled", "big"}) {
+  for (const char* variant : {"auto", "rows", "dot", "gemv", "gemv:4", "tiled", "big"}) {
     std::set<std::string> sources;
     std::set<std::vector<uint32_t>> params;
-    for (Shape s : {Shape{7, 13, 5}, Shape{9, 21, 3}, Shape{129, 17, 33}, Shape{300, 3, 1}}) {
+    for (Shape s : {Shape{17, 13, 5}, Shape{19, 21, 3}, Shape{129, 17, 33}, Shape{300, 3, 1}}) {
       OpNode n{"MatMul", "", 13, {}, {T(f32, {s[0], s[1]}), T(f32, {s[1], s[2]})}, {}};
       DeviceCaps caps = VariantCaps(variant);
-      caps.shared_memory_tiles = false;  // auto: the rows kernel for every M
+      caps.shared_memory_tiles = false;  // auto: the rows kernel for every M > 16
       auto p = gen.Generate(n, caps);
       ASSERT_TRUE(p.ok()) << variant << ": " << p.error().ToString();
       sources.insert(p->source.substr(p->source.find('\n')));
       params.insert(p->params);
       EXPECT_EQ(p->bindings.back().role, ProgramBinding::Role::kParams);
     }
-    // All four shapes are M >= 7 with unaligned rows: one program per variant.
+    // All four shapes are M > 16 with unaligned rows: one program per variant.
     EXPECT_EQ(sources.size(), 1u) << variant;
     EXPECT_EQ(params.size(), 4u) << variant;
   }
@@ -373,15 +373,41 @@ TEST(Templates, MatMulKernelFollowsTheCaps) {
   // 8..16 rows with B as it is: 64x64 tiles on GPUs, the rows kernel on CPU adapters.
   EXPECT_NE(source({16, 4096}, {4096, 4096}, gpu).find("const BM = 64u;"), std::string::npos);
   EXPECT_NE(source({16, 4096}, {4096, 4096}, CpuCaps()).find("// kernel: rows"), std::string::npos);
-  // Small M: a GEMV, never tiles; transposed B: lanes walk K.
-  EXPECT_NE(source({1, 64}, {64, 64}, gpu).find("// kernel: rows"), std::string::npos);
+  // Small M on GPUs: B as it is through the 64x64 tiles (measured on the H200), transposed B
+  // the dot kernel (lanes walk K).
+  EXPECT_NE(source({1, 64}, {64, 64}, gpu).find("const BM = 64u;"), std::string::npos);
   EXPECT_NE(source({4, 64}, {32, 64}, gpu, {{"transB", int64_t{1}}}).find("// kernel: dot"),
             std::string::npos);
   EXPECT_NE(source({512, 64}, {64, 64}, CpuCaps()).find("// kernel: rows"), std::string::npos);
+  // Small M on CPU adapters: the gemv kernel, narrower column groups for narrower N; the rows
+  // kernel where B is as it is and N gives it 4 or more workgroups.
+  EXPECT_NE(source({1, 2400}, {2400, 32}, CpuCaps()).find("// kernel: gemv (1 column groups"),
+            std::string::npos);
+  EXPECT_NE(source({1, 128}, {128, 128}, CpuCaps(), {{"transB", int64_t{1}}})
+                .find("// kernel: gemv (4 column groups"),
+            std::string::npos);
+  EXPECT_NE(source({2, 64}, {4096, 64}, CpuCaps(), {{"transB", int64_t{1}}})
+                .find("// kernel: gemv (16 column groups"),
+            std::string::npos);
+  EXPECT_NE(source({4, 64}, {64, 1024}, CpuCaps()).find("// kernel: rows"), std::string::npos);
   // More row blocks than one grid dimension holds: the 64x64 tiles, whose blocks run along y.
   DeviceCaps small_grid = CpuCaps();
   small_grid.max_workgroups_per_dimension = 100;
   EXPECT_NE(source({512, 64}, {64, 64}, small_grid).find("const BM = 64u;"), std::string::npos);
+  // More gemv column blocks than the grid holds: the rows kernel; forced, the reason.
+  small_grid.max_workgroups_per_dimension = 8;
+  EXPECT_NE(
+      source({1, 64}, {1024, 64}, small_grid, {{"transB", int64_t{1}}}).find("// kernel: rows"),
+      std::string::npos);
+  small_grid.matmul_variant = "gemv:1";
+  auto forced =
+      gen.Generate({"MatMul", "m", 13, {}, {T(f32, {1, 64}), T(f32, {64, 1024})}, {}}, small_grid);
+  ASSERT_FALSE(forced.ok());
+  const Error& e = forced.error();
+  EXPECT_EQ(e.code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(e.message.find("'gemv:1' (ALKNET_MATMUL_VARIANT) cannot run: its grid exceeds"),
+            std::string::npos)
+      << e.message;
 }
 
 TEST(Templates, WorkgroupSizeIsAParameter) {
@@ -579,7 +605,7 @@ TEST(Errors, UnknownMatMulVariantIsNamed) {
 // A tiling the template or the device cannot run is refused with the reason, not rendered.
 TEST(Errors, ImpossibleMatMulTileIsExplained) {
   for (const char* v : {"tile:128x128x16:4x4", "tile:96x64x16:4x4", "tile:256x256x64:8x8",
-                        "tile:64x64x16:2x4", "tile:64x64x16:4x4x"}) {
+                        "tile:64x64x16:2x4", "tile:64x64x16:4x4x", "gemv:3", "gemv:"}) {
     DeviceCaps caps;
     caps.matmul_variant = v;
     Error e = GenerateError(

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "test_util.h"
@@ -251,7 +252,7 @@ TEST_P(OpTest, MatchesFloat64Reference) {
   std::vector<DeviceCaps> variants{CapsOf(ctx)};
   if (p.record->shader == "linalg/matmul") {
     variants.clear();
-    for (const char* v : {"auto", "rows", "dot", "tiled", "big"}) {
+    for (const char* v : {"auto", "rows", "dot", "gemv", "tiled", "big"}) {
       variants.push_back(CapsOf(ctx));
       variants.back().matmul_variant = v;
     }
@@ -380,6 +381,82 @@ TEST(OpSemantics, MatMulTilingsMatchFloat64) {
         gemm, DType::kF32,
         Case{{{19, 33}, {41, 33}, {41}}, {{"transB", int64_t{1}}, {"alpha", 0.5}, {"beta", -2.0}}},
         rng, ex);
+  }
+}
+
+// The small-M kernel (ALKNET_MATMUL_VARIANT=gemv:CW, K split across a workgroup's lanes) with
+// each of its widths forced, and auto (on this adapter's caps and on a GPU's), on every
+// combination of small M, K around the four-k steps and long (2400, 4099: many steps per K
+// slice, a tail), and N around the four-column groups and past one workgroup (257); then
+// Gemm's transposes, scales and C's broadcast forms, and broadcast batches.
+TEST(OpSemantics, MatMulGemvMatchesFloat64) {
+  webgpu::Context& ctx = SharedContext();
+  const OpRecord& mm = *OpTable::Default().Find("MatMul", 13);
+  const OpRecord& gemm = *OpTable::Default().Find("Gemm", 13);
+  std::vector<DeviceCaps> variants;
+  for (const char* v : {"gemv:1", "gemv:4", "gemv:16", "auto", "auto-gpu"}) {
+    variants.push_back(CapsOf(ctx));
+    variants.back().matmul_variant = v;
+    if (std::string(v) == "auto-gpu") {
+      variants.back().matmul_variant = "auto";
+      variants.back().shared_memory_tiles = true;
+    }
+  }
+  for (size_t vi = 0; vi < variants.size(); ++vi) {
+    const DeviceCaps& caps = variants[vi];
+    SCOPED_TRACE("matmul_variant=" + caps.matmul_variant +
+                 " shared_memory_tiles=" + std::to_string(caps.shared_memory_tiles));
+    Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
+    std::mt19937_64 rng(testing::Seed() + 11 + vi);
+    // Every (K, N) pair, M cycling through its values (shifted per variant, so that each
+    // variant meets each M at every K and at every N); auto only the long-K shapes.
+    const bool forced = caps.matmul_variant != "auto";
+    const uint64_t ms[] = {1, 2, 3, 5, 16};
+    size_t mi = vi;
+    for (uint64_t K : {1, 3, 4, 5, 2400, 4099}) {
+      for (uint64_t N : {1, 3, 4, 32, 257}) {
+        const uint64_t M = ms[mi++ % 5];
+        if (!forced && K < 2400) continue;
+        RunCase(mm, DType::kF32, Case{{{M, K}, {K, N}}}, rng, ex);
+      }
+      ++mi;
+    }
+    // Gemm: every transpose pair, alpha/beta, C as [N], [1, N], [M, 1], [M, N], a scalar, absent.
+    auto c_of = [](int form, uint64_t M, uint64_t N) -> std::optional<Shape> {
+      switch (form % 6) {
+        case 0: return Shape{N};
+        case 1: return Shape{1, N};
+        case 2: return Shape{M, 1};
+        case 3: return Shape{M, N};
+        case 4: return Shape{};
+        default: return std::nullopt;
+      }
+    };
+    int form = 0;
+    for (uint64_t M : {1, 3, 16}) {
+      for (uint64_t K : {5, 2400}) {
+        for (uint64_t N : {3, 32}) {
+          for (int t = 0; t < 4; ++t) {
+            const bool ta = t & 1, tb = t & 2;
+            const std::optional<Shape> c = c_of(form++, M, N);
+            Case g{{ta ? Shape{K, M} : Shape{M, K}, tb ? Shape{N, K} : Shape{K, N}},
+                   {{"transA", int64_t{ta}}, {"transB", int64_t{tb}}, {"alpha", 0.75}}};
+            if (c) {
+              g.shapes.push_back(*c);
+              g.attrs["beta"] = -1.5;
+            }
+            RunCase(gemm, DType::kF32, g, rng, ex);
+          }
+          ++form;  // so that each transpose pair meets every form of C
+        }
+      }
+    }
+    // Batches: broadcast A or B, 1-D operands.
+    RunCase(mm, DType::kF32, Case{{{2, 3, 1, 40}, {3, 40, 33}}}, rng, ex);
+    RunCase(mm, DType::kF32, Case{{{3, 5, 64}, {1, 64, 8}}}, rng, ex);
+    RunCase(mm, DType::kF32, Case{{{4, 2, 7}, {7, 12}}}, rng, ex);
+    RunCase(mm, DType::kF32, Case{{{130}, {130, 9}}}, rng, ex);
+    RunCase(mm, DType::kF32, Case{{{3, 130}, {130}}}, rng, ex);
   }
 }
 

@@ -187,6 +187,64 @@ TEST(MatMulAddToGemm, LeavesMatMulsWithOtherReadersOrOtherShapes) {
   }
 }
 
+// --- LayerNorm written out -> LayerNormalization ------------------------------------------
+
+// x [.., D], gamma [D], beta [D], eps [] are graph inputs 0..3, eps also known on the host
+// (as an ONNX initializer is) when `eps_known`. Returns the output.
+RefTensor Eps(double eps) { return RefTensor{DType::kF32, {}, {eps}}; }
+int WrittenOutLayerNorm(Graph& g, double eps, bool eps_known = true) {
+  const int x = 0, gamma = 1, beta = 2;
+  const Attributes last{{"axes", std::vector<int64_t>{-1}}, {"keepdims", int64_t{1}}};
+  const int mean = g.Add("ReduceMean", {x}, last, 13);
+  const int c = g.Add("Sub", {x, mean}, {}, 14);
+  const int var = g.Add("ReduceMean", {g.Add("Mul", {c, c}, {}, 14)}, last, 13);
+  const int v = g.Add("Add", {var, 3}, {}, 14);
+  if (eps_known)
+    g.nodes.back().input_values = {nullptr, std::make_shared<const RefTensor>(Eps(eps))};
+  const int y = g.Add("Div", {c, g.Add("Sqrt", {v}, {}, 13)}, {}, 14);
+  const int out = g.Add("Add", {g.Add("Mul", {y, gamma}, {}, 14), beta}, {}, 14);
+  g.nodes.back().name = "ln_out";
+  return out;
+}
+
+TEST(LayerNormFusion, FusesTheWrittenOutPatternIntoOneNode) {
+  Graph g(4);
+  const int ln = WrittenOutLayerNorm(g, 1e-3);
+  g.outputs = {g.Add("Relu", {ln}, {}, 14)};
+  const Graph built = g;
+  auto inputs = Randoms({{3, 40}, {40}, {40}}, 7);
+  inputs.push_back(Eps(1e-3));
+  EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 1);
+  ASSERT_EQ(OpsOf(g), (std::vector<std::string>{"LayerNormalization", "Relu"}));
+  EXPECT_EQ(g.nodes[0].name, "ln_out");
+  EXPECT_EQ(g.nodes[0].inputs, (std::vector<int>{0, 1, 2}));
+  EXPECT_DOUBLE_EQ(std::get<double>(g.nodes[0].attributes.at("epsilon")), 1e-3);
+  ExpectSameResults(built, inputs, 1e-5, 1);
+}
+
+TEST(LayerNormFusion, LeavesOtherAxesAndIntermediatesReadElsewhere) {
+  auto inputs = Randoms({{3, 40}, {40}, {40}}, 8);
+  inputs.push_back(Eps(1e-5));
+  {  // the centred value is also a graph output
+    Graph g(4);
+    const int ln = WrittenOutLayerNorm(g, 1e-5);
+    g.outputs = {ln, g.nodes[1].first_output};
+    EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 0);
+  }
+  {  // the mean over axis 0
+    Graph g(4);
+    const int ln = WrittenOutLayerNorm(g, 1e-5);
+    g.nodes[0].attributes["axes"] = std::vector<int64_t>{0};
+    g.outputs = {ln};
+    EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 0);
+  }
+  {  // eps known only on the device
+    Graph g(4);
+    g.outputs = {WrittenOutLayerNorm(g, 1e-5, /*eps_known=*/false)};
+    EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 0);
+  }
+}
+
 // --- Add + Relu -> alknet.AddRelu -----------------------------------------------------------
 
 TEST(AddReluFusion, FusesAFloatAddReadOnlyByARelu) {
@@ -327,8 +385,8 @@ TEST(ExecutorPasses, AGraphBuiltInCppGetsFused) {
 
   PassReport r = RunPasses(g, DescsOf(inputs));
   EXPECT_EQ(r.rewrites, 3);
-  ASSERT_EQ(r.per_pass.size(), 3u);
-  for (const auto& [name, n] : r.per_pass) EXPECT_EQ(n, 1) << name;
+  ASSERT_EQ(r.per_pass.size(), 4u);
+  for (const auto& [name, n] : r.per_pass) EXPECT_EQ(n, name == "layer-norm" ? 0 : 1) << name;
   EXPECT_EQ(OpsOf(g), (std::vector<std::string>{"Conv", "Reshape", "Gemm", "alknet.AddRelu"}));
   ExpectSameResults(built, inputs, 1e-4, 3);
 

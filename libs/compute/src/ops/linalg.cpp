@@ -70,7 +70,7 @@ struct MatMulProblem {
   std::array<uint64_t, kMaxBatchDims> extent{1, 1, 1, 1}, a_stride{}, b_stride{};
 };
 
-enum class MatMulKernel { kRows, kDot, kTiled };
+enum class MatMulKernel { kRows, kDot, kTiled, kGemv };
 
 // One tiling of the tiled kernel (shaders/linalg/matmul_tiled): a BM x BN output block per
 // workgroup, TM x TN outputs per invocation (multiples of 4: 4x4 patches), K staged BK at a
@@ -99,8 +99,9 @@ constexpr MatMulTile kTile128k8{128, 128, 8, 8, 8};
 
 struct MatMulChoice {
   MatMulKernel kernel = MatMulKernel::kRows;
-  uint32_t rows = 1;  // rows per workgroup of the rows and dot kernels
+  uint32_t rows = 1;  // rows per workgroup of the rows, dot and gemv kernels
   MatMulTile tile{};  // the tiled kernel's tiling
+  uint32_t cw = 1;    // the gemv kernel's column groups (4 columns each); 64 / cw K slices
 };
 
 // Why `t` cannot run on `caps` (empty when it can): the shape rules of the template and the
@@ -150,10 +151,45 @@ uint32_t RowsFor(uint64_t M) {
   return r;
 }
 
+// The gemv kernel (shaders/linalg/matmul_gemv): 64 lanes per workgroup as `cw` groups of four
+// columns by 64 / cw slices of K. The widest of 16, 4, 1 column groups that still gives
+// kGemvGroups workgroups along N: fewer, longer K slices where N allows (less to add up at the
+// end), more slices where N is narrow (N = 32: 8 workgroups of one column group, 64 slices).
+constexpr uint64_t kGemvGroups = 8;
+constexpr uint32_t kGemvWidths[] = {16, 4, 1};
+uint32_t GemvWidthFor(uint64_t N) {
+  const uint64_t cols4 = (N + 3) / 4;
+  for (uint32_t cw : kGemvWidths) {
+    if ((cols4 + cw - 1) / cw >= kGemvGroups) return cw;
+  }
+  return 1;
+}
+uint64_t GemvGroupsX(const MatMulProblem& p, uint32_t cw) { return ((p.N + 3) / 4 + cw - 1) / cw; }
+
+// "gemv" (widths chosen from N) or "gemv:CW" with CW one of kGemvWidths; 0 when `v` is not
+// spelled so.
+uint32_t ParseGemv(const std::string& v, uint64_t N) {
+  if (v == "gemv") return GemvWidthFor(N);
+  for (uint32_t cw : kGemvWidths) {
+    if (v == "gemv:" + std::to_string(cw)) return cw;
+  }
+  return 0;
+}
+
 Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem& p,
                                         const DeviceCaps& caps) {
   const std::string& v = caps.matmul_variant;
   const uint32_t rows = RowsFor(p.M);
+  if (const uint32_t cw = ParseGemv(v, p.N); cw != 0) {
+    if (GemvGroupsX(p, cw) > caps.max_workgroups_per_dimension ||
+        (p.M + rows - 1) / rows > caps.max_workgroups_per_dimension) {
+      return Error{ErrorCode::kInvalidArgument,
+                   node.Describe() + ": MatMul variant '" + v +
+                       "' (ALKNET_MATMUL_VARIANT) cannot run: its grid exceeds the device's "
+                       "workgroups per dimension"};
+    }
+    return MatMulChoice{MatMulKernel::kGemv, rows, {}, cw};
+  }
   if (v == "rows") return MatMulChoice{MatMulKernel::kRows, rows};
   if (v == "dot") return MatMulChoice{MatMulKernel::kDot, rows};
   if (v == "tiled") return MatMulChoice{MatMulKernel::kTiled, 0, kTile64};
@@ -168,21 +204,37 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
   if (v != "auto" && !v.empty()) {
     return Error{ErrorCode::kInvalidArgument,
                  node.Describe() + ": unknown MatMul variant '" + v +
-                     "' (ALKNET_MATMUL_VARIANT): use auto, rows, dot, tiled, big or "
-                     "tile:BMxBNxBK:TMxTN"};
+                     "' (ALKNET_MATMUL_VARIANT): use auto, rows, dot, gemv, gemv:16, gemv:4, "
+                     "gemv:1, tiled, big or tile:BMxBNxBK:TMxTN"};
   }
-  // Small M (GEMV and a few rows): one pass over B with A broadcast. With B transposed the
-  // dot kernel keeps both operands' reads contiguous.
-  // On CPU adapters its per-workgroup reduction (barriers) costs more than the rows kernel's
-  // strided reads once N gives the rows kernel a few workgroups (measured: M = 4, K = N = 1024
-  // took 19-32 ms as dot, 3-8 ms as rows; M = 1, K = 2400, N = 32 0.5 ms as dot, 1.2 as rows).
-  const uint64_t dot_max_n = caps.shared_memory_tiles ? caps.max_workgroups_per_dimension : 256;
+  // Small M (GEMV and a few rows).
   if (p.M <= 16) {
-    if (p.trans_b && p.N <= dot_max_n) return MatMulChoice{MatMulKernel::kDot, rows};
-    // On GPUs a few rows with B as it is go through the 64x64 tiles: the rows kernel's N / 256
-    // workgroups cannot fill a big GPU (H200, 16x4096x4096: 0.38 ms tiled, 1.31 ms rows).
-    // Below 8 rows the tiles waste most of their work and it is not measured: rows stays.
-    if (caps.shared_memory_tiles && p.M >= 8) return MatMulChoice{MatMulKernel::kTiled, 0, kTile64};
+    if (caps.shared_memory_tiles) {
+      // GPUs. With B transposed the dot kernel keeps both operands' reads contiguous (H200,
+      // Gemm 1x4096x4096 transB = 1: 0.10 ms). With B as it is, the 64x64 tiles: on the H200
+      // (docs/results/h200/2026-12-04-gemm-confirm, Gemm M x 4096 x 4096, transB = 0) they took
+      // 0.37 ms at M = 1 and 0.44 at M = 4 where the rows kernel's N / 256 workgroups took 2.39
+      // and 0.58; no other tiling forced there was faster at M = 1 (0.39-3.7 ms), and at
+      // M = 16 tiled was already auto's choice. The gemv kernel is not measured on a GPU yet.
+      if (p.trans_b && p.N <= caps.max_workgroups_per_dimension)
+        return MatMulChoice{MatMulKernel::kDot, rows};
+      return MatMulChoice{MatMulKernel::kTiled, 0, kTile64};
+    }
+    // CPU adapters: the gemv kernel, K split across the workgroup's lanes so that a narrow N
+    // still gives every core workgroups and no lane computes columns past N (the rows
+    // kernel's 256 columns per workgroup made one workgroup, mostly idle lanes, for N = 32).
+    // With B as it is and N wide enough for 4 or more of the rows kernel's workgroups, the
+    // rows kernel stays: it has no partial sums to add up (lavapipe, 2 cores: 4x1024x1024
+    // 1.3 ms rows against 2.0-3.6 gemv; with B transposed gemv was faster at every shape
+    // measured; figures in docs/adr/0005-matmul-kernels.md).
+    const uint64_t rows_groups = ((p.M + rows - 1) / rows) * ((p.N + 255) / 256);
+    const bool rows_fill = !p.trans_b && rows_groups >= 4 &&
+                           (p.M + rows - 1) / rows <= caps.max_workgroups_per_dimension;
+    const uint32_t cw = GemvWidthFor(p.N);
+    if (!rows_fill && GemvGroupsX(p, cw) <= caps.max_workgroups_per_dimension &&
+        (p.M + rows - 1) / rows <= caps.max_workgroups_per_dimension) {
+      return MatMulChoice{MatMulKernel::kGemv, rows, {}, cw};
+    }
     return MatMulChoice{MatMulKernel::kRows, rows};
   }
   // CPU adapters: no workgroup memory (llvmpipe's barriers are expensive, its caches do the
@@ -212,7 +264,8 @@ Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p,
   ALKNET_ASSIGN_OR_RETURN(MatMulChoice c, ChooseMatMulKernel(node, p, caps));
   const bool tiled = c.kernel == MatMulKernel::kTiled;
   const bool rows = c.kernel == MatMulKernel::kRows;
-  const bool vec4 = (tiled || rows) && AlignedForVec4(p);
+  const bool gemv = c.kernel == MatMulKernel::kGemv;
+  const bool vec4 = (tiled || rows || gemv) && AlignedForVec4(p);
   auto list = [](uint32_t n) {
     hbs::Array l;
     for (uint32_t i = 0; i < n; ++i) l.push_back(static_cast<long long>(i));
@@ -236,12 +289,17 @@ Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p,
   const uint32_t th = tiled ? t.threads() : 1;
   return hbs::Value::object({{"rows", rows},
                              {"dot", c.kernel == MatMulKernel::kDot},
+                             {"gemv", gemv},
+                             {"gemv_cw", c.cw},
+                             {"gemv_ks", 64 / c.cw},
+                             {"gemv_part_len", 64 * c.rows},
                              {"tiled", tiled},
                              {"trans_a", p.trans_a},
                              {"trans_b", p.trans_b},
                              {"has_c", p.has_c},
                              {"a_vec4", vec4 && !p.trans_a},
-                             {"b_vec4", vec4 && !p.trans_b},
+                             // gemv reads B transposed as vec4 along K too
+                             {"b_vec4", vec4 && (!p.trans_b || gemv)},
                              {"out_vec4", vec4},
                              {"rows_count", c.rows},
                              {"rows_list", list(c.rows)},
@@ -321,6 +379,10 @@ DispatchPlan MatMulDispatch(const OpNode& node, const MatMulProblem& p, const De
       break;
     case MatMulKernel::kDot:
       plan.groups = {p.N, (p.M + c.rows - 1) / c.rows, p.batch};
+      plan.workgroup_size = {64, 1, 1};
+      break;
+    case MatMulKernel::kGemv:
+      plan.groups = {GemvGroupsX(p, c.cw), (p.M + c.rows - 1) / c.rows, p.batch};
       plan.workgroup_size = {64, 1, 1};
       break;
     case MatMulKernel::kTiled: {

@@ -45,6 +45,7 @@ void RemoveMerged(Graph& graph, const std::vector<bool>& merged);
 
 // The passes of DefaultPasses(), one file each.
 int FuseMatMulAdd(Graph& graph, const GraphFacts& facts);       // matmul_add.cpp
+int FuseLayerNorm(Graph& graph, const GraphFacts& facts);       // layer_norm.cpp
 int FuseAddRelu(Graph& graph, const GraphFacts& facts);         // add_relu.cpp
 int FuseConvActivation(Graph& graph, const GraphFacts& facts);  // conv_activation.cpp
 

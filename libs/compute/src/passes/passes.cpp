@@ -34,8 +34,10 @@ GraphFacts AnalyzeGraph(const Graph& graph, std::span<const TensorDesc> inputs) 
 }
 
 std::span<const GraphPass> DefaultPasses() {
-  static constexpr std::array<GraphPass, 3> kPasses = {{
+  // layer-norm before add-relu: the pattern ends in an Add that a Relu may read.
+  static constexpr std::array<GraphPass, 4> kPasses = {{
       {"matmul-add-to-gemm", &passes::FuseMatMulAdd},
+      {"layer-norm", &passes::FuseLayerNorm},
       {"add-relu", &passes::FuseAddRelu},
       {"conv-activation", &passes::FuseConvActivation},
   }};
