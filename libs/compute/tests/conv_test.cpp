@@ -121,6 +121,28 @@ std::vector<OneCase> ConvCases() {
        {{"group", int64_t{3}},
         {"pads", Ints{1, 1, 1, 1}},
         {"alknet.activation", act("HardSwish")}}},
+      // General path, taps outside the channel loop (docs/adr/0028): a 7x7 output (one full
+      // block of 32 positions and a partial one), odd channel counts; pads wider than the
+      // kernel's reach (whole taps outside the input for edge positions) with dilation,
+      // stride and groups.
+      {"Conv",
+       {1, 37, 7, 7},
+       {19, 37, 3, 3},
+       true,
+       {{"pads", Ints{1, 1, 1, 1}}, {"alknet.activation", act("HardSwish")}}},
+      {"Conv",
+       {1, 11, 10, 9},
+       {10, 11, 3, 3},
+       true,
+       {{"pads", Ints{0, 2, 1, 0}},
+        {"dilations", Ints{2, 1}},
+        {"strides", Ints{1, 2}},
+        {"alknet.activation", act("LeakyRelu:0.3")}}},
+      {"Conv",
+       {2, 10, 6, 5},
+       {15, 2, 3, 3},
+       false,
+       {{"group", int64_t{5}}, {"pads", Ints{3, 3, 3, 3}}, {"alknet.activation", act("Sigmoid")}}},
       // 1x1 (pointwise), positions not a multiple of anything.
       {"Conv", {2, 40, 7, 9}, {17, 40, 1, 1}, true, {{"alknet.activation", act("LeakyRelu:0.2")}}},
       {"Conv", {1, 64, 3, 3}, {130, 64, 1, 1}, false, {{"alknet.activation", act("Sigmoid")}}},

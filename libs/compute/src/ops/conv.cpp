@@ -152,9 +152,10 @@ enum ConvParamWord : size_t {
   kParamWords
 };
 
-// Output channels per workgroup row and positions per workgroup of the shape-generic
-// kernels (64 invocations; 2 positions each, 4 for depthwise).
-constexpr uint64_t kBlockM = 8, kGenericWg = 64;
+// Output channels per workgroup row and invocations per workgroup of the shape-generic
+// kernels: ConvTranspose 64 (2 positions each), Conv (conv/direct) 16 (2 positions each, 4 for
+// depthwise; small outputs such as 7x7 idle few lanes, docs/adr/0028).
+constexpr uint64_t kBlockM = 8, kGenericWg = 64, kDirectWg = 16;
 
 // The integer words of a block (kActA and kActB are floats, set by ParamWords).
 struct ConvParamBlock {
@@ -365,7 +366,7 @@ bool UsesParamBlock(const DeviceCaps& caps, uint64_t split) {
 
 ConvParamBlock ConvParams(const ConvDims& d, const Activation& act) {
   ConvParamBlock b = WindowParams(d.N, d.C, d.M, d.CG, d.MG, d.group, d.win, act);
-  const uint64_t per_wg = kGenericWg * (IsDepthwise(d) ? 4 : 2);
+  const uint64_t per_wg = kDirectWg * (IsDepthwise(d) ? 4 : 2);
   b.v[kXBlocks] = int64_t((d.win.out_size() + per_wg - 1) / per_wg);
   return b;
 }
@@ -431,7 +432,7 @@ DispatchPlan ConvDispatch(const ConvDims& d, const DeviceCaps& caps, uint64_t sp
     // channel (depthwise), z: batch.
     const ConvParamBlock b = ConvParams(d, Activation{});
     p.kind = DispatchPlan::Kind::kGrid;
-    p.workgroup_size = {uint32_t(kGenericWg), 1, 1};
+    p.workgroup_size = {uint32_t(kDirectWg), 1, 1};
     p.groups = {std::min<uint64_t>(uint64_t(b.v[kXBlocks]), caps.max_workgroups_per_dimension),
                 IsDepthwise(d) ? d.M : d.group * uint64_t(b.v[kMBlocks]), d.N};
     return p;

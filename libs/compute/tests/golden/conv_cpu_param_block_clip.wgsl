@@ -21,7 +21,7 @@ fn act(v: T) -> T {
   return min(max(v, T(prm.act_a)), T(prm.act_b));
 }
 
-const WG = 64u;
+const WG = 16u;
 
 // Output channel mm (of all M) at positions p (two lanes' worth), bias and activation applied.
 fn put(base: u32, mm: u32, p: vec2<u32>, v: vec2<f32>) {
@@ -30,7 +30,7 @@ fn put(base: u32, mm: u32, p: vec2<u32>, v: vec2<f32>) {
   if (p.y < prm.P) { out0[base + p.y] = act(s.y); }
 }
 
-@compute @workgroup_size(64, 1, 1)
+@compute @workgroup_size(16, 1, 1)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let g = wg.y / prm.mblocks;
@@ -56,29 +56,33 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     let z0 = vec2<i32>(q / ohw) * prm.SD - vec2<i32>(prm.PD);
     let y0 = vec2<i32>((q / prm.OW) % prm.OH) * prm.SH - vec2<i32>(prm.PH);
     let x0 = vec2<i32>(q % prm.OW) * prm.SW - vec2<i32>(prm.PW);
-    var k = 0u;
-    for (var c = 0u; c < prm.CG; c++) {
-      let xc = vec2<i32>(i32(xg + c * prm.ISP));
-      for (var kz = 0u; kz < prm.KD; kz++) {
-        let z = z0 + vec2<i32>(i32(kz) * prm.DLD);
-        let zok = (z >= vec2<i32>(0)) & (z < vec2<i32>(prm.ID));
-        for (var ky = 0u; ky < prm.KH; ky++) {
-          let y = y0 + vec2<i32>(i32(ky) * prm.DLH);
-          let yok = zok & (y >= vec2<i32>(0)) & (y < vec2<i32>(prm.IH));
-          let row = (z * prm.IH + y) * prm.IW + xc;
-          for (var kx = 0u; kx < prm.KW; kx++) {
-            let xx = x0 + vec2<i32>(i32(kx) * prm.DLW);
-            let ok = yok & (xx >= vec2<i32>(0)) & (xx < vec2<i32>(prm.IW));
-            let idx = vec2<u32>(select(vec2<i32>(0), row + xx, ok));
-            let v = select(vec2<f32>(0.0), vec2<f32>(x[idx.x], x[idx.y]), ok);
+    // Taps outside, channels inside: a tap's window test and X offsets are computed once,
+    // and the channel loop is the 1x1 kernel's (one X load per position, 8 uniform W loads).
+    // Lanes outside the window read X at the group's base (in range) and use 0.
+    var kk = 0u;
+    for (var kz = 0u; kz < prm.KD; kz++) {
+      let z = z0 + vec2<i32>(i32(kz) * prm.DLD);
+      let zok = (z >= vec2<i32>(0)) & (z < vec2<i32>(prm.ID));
+      for (var ky = 0u; ky < prm.KH; ky++) {
+        let y = y0 + vec2<i32>(i32(ky) * prm.DLH);
+        let yok = zok & (y >= vec2<i32>(0)) & (y < vec2<i32>(prm.IH));
+        let row = (z * prm.IH + y) * prm.IW;
+        for (var kx = 0u; kx < prm.KW; kx++) {
+          let xx = x0 + vec2<i32>(i32(kx) * prm.DLW);
+          let ok = yok & (xx >= vec2<i32>(0)) & (xx < vec2<i32>(prm.IW));
+          let idx = vec2<u32>(select(vec2<i32>(0), row + xx, ok)) + vec2<u32>(xg);
+          for (var c = 0u; c < prm.CG; c++) {
+            let xi = idx + vec2<u32>(c * prm.ISP);
+            let v = select(vec2<f32>(0.0), vec2<f32>(x[xi.x], x[xi.y]), ok);
+            let k = c * prm.KSP + kk;
             let wa = vec4<f32>(w[wr0.x + k], w[wr0.y + k], w[wr0.z + k], w[wr0.w + k]);
             let wb = vec4<f32>(w[wr1.x + k], w[wr1.y + k], w[wr1.z + k], w[wr1.w + k]);
             a0 = fma(wa, vec4<f32>(v.x), a0);
             a1 = fma(wb, vec4<f32>(v.x), a1);
             b0 = fma(wa, vec4<f32>(v.y), b0);
             b1 = fma(wb, vec4<f32>(v.y), b1);
-            k++;
           }
+          kk++;
         }
       }
     }
