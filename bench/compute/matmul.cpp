@@ -4,8 +4,8 @@
 //
 //   bench_matmul [--sizes 256,1024,2048] [--gemm 1x2400x32,...] [--min-seconds 1] [--json]
 //
-// ALKNET_MATMUL_VARIANT=rows|dot|gemv[:CW]|tiled|big|tile:BMxBNxBK:TMxTN forces a kernel or a tiling
-// (docs/adr/0005-matmul-kernels.md; tools/h200-gemm-sweep sweeps the tilings on the H200).
+// ALKNET_MATMUL_VARIANT=rows|dot|gemv[:CW]|tiled|big|tile:BMxBNxBK:TMxTN forces a kernel or a
+// tiling (docs/adr/0005-matmul-kernels.md; tools/h200-gemm-sweep sweeps the tilings on the H200).
 // On the H200 (docs/gpu.md): --sizes 256,1024,2048,4096. cuBLAS is measured separately there
 // (torch, TF32 off); this program prints alknet's figure and OpenBLAS on that host's CPU.
 #include <cblas.h>
