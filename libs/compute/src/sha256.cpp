@@ -176,8 +176,9 @@ Result<Sha256::Prepared> Sha256::Prepare(std::span<const std::span<const std::by
   ALKNET_TRY(CheckOptions());
   bool same = !messages.empty();
   for (const auto& m : messages) same = same && m.size() == messages.front().size();
-  const bool fixed =
-      options_.layout != "indexed" && same && messages.front().size() <= kSha256MaxFixedLength;
+  const bool fixed = same && messages.front().size() <= kSha256MaxFixedLength &&
+                     (options_.layout == "fixed" ||
+                      (options_.layout == "auto" && messages.size() >= kSha256FixedMinBatch));
   if (options_.layout == "fixed" && !fixed) {
     return Error{ErrorCode::kInvalidArgument,
                  "layout 'fixed' needs messages of one length of at most " +

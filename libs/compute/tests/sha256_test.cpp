@@ -109,11 +109,14 @@ TEST(Sha256Fixed, AutoChoosesTheLayoutAndFixedRefusesMixedLengths) {
   Executor ex(testing::SharedContext());
   const std::string a(55, 'a'), b(56, 'b'), c(kSha256MaxFixedLength + 1, 'c');
   Sha256 sha(ex);
-  std::vector<std::span<const std::byte>> same{Bytes(a), Bytes(a)}, mixed{Bytes(a), Bytes(b)},
-      too_long{Bytes(c), Bytes(c)};
+  std::vector<std::span<const std::byte>> same(kSha256FixedMinBatch, Bytes(a)),
+      mixed{Bytes(a), Bytes(b)}, too_long{Bytes(c), Bytes(c)}, few{Bytes(a), Bytes(a)};
   auto p1 = sha.Prepare(same);
   ASSERT_TRUE(p1.ok());
   EXPECT_TRUE(p1->fixed);
+  auto p0 = sha.Prepare(few);  // a small batch keeps the indexed kernel (no compile per length)
+  ASSERT_TRUE(p0.ok());
+  EXPECT_FALSE(p0->fixed);
   auto p2 = sha.Prepare(mixed);
   ASSERT_TRUE(p2.ok());
   EXPECT_FALSE(p2->fixed);

@@ -27,10 +27,11 @@ struct Sha256Options {
   // (a switch table), "array" (a const array). The last two exist for comparison.
   std::string k_mode = "inline";
   uint32_t workgroup_size = 64;
-  // How a batch is laid out: "auto" hashes a batch whose messages all have the same length
-  // (at most kMaxFixedLength bytes) with a kernel rendered for that length (no index, the
-  // padding resolved when rendering), any other batch with the indexed kernel; "indexed"
-  // always takes the indexed kernel (for comparison); "fixed" requires equal lengths.
+  // How a batch is laid out: "auto" hashes a batch of at least kSha256FixedMinBatch messages
+  // that all have the same length (at most kSha256MaxFixedLength bytes) with a kernel rendered
+  // for that length (no index, the padding resolved when rendering), any other batch with the
+  // indexed kernel (compiled once for every length: a small batch does not pay a compile);
+  // "indexed" always takes the indexed kernel (for comparison); "fixed" requires equal lengths.
   std::string layout = "auto";
   // Fixed layout: messages hashed by one invocation (1..8), for instruction-level parallelism.
   uint32_t per_invocation = 1;
@@ -38,6 +39,9 @@ struct Sha256Options {
 
 // Longest message the fixed-length kernel takes (four blocks); longer ones use the indexed one.
 inline constexpr uint32_t kSha256MaxFixedLength = 4 * 64 - 9;
+// Smallest batch "auto" gives the fixed-length kernel: each length is a pipeline of its own,
+// and one file per call at many lengths would compile one each (about 1 s apiece on lavapipe).
+inline constexpr size_t kSha256FixedMinBatch = 4096;
 
 class Sha256 {
  public:
