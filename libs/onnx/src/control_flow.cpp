@@ -107,14 +107,6 @@ const Value* Find(const std::vector<Value>& env, const std::string& name) {
   return nullptr;
 }
 
-template <typename T>
-T AttrOr(const compute::Attributes& attrs, const char* name, T fallback) {
-  auto it = attrs.find(name);
-  if (it == attrs.end()) return fallback;
-  if (const T* v = std::get_if<T>(&it->second)) return *v;
-  return fallback;
-}
-
 // Host bytes (device dtype, host layout) of the tensors of one scan output, stacked along
 // `axis` (`reverse`: the last iteration first).
 struct HostPiece {

@@ -15,12 +15,23 @@ using namespace detail;
 
 namespace {
 
-template <typename T>
-T AttrOr(const compute::Attributes& attrs, const char* name, T fallback) {
-  auto it = attrs.find(name);
-  if (it == attrs.end()) return fallback;
-  if (const T* v = std::get_if<T>(&it->second)) return *v;
-  return fallback;
+// A node the planner makes for `n` (Split, Concat, Unsqueeze, Squeeze, Reshape, ...): it
+// keeps n's name, place and scope, and `via` names n in its messages. `record` is null when the
+// op table has no such op.
+NodeInfo DerivedNode(const NodeInfo& n, const char* op, int opset, compute::Attributes attrs,
+                     std::vector<std::string> ins, std::vector<std::string> outs) {
+  NodeInfo m;
+  m.op = op;
+  m.name = n.name;
+  m.opset = opset;
+  m.index = n.index;
+  m.scope = n.scope;
+  m.via = n.op;
+  m.attrs = std::move(attrs);
+  m.inputs = std::move(ins);
+  m.outputs = std::move(outs);
+  m.record = OpTable::Default().Find(op, opset);
+  return m;
 }
 
 ElemType FallbackType(DType d) {
@@ -238,17 +249,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
   // like any other; its messages name both.
   auto plan_node = [&](const NodeInfo& n, const char* op, int opset, compute::Attributes attrs,
                        std::vector<std::string> ins, std::vector<std::string> outs) -> Status {
-    NodeInfo m;
-    m.op = op;
-    m.name = n.name;
-    m.opset = opset;
-    m.index = n.index;
-    m.scope = n.scope;
-    m.via = n.op;
-    m.attrs = std::move(attrs);
-    m.inputs = std::move(ins);
-    m.outputs = std::move(outs);
-    m.record = table.Find(op, opset);
+    NodeInfo m = DerivedNode(n, op, opset, std::move(attrs), std::move(ins), std::move(outs));
     if (m.record == nullptr) {
       return Error{ErrorCode::kUnknownOp,
                    n.Where(model) + ": " + std::string("the op table has no ") + op};
@@ -1001,17 +1002,7 @@ Result<std::shared_ptr<detail::Plan>> Session::Impl::BuildPlan(const Program& pr
     // any other; its messages name both.
     auto planned = [&](const char* op, int opset, compute::Attributes attrs,
                        std::vector<std::string> ins, std::vector<std::string> outs) -> Status {
-      NodeInfo m;
-      m.op = op;
-      m.name = n.name;
-      m.opset = opset;
-      m.index = n.index;
-      m.scope = n.scope;
-      m.via = n.op;
-      m.attrs = std::move(attrs);
-      m.inputs = std::move(ins);
-      m.outputs = std::move(outs);
-      m.record = table.Find(op, opset);
+      NodeInfo m = DerivedNode(n, op, opset, std::move(attrs), std::move(ins), std::move(outs));
       if (m.record == nullptr)
         return fail(ErrorCode::kUnknownOp, std::string("the op table has no ") + op);
       ALKNET_ASSIGN_OR_RETURN(bool stop, process(m));

@@ -36,6 +36,15 @@ using compute::OpTable;
 using compute::RefTensor;
 using compute::TensorDesc;
 
+// An attribute of type T, or `fallback` when it is absent or of another type.
+template <typename T>
+T AttrOr(const compute::Attributes& attrs, const char* name, T fallback) {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) return fallback;
+  if (const T* v = std::get_if<T>(&it->second)) return *v;
+  return fallback;
+}
+
 // Ops the importer computes itself: they depend only on shapes or attributes, so no kernel
 // and no record is involved.
 inline bool IsImporterOp(const std::string& op) {

@@ -10,6 +10,10 @@ fn big_sigma0(x: u32) -> u32 { return rotr(x, 2u) ^ rotr(x, 13u) ^ rotr(x, 22u);
 fn big_sigma1(x: u32) -> u32 { return rotr(x, 6u) ^ rotr(x, 11u) ^ rotr(x, 25u); }
 fn sigma0(x: u32) -> u32 { return rotr(x, 7u) ^ rotr(x, 18u) ^ (x >> 3u); }
 fn sigma1(x: u32) -> u32 { return rotr(x, 17u) ^ rotr(x, 19u) ^ (x >> 10u); }
+// Message words are big-endian; storage words are read little-endian.
+fn bswap(x: u32) -> u32 {
+  return (x << 24u) | ((x << 8u) & 0xff0000u) | ((x >> 8u) & 0xff00u) | (x >> 24u);
+}
 
 const K = array<u32, 64>(
   0x428a2f98u,
@@ -99,10 +103,6 @@ fn compress(state: array<u32, 8>, m: array<u32, 16>) -> array<u32, 8> {
   }
   return array<u32, 8>(state[0] + a, state[1] + b, state[2] + c, state[3] + d,
                        state[4] + e, state[5] + f, state[6] + g, state[7] + h);
-}
-
-fn bswap(x: u32) -> u32 {
-  return (x << 24u) | ((x << 8u) & 0xff0000u) | ((x >> 8u) & 0xff00u) | (x >> 24u);
 }
 
 fn message_word(off: u32, len: u32, p: u32) -> u32 {
