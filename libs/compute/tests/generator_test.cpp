@@ -167,7 +167,7 @@ std::vector<Golden> GoldenNodes() {
         {{"cell", std::string("RNN")},
          {"direction", std::string("bidirectional")},
          {"activations", std::string("Softplus, Sigmoid")}},
-        {T(f32, {3, 2, 4}), T(f32, {2, 5, 4}), T(f32, {2, 5, 5})},
+        {T(f32, {3, 2, 4}), T(f32, {2, 4, 5}), T(f32, {2, 5, 5})},
         {}}},
   };
 }

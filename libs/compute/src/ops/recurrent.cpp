@@ -2,13 +2,18 @@
 // dispatch of shaders/recurrent/recurrent.wgsl.hbs. One workgroup per (direction, batch row)
 // walks the sequence; at each step its invocations compute the gates of their hidden units
 // (X_t W^T + H_{t-1} R^T + biases, activations, clip, peepholes) and the new state, which
-// lives in workgroup memory between steps (two barriers per step). sequence_lens stops a row
-// early (Y is 0 past its length; Y_h and Y_c hold its last state); the reverse direction
-// walks each row's valid range backwards.
+// lives in workgroup memory between steps (double-buffered: one barrier per step, two for
+// GRU without linear_before_reset). The kernel reads W and R transposed ([dirs, input,
+// gates * hidden], [dirs, hidden, gates * hidden]): built on the host when the node is
+// recorded where they are known (initializers), else by a Transpose on the device.
+// sequence_lens stops a row early (Y is 0 past its length; Y_h and Y_c hold its last
+// state); the reverse direction walks each row's valid range backwards.
 //
 // Outputs: RNN and GRU give (Y, Y_h), LSTM (Y, Y_h, Y_c).
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <mutex>
 
 #include "ops/elementwise.h"
 #include "ops/families.h"
@@ -357,6 +362,38 @@ constexpr const char* kSeq = "alknet.RnnSequence";
 // sequence_lens and three outputs: 8 storage buffers, the WebGPU default limit.
 constexpr size_t kPacked[] = {3, 5, 6, 7};
 
+// [D, A, B] -> [D, B, A]: W or R per direction to the layout the kernel reads, and back.
+RefTensor SwapLastTwo(const RefTensor& t) {
+  const uint64_t D = t.shape[0], A = t.shape[1], B = t.shape[2];
+  RefTensor out{t.dtype, {D, B, A}, std::vector<double>(t.data.size())};
+  for (uint64_t d = 0; d < D; ++d)
+    for (uint64_t a = 0; a < A; ++a)
+      for (uint64_t b = 0; b < B; ++b) out.data[(d * B + b) * A + a] = t.data[(d * A + a) * B + b];
+  return out;
+}
+
+// SwapLastTwo of a known W or R, the same object for the same source while the source
+// lives: the executor keys programs on known values by identity, so a fresh copy per
+// recording would generate the kernel again each time. Entries whose source is gone are
+// dropped on each call; at most kKeptTransposes are kept (the oldest goes first).
+ConstValue KnownTransposed(const ConstValue& src) {
+  constexpr size_t kKeptTransposes = 64;
+  struct Entry {
+    std::weak_ptr<const RefTensor> src;
+    ConstValue out;
+  };
+  static std::mutex mu;
+  static std::vector<Entry> kept;
+  std::lock_guard<std::mutex> lock(mu);
+  std::erase_if(kept, [](const Entry& e) { return e.src.expired(); });
+  for (const Entry& e : kept) {
+    if (e.src.lock() == src) return e.out;
+  }
+  if (kept.size() >= kKeptTransposes) kept.erase(kept.begin());
+  kept.push_back({src, std::make_shared<const RefTensor>(SwapLastTwo(*src))});
+  return kept.back().out;
+}
+
 Cell CellOf(const Attributes& at) {
   const auto& c = std::get<std::string>(at.at("cell"));
   return c == "RNN" ? Cell::kRnn : c == "GRU" ? Cell::kGru : Cell::kLstm;
@@ -365,26 +402,27 @@ Cell CellOf(const Attributes& at) {
 bool Flag(const Attributes& at, const char* name) { return std::get<int64_t>(at.at(name)) != 0; }
 
 // The public op's view of an alknet.RnnSequence node: inputs X, W, R, B, sequence_lens,
-// initial_h, initial_c, P, with the packed ones described (absent unless flagged).
+// initial_h, initial_c, P, with the packed ones described (absent unless flagged) and W, R
+// in ONNX's layout (the node's inputs 1 and 2 are W^T and R^T per direction).
 Result<OpNode> Unpacked(const OpNode& node, const Attributes& at) {
   const Cell cell = CellOf(at);
   const uint64_t G = Info(cell).gates;
   const Shape& x = node.inputs[0].shape;
-  const Shape& w = node.inputs[1].shape;
-  const Shape& r = node.inputs[2].shape;
-  if (x.size() != 3 || w.size() != 3 || r.size() != 3) {
-    return Error{ErrorCode::kShape, node.Describe() + ": X, W and R must be 3-D"};
+  const Shape& wt = node.inputs[1].shape;
+  const Shape& rt = node.inputs[2].shape;
+  if (x.size() != 3 || wt.size() != 3 || rt.size() != 3) {
+    return Error{ErrorCode::kShape, node.Describe() + ": X, W^T and R^T must be 3-D"};
   }
   const bool layout1 = std::get<int64_t>(at.at("layout")) == 1;
-  const uint64_t D = w[0], H = r[2], B = layout1 ? x[0] : x[1];
+  const uint64_t D = wt[0], H = rt[1], B = layout1 ? x[0] : x[1];
   const Shape state = layout1 ? Shape{B, D, H} : Shape{D, B, H};
   const Shape shapes[] = {{D, 2 * G * H}, state, state, {D, 3 * H}};
   const char* flags[] = {"has_b", "has_h0", "has_c0", "has_p"};
   OpNode v = node;
   v.inputs.assign(8, TensorDesc{});
   v.inputs[0] = node.inputs[0];
-  v.inputs[1] = node.inputs[1];
-  v.inputs[2] = node.inputs[2];
+  v.inputs[1] = TensorDesc{node.inputs[1].dtype, {wt[0], wt[2], wt[1]}};
+  v.inputs[2] = TensorDesc{node.inputs[2].dtype, {rt[0], rt[2], rt[1]}};
   uint64_t packed = 0;
   for (size_t k = 0; k < 4; ++k) {
     v.inputs[kPacked[k]] = TensorDesc{DType::kF32, shapes[k]};
@@ -503,7 +541,8 @@ OpRecord SequenceRecord() {
   r.family = "internal";
   r.shader = "recurrent/recurrent";
   r.summary =
-      "a whole RNN/GRU/LSTM sequence in one dispatch; B, initial_h, initial_c, P packed in input 3";
+      "a whole RNN/GRU/LSTM sequence in one dispatch; W, R transposed (W^T, R^T per direction); "
+      "B, initial_h, initial_c, P packed in input 3";
   r.min_inputs = 3;
   r.max_inputs = 5;
   r.attributes = CellAttributes(Cell::kLstm, true, true);
@@ -528,37 +567,46 @@ OpRecord SequenceRecord() {
     }
     hbs::Array acts;
     for (size_t k = 0; k < d.acts.size(); ++k) acts.push_back(ActivationContext(d.acts[k], k));
-    return hbs::Value::object(
-        {{"seq", d.seq},
-         {"batch", d.batch},
-         {"input", d.input},
-         {"hidden", d.hidden},
-         {"dirs", d.dirs},
-         {"gates", static_cast<uint64_t>(info.gates)},
-         {"acts_per_dir", static_cast<uint64_t>(info.activations)},
-         {"layout1", d.layout1},
-         {"reverse_only", d.reverse_only},
-         {"rnn", cell == Cell::kRnn},
-         {"gru", cell == Cell::kGru},
-         {"lstm", cell == Cell::kLstm},
-         {"linear_before_reset", cell == Cell::kGru && Flag(at, "linear_before_reset")},
-         {"input_forget", cell == Cell::kLstm && Flag(at, "input_forget")},
-         {"has_clip", d.clip > 0},
-         {"clip", FloatLiteral(d.clip)},
-         {"pack", pack},
-         {"has_pack", pack >= 0},
-         {"seq_lens", lens},
-         {"has_seq_lens", lens >= 0},
-         {"has_b", v.has_input(3)},
-         {"has_h0", v.has_input(5)},
-         {"has_c0", cell == Cell::kLstm && v.has_input(6)},
-         {"has_p", cell == Cell::kLstm && v.has_input(7)},
-         {"off_b", off[3]},
-         {"off_h0", off[5]},
-         {"off_c0", off[6]},
-         {"off_p", off[7]},
-         {"activations", hbs::Value(std::move(acts))},
-         {"uses", UsedActivations(d.acts)}});
+    const bool lbr = cell == Cell::kGru && Flag(at, "linear_before_reset");
+    const uint64_t wg = WorkgroupSize(d);
+    return hbs::Value::object({{"seq", d.seq},
+                               {"gh", info.gates * d.hidden},
+                               {"upl", (d.hidden + wg - 1) / wg},
+                               {"state_len", 2 * d.hidden},
+                               {"g2", info.gates >= 2},
+                               {"g3", info.gates >= 3},
+                               {"g4", info.gates >= 4},
+                               {"hr_g3", info.gates >= 3 && (cell != Cell::kGru || lbr)},
+                               {"gru_aux", cell == Cell::kGru && !lbr},
+                               {"batch", d.batch},
+                               {"input", d.input},
+                               {"hidden", d.hidden},
+                               {"dirs", d.dirs},
+                               {"gates", static_cast<uint64_t>(info.gates)},
+                               {"acts_per_dir", static_cast<uint64_t>(info.activations)},
+                               {"layout1", d.layout1},
+                               {"reverse_only", d.reverse_only},
+                               {"rnn", cell == Cell::kRnn},
+                               {"gru", cell == Cell::kGru},
+                               {"lstm", cell == Cell::kLstm},
+                               {"linear_before_reset", lbr},
+                               {"input_forget", cell == Cell::kLstm && Flag(at, "input_forget")},
+                               {"has_clip", d.clip > 0},
+                               {"clip", FloatLiteral(d.clip)},
+                               {"pack", pack},
+                               {"has_pack", pack >= 0},
+                               {"seq_lens", lens},
+                               {"has_seq_lens", lens >= 0},
+                               {"has_b", v.has_input(3)},
+                               {"has_h0", v.has_input(5)},
+                               {"has_c0", cell == Cell::kLstm && v.has_input(6)},
+                               {"has_p", cell == Cell::kLstm && v.has_input(7)},
+                               {"off_b", off[3]},
+                               {"off_h0", off[5]},
+                               {"off_c0", off[6]},
+                               {"off_p", off[7]},
+                               {"activations", hbs::Value(std::move(acts))},
+                               {"uses", UsedActivations(d.acts)}});
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
     OpNode v = *Unpacked(node, at);
@@ -572,9 +620,11 @@ OpRecord SequenceRecord() {
   r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     OpNode v = *Unpacked(node, at);
     std::vector<RefTensor> full(v.inputs.size());
-    for (size_t i : {0, 1, 2, 4}) {
+    for (size_t i : {0, 4}) {
       if (i < in.size() && v.has_input(i)) full[i] = in[i];
     }
+    full[1] = SwapLastTwo(in[1]);
+    full[2] = SwapLastTwo(in[2]);
     uint64_t at_ = 0;
     for (size_t i : kPacked) {
       if (i >= v.inputs.size() || !v.has_input(i)) continue;
@@ -587,8 +637,8 @@ OpRecord SequenceRecord() {
     return Reference(v, at, full, CellOf(at));
   };
   r.hints = {-1, 1, 2e-5, 1e-4};
-  // LSTM, hidden 4, with B ([1, 32]) and P ([1, 12]) packed.
-  r.test_cases = {{{Shape{3, 2, 4}, Shape{1, 16, 4}, Shape{1, 16, 4}, Shape{44}},
+  // LSTM, input 3, hidden 4, with B ([1, 32]) and P ([1, 12]) packed.
+  r.test_cases = {{{Shape{3, 2, 3}, Shape{1, 3, 16}, Shape{1, 4, 16}, Shape{44}},
                    {{"has_b", AttrValue(int64_t{1})}, {"has_p", AttrValue(int64_t{1})}},
                    {},
                    "LSTM, B and P packed"}};
@@ -625,7 +675,20 @@ OpRecord RecurrentRecord(Cell cell, int opset_min, int opset_max, bool layout_at
     const int pack = parts.empty() ? Graph::kAbsent : g.Add(kPack, parts);
     const int lens = node.has_input(4) ? 4 : Graph::kAbsent;
     const int outs = cell == Cell::kLstm ? 3 : 2;
-    const int first = g.Add(kSeq, {0, 1, 2, pack, lens}, a, 17, outs);
+    // W^T and R^T: transposed on the host when known (initializers; once per source
+    // tensor, KnownTransposed), else by a Transpose on the device.
+    std::vector<ConstValue> known(5);
+    int wr[2];
+    for (int i : {1, 2}) {
+      if (static_cast<size_t>(i) < node.input_values.size() && node.input_values[i]) {
+        known[i] = KnownTransposed(node.input_values[i]);
+        wr[i - 1] = Graph::kAbsent;
+      } else {
+        wr[i - 1] = g.Add("Transpose", {i}, {{"perm", std::vector<int64_t>{0, 2, 1}}});
+      }
+    }
+    const int first = g.Add(kSeq, {0, wr[0], wr[1], pack, lens}, a, 17, outs);
+    g.nodes.back().input_values = std::move(known);
     for (int o = 0; o < outs; ++o) g.outputs.push_back(first + o);
     return g;
   };

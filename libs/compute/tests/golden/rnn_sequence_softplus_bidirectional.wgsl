@@ -5,16 +5,17 @@ const IN = 4u;
 const H = 5u;
 const DIRS = 2u;
 const G = 1u;
+const GH = 5u;
 const WG = 32u;
+const UPL = 1u;
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read> w: array<f32>;
-@group(0) @binding(2) var<storage, read> r: array<f32>;
+@group(0) @binding(1) var<storage, read> wt: array<f32>;
+@group(0) @binding(2) var<storage, read> rt: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out0: array<f32>;
 @group(0) @binding(4) var<storage, read_write> out1: array<f32>;
 
-var<workgroup> hs: array<f32, H>;
-var<workgroup> hn: array<f32, H>;
+var<workgroup> hs: array<f32, 10>;
 
 fn x_at(t: u32, b: u32, i: u32) -> u32 {
   return (t * BATCH + b) * IN + i;
@@ -51,23 +52,31 @@ fn clip(v: f32) -> f32 {
   return v;
 }
 
-// X_t W_g^T + Wb_g for unit k.
-fn xw(dir: u32, t: u32, b: u32, g: u32, k: u32) -> f32 {
-  let row = (dir * G + g) * H + k;
-  var s = 0.0;
-  for (var i = 0u; i < IN; i++) { s = fma(x[x_at(t, b, i)], w[row * IN + i], s); }
+// Wb (half 0) or Rb (half 1) of unit k's gates, gate g in component g.
+fn bias(dir: u32, half: u32, k: u32) -> vec4<f32> {
+  return vec4<f32>(0.0);
+}
+
+// X_t W^T + Wb for every gate of unit k.
+fn xw(dir: u32, t: u32, b: u32, k: u32) -> vec4<f32> {
+  var s = bias(dir, 0u, k);
+  for (var i = 0u; i < IN; i++) {
+    let v = x[x_at(t, b, i)];
+    let o = (dir * IN + i) * GH + k;
+    s.x = fma(v, wt[o], s.x);
+  }
   return s;
 }
 
-fn rb(dir: u32, g: u32, k: u32) -> f32 {
-  return 0.0;
-}
-
-// H R_g^T + Rb_g for unit k, H = the state (hs), or the reset-gated state (aux) for GRU.
-fn hr(dir: u32, g: u32, k: u32) -> f32 {
-  let row = (dir * G + g) * H + k;
-  var s = rb(dir, g, k);
-  for (var j = 0u; j < H; j++) { s = fma(hs[j], r[row * H + j], s); }
+// H R^T + Rb for the gates of unit k that read the state (half `cur` of hs): all of them,
+// except GRU's h gate without linear_before_reset (hr_aux).
+fn hr(dir: u32, cur: u32, k: u32) -> vec4<f32> {
+  var s = bias(dir, 1u, k);
+  for (var j = 0u; j < H; j++) {
+    let v = hs[cur + j];
+    let o = (dir * H + j) * GH + k;
+    s.x = fma(v, rt[o], s.x);
+  }
   return s;
 }
 
@@ -78,30 +87,40 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let reverse = dir == 1u;
   let a0 = dir * 1u;
   let len = SEQ;
-  for (var k = lid.x; k < H; k += WG) {
-    hs[k] = 0.0;
+  for (var m = 0u; m < UPL; m++) {
+    let k = lid.x + m * WG;
+    if (k < H) {
+      hs[k] = 0.0;
+    }
   }
   workgroupBarrier();
   for (var n = 0u; n < SEQ; n++) {
     let live = n < len;
     let t = select(n, len - 1u - n, reverse && live);
-    if (live) {
-      for (var k = lid.x; k < H; k += WG) {
-        hn[k] = act(a0, clip(xw(dir, t, b, 0u, k) + hr(dir, 0u, k)));
-      }
-    }
-    workgroupBarrier();
-    for (var k = lid.x; k < H; k += WG) {
-      if (live) {
-        hs[k] = hn[k];
-        out0[y_at(t, dir, b, k)] = hn[k];
-      } else {
-        out0[y_at(n, dir, b, k)] = 0.0;
+    let cur = (n % 2u) * H;
+    let nxt = H - cur;
+    for (var m = 0u; m < UPL; m++) {
+      let k = lid.x + m * WG;
+      if (k < H) {
+        if (live) {
+          let xg = xw(dir, t, b, k);
+          let hg = hr(dir, cur, k);
+          let hnew = act(a0, clip(xg.x + hg.x));
+          hs[nxt + k] = hnew;
+          out0[y_at(t, dir, b, k)] = hnew;
+        } else {
+          hs[nxt + k] = hs[cur + k];
+          out0[y_at(n, dir, b, k)] = 0.0;
+        }
       }
     }
     workgroupBarrier();
   }
-  for (var k = lid.x; k < H; k += WG) {
-    out1[state_at(dir, b, k)] = hs[k];
+  let last = (SEQ % 2u) * H;
+  for (var m = 0u; m < UPL; m++) {
+    let k = lid.x + m * WG;
+    if (k < H) {
+      out1[state_at(dir, b, k)] = hs[last + k];
+    }
   }
 }
