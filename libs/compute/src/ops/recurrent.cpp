@@ -3,12 +3,9 @@
 // walks the sequence; at each step its invocations compute the gates of their hidden units
 // (X_t W^T + H_{t-1} R^T + biases, activations, clip, peepholes) and the new state, which
 // lives in workgroup memory between steps (double-buffered: one barrier per step, two for
-// GRU without linear_before_reset). The input projection X_t W^T of every step is one Gemm
-// before the recurrence (fully parallel), so the sequential kernel only forms H R^T, and it
-// reads R transposed ([dirs, hidden, gates * hidden]: neighbouring invocations read
-// neighbouring weights), transposed on the host where R is known (initializers), else by a
-// Transpose on the device. (alknet.RnnSequence can also take X and W^T itself; the op test
-// and the golden run that form.)
+// GRU without linear_before_reset). The kernel reads W and R transposed ([dirs, input,
+// gates * hidden], [dirs, hidden, gates * hidden]): built on the host when the node is
+// recorded where they are known (initializers), else by a Transpose on the device.
 // sequence_lens stops a row early (Y is 0 past its length; Y_h and Y_c hold its last
 // state); the reverse direction walks each row's valid range backwards.
 //
@@ -20,7 +17,6 @@
 
 #include "ops/elementwise.h"
 #include "ops/families.h"
-#include "ops/movement.h"
 
 namespace alknet::compute::ops {
 
@@ -376,7 +372,7 @@ RefTensor SwapLastTwo(const RefTensor& t) {
   return out;
 }
 
-// SwapLastTwo of a known R (or W), the same object for the same source while the source
+// SwapLastTwo of a known W or R, the same object for the same source while the source
 // lives: the executor keys programs on known values by identity, so a fresh copy per
 // recording would generate the kernel again each time. Entries whose source is gone are
 // dropped on each call; at most kKeptTransposes are kept (the oldest goes first).
@@ -411,23 +407,11 @@ bool Flag(const Attributes& at, const char* name) { return std::get<int64_t>(at.
 Result<OpNode> Unpacked(const OpNode& node, const Attributes& at) {
   const Cell cell = CellOf(at);
   const uint64_t G = Info(cell).gates;
-  const bool hoisted = Flag(at, "hoisted");
-  if (node.inputs.size() < 3 || !node.has_input(2) || hoisted == node.has_input(1)) {
-    return Error{ErrorCode::kInvalidArgument,
-                 node.Describe() + ": takes X, W^T, R^T (hoisted: X_t W^T, absent, R^T)"};
-  }
   const Shape& x = node.inputs[0].shape;
+  const Shape& wt = node.inputs[1].shape;
   const Shape& rt = node.inputs[2].shape;
-  if (x.size() != 3 || rt.size() != 3) {
-    return Error{ErrorCode::kShape, node.Describe() + ": X and R^T must be 3-D"};
-  }
-  // Hoisted: input 0 holds X_t W^T of every step and direction and input 1 is absent; the
-  // public view is the op over that input with W selecting its direction's columns.
-  const Shape wt = hoisted ? Shape{rt[0], x[2], rt[2]} : node.inputs[1].shape;
-  if (wt.size() != 3 || (hoisted && (node.has_input(1) || x[2] != rt[0] * rt[2]))) {
-    return Error{ErrorCode::kShape, node.Describe() +
-                                        ": W^T must be 3-D (hoisted: absent, with X [.., .., "
-                                        "dirs * gates * hidden])"};
+  if (x.size() != 3 || wt.size() != 3 || rt.size() != 3) {
+    return Error{ErrorCode::kShape, node.Describe() + ": X, W^T and R^T must be 3-D"};
   }
   const bool layout1 = std::get<int64_t>(at.at("layout")) == 1;
   const uint64_t D = wt[0], H = rt[1], B = layout1 ? x[0] : x[1];
@@ -437,7 +421,7 @@ Result<OpNode> Unpacked(const OpNode& node, const Attributes& at) {
   OpNode v = node;
   v.inputs.assign(8, TensorDesc{});
   v.inputs[0] = node.inputs[0];
-  v.inputs[1] = TensorDesc{DType::kF32, {wt[0], wt[2], wt[1]}};
+  v.inputs[1] = TensorDesc{node.inputs[1].dtype, {wt[0], wt[2], wt[1]}};
   v.inputs[2] = TensorDesc{node.inputs[2].dtype, {rt[0], rt[2], rt[1]}};
   uint64_t packed = 0;
   for (size_t k = 0; k < 4; ++k) {
@@ -495,7 +479,7 @@ std::vector<AttributeSpec> CellAttributes(Cell cell, bool layout_attr, bool inte
                               ? std::string()
                               : std::string("must be RNN, GRU or LSTM");
                  }});
-    for (const char* f : {"has_b", "has_h0", "has_c0", "has_p", "hoisted"})
+    for (const char* f : {"has_b", "has_h0", "has_c0", "has_p"})
       a.push_back({f, AttrValue(int64_t{0}), false, {}});
   }
   return a;
@@ -559,7 +543,7 @@ OpRecord SequenceRecord() {
   r.summary =
       "a whole RNN/GRU/LSTM sequence in one dispatch; W, R transposed (W^T, R^T per direction); "
       "B, initial_h, initial_c, P packed in input 3";
-  r.min_inputs = 1;  // W^T is absent when hoisted; Unpacked checks which are present
+  r.min_inputs = 3;
   r.max_inputs = 5;
   r.attributes = CellAttributes(Cell::kLstm, true, true);
   r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
@@ -572,8 +556,7 @@ OpRecord SequenceRecord() {
     const CellInfo info = Info(cell);
     ALKNET_ASSIGN_OR_RETURN(OpNode v, Unpacked(node, at));
     ALKNET_ASSIGN_OR_RETURN(Dims d, Resolve(v, at, cell));
-    const bool hoisted = Flag(at, "hoisted");
-    int64_t slot = hoisted ? 2 : 3;
+    int64_t slot = 3;
     const int64_t pack = node.has_input(3) ? slot++ : -1;
     const int64_t lens = node.has_input(4) ? slot++ : -1;
     uint64_t off[8] = {};
@@ -587,8 +570,6 @@ OpRecord SequenceRecord() {
     const bool lbr = cell == Cell::kGru && Flag(at, "linear_before_reset");
     const uint64_t wg = WorkgroupSize(d);
     return hbs::Value::object({{"seq", d.seq},
-                               {"hoisted", hoisted},
-                               {"rt_binding", int64_t{hoisted ? 1 : 2}},
                                {"gh", info.gates * d.hidden},
                                {"upl", (d.hidden + wg - 1) / wg},
                                {"state_len", 2 * d.hidden},
@@ -642,15 +623,7 @@ OpRecord SequenceRecord() {
     for (size_t i : {0, 4}) {
       if (i < in.size() && v.has_input(i)) full[i] = in[i];
     }
-    if (Flag(at, "hoisted")) {
-      // W picks direction d's columns of X_t W^T: W[d, j, d * gates * hidden + j] = 1.
-      const Shape& w = v.inputs[1].shape;
-      full[1] = RefTensor{DType::kF32, w, std::vector<double>(w[0] * w[1] * w[2], 0.0)};
-      for (uint64_t d = 0; d < w[0]; ++d)
-        for (uint64_t j = 0; j < w[1]; ++j) full[1].data[(d * w[1] + j) * w[2] + d * w[1] + j] = 1;
-    } else {
-      full[1] = SwapLastTwo(in[1]);
-    }
+    full[1] = SwapLastTwo(in[1]);
     full[2] = SwapLastTwo(in[2]);
     uint64_t at_ = 0;
     for (size_t i : kPacked) {
@@ -668,14 +641,7 @@ OpRecord SequenceRecord() {
   r.test_cases = {{{Shape{3, 2, 3}, Shape{1, 3, 16}, Shape{1, 4, 16}, Shape{44}},
                    {{"has_b", AttrValue(int64_t{1})}, {"has_p", AttrValue(int64_t{1})}},
                    {},
-                   "LSTM, B and P packed"},
-                  // GRU, hidden 4, X_t W^T given ([3, 2, 12]), Rb packed, sequence_lens.
-                  {{Shape{3, 2, 12}, std::nullopt, Shape{1, 4, 12}, Shape{24}, Shape{2}},
-                   {{"cell", AttrValue(std::string("GRU"))},
-                    {"hoisted", AttrValue(int64_t{1})},
-                    {"has_b", AttrValue(int64_t{1})}},
-                   {{4, RefTensor{DType::kI32, {2}, {3, 2}}}},
-                   "GRU hoisted, B packed, seq lens"}};
+                   "LSTM, B and P packed"}};
   return r;
 }
 
@@ -709,30 +675,19 @@ OpRecord RecurrentRecord(Cell cell, int opset_min, int opset_max, bool layout_at
     const int pack = parts.empty() ? Graph::kAbsent : g.Add(kPack, parts);
     const int lens = node.has_input(4) ? 4 : Graph::kAbsent;
     const int outs = cell == Cell::kLstm ? 3 : 2;
-    // X_t W^T of every step and direction, out of the recurrence: one Gemm over
-    // [steps * batch, input] x [dirs * gates * hidden, input]^T (fully parallel).
-    const Shape& x = node.inputs[0].shape;
-    const Shape& w = node.inputs[1].shape;
-    auto reshape = [&g](int value, const Shape& to) {
-      const int id = g.Add("Reshape", {value, Graph::kAbsent}, {}, 17);
-      g.nodes.back().input_values = {nullptr, IntList(std::vector<int64_t>(to.begin(), to.end()))};
-      return id;
-    };
-    const int xw = g.Add("Gemm", {reshape(0, {x[0] * x[1], x[2]}), reshape(1, {w[0] * w[1], w[2]})},
-                         {{"transB", int64_t{1}}}, 13);
-    a["hoisted"] = int64_t{1};
-    // R^T: transposed on the host when known (initializers; once per source tensor,
-    // KnownTransposed), else by a Transpose on the device.
+    // W^T and R^T: transposed on the host when known (initializers; once per source
+    // tensor, KnownTransposed), else by a Transpose on the device.
     std::vector<ConstValue> known(5);
-    int rt = Graph::kAbsent;
-    if (node.input_values.size() > 2 && node.input_values[2]) {
-      known[2] = KnownTransposed(node.input_values[2]);
-    } else {
-      rt = g.Add("Transpose", {2}, {{"perm", std::vector<int64_t>{0, 2, 1}}});
+    int wr[2];
+    for (int i : {1, 2}) {
+      if (static_cast<size_t>(i) < node.input_values.size() && node.input_values[i]) {
+        known[i] = KnownTransposed(node.input_values[i]);
+        wr[i - 1] = Graph::kAbsent;
+      } else {
+        wr[i - 1] = g.Add("Transpose", {i}, {{"perm", std::vector<int64_t>{0, 2, 1}}});
+      }
     }
-    const int first =
-        g.Add(kSeq, {reshape(xw, {x[0], x[1], w[0] * w[1]}), Graph::kAbsent, rt, pack, lens}, a, 17,
-              outs);
+    const int first = g.Add(kSeq, {0, wr[0], wr[1], pack, lens}, a, 17, outs);
     g.nodes.back().input_values = std::move(known);
     for (int o = 0; o < outs; ++o) g.outputs.push_back(first + o);
     return g;
