@@ -5,7 +5,8 @@
 //   matmul-scale:    Mul(MatMul(A, B), s) or Mul(Gemm(...), s), s a known scalar
 //                    -> Gemm with alpha (and beta) times s (the attention scores' scale);
 //   gemm-activation: Relu, Tanh or Sigmoid of a MatMul or Gemm -> Gemm with the internal
-//                    attribute `alknet.activation` (ops/linalg.cpp).
+//                    attribute `alknet.activation` (ops/linalg.cpp); a Relu of a
+//                    LayerNormalization (Y only) likewise (ops/norm.cpp).
 // The MatMul must be 2-D (Gemm's operands), the Gemm must have no activation yet, and the op
 // table must infer the reader's output exactly for the fused node.
 #include <cmath>
@@ -18,7 +19,7 @@ namespace {
 
 bool IsFloat32(const TensorDesc* d) { return d != nullptr && d->dtype == DType::kF32; }
 
-// The activation of a Gemm node (its `alknet.activation`, "" when unset).
+// The activation of a Gemm or LayerNormalization node (`alknet.activation`, "" when unset).
 std::string GemmActivation(const Graph::Node& n) {
   auto it = n.attributes.find("alknet.activation");
   if (it == n.attributes.end()) return {};
@@ -46,6 +47,19 @@ std::optional<Graph::Node> AsGemm(const Graph& graph, const GraphFacts& facts, i
   gemm.opset = 13;
   gemm.attributes.clear();
   return gemm;
+}
+
+// Node `k` when it is a LayerNormalization giving Y alone and no activation yet (its record
+// takes "Relu" as `alknet.activation`, ops/norm.cpp); nullopt otherwise.
+std::optional<Graph::Node> AsLayerNorm(const Graph& graph, const GraphFacts& facts, int k) {
+  const Graph::Node& n = graph.nodes[k];
+  if (n.op != "LayerNormalization" || n.output_count != 1 || !GemmActivation(n).empty() ||
+      !IsFloat32(facts.desc(n.first_output))) {
+    return std::nullopt;
+  }
+  auto outs = n.attributes.find("alknet.outputs");
+  if (outs != n.attributes.end() && outs->second != AttrValue(int64_t{1})) return std::nullopt;
+  return n;
 }
 
 double NumberOr(const Attributes& at, const char* name, double fallback) {
@@ -123,6 +137,7 @@ int FuseGemmActivation(Graph& graph, const GraphFacts& facts) {
     if (!IsFloat32(out) || p < 0 || merged[p] || readers.SoleReader(p) != static_cast<int>(k))
       continue;
     std::optional<Graph::Node> gemm = AsGemm(graph, facts, p);
+    if (!gemm && act.op == "Relu") gemm = AsLayerNorm(graph, facts, p);
     if (!gemm) continue;
     gemm->attributes["alknet.activation"] = act.op;
     gemm->first_output = act.first_output;
