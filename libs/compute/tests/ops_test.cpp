@@ -71,7 +71,12 @@ std::vector<Case> CasesFor(const OpRecord& r, DType dtype) {
             {{{1, 129}, {31, 129}, {31}}, {{"transB", int64_t{1}}}},
             {{{3, 17}, {17, 129}, {3, 1}}, {{"beta", 0.25}}},
             {{{129, 1}, {129, 5}, {1, 5}}, {{"transA", int64_t{1}}, {"alpha", 2.0}}},
-            {{{1, 2400}, {2400, 32}, {32}}}};
+            {{{1, 2400}, {2400, 32}, {32}}},
+            // The internal activation the gemm-activation pass folds into the epilogue.
+            {{{7, 13}, {13, 5}, {5}}, {{"alknet.activation", std::string("Relu")}}},
+            {{{1, 64}, {64, 100}, {100}}, {{"alknet.activation", std::string("Tanh")}}},
+            {{{3, 17}, {33, 17}},
+             {{"transB", int64_t{1}}, {"alknet.activation", std::string("Sigmoid")}}}};
   }
   if (n == "Softmax" || n == "LogSoftmax") {
     if (r.opset_min < 13)

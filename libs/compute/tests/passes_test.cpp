@@ -214,12 +214,15 @@ TEST(LayerNormFusion, FusesTheWrittenOutPatternIntoOneNode) {
   const Graph built = g;
   auto inputs = Randoms({{3, 40}, {40}, {40}}, 7);
   inputs.push_back(Eps(1e-3));
-  EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 1);
-  ASSERT_EQ(OpsOf(g), (std::vector<std::string>{"LayerNormalization", "Relu"}));
+  // Two rewrites: layer-norm, then gemm-activation folds the Relu into its store.
+  EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 2);
+  ASSERT_EQ(OpsOf(g), (std::vector<std::string>{"LayerNormalization"}));
   EXPECT_EQ(g.nodes[0].name, "ln_out");
   EXPECT_EQ(g.nodes[0].inputs, (std::vector<int>{0, 1, 2}));
   EXPECT_DOUBLE_EQ(std::get<double>(g.nodes[0].attributes.at("epsilon")), 1e-3);
-  ExpectSameResults(built, inputs, 1e-5, 1);
+  EXPECT_EQ(std::get<std::string>(g.nodes[0].attributes.at("alknet.activation")), "Relu");
+  EXPECT_EQ(g.nodes[0].first_output, g.outputs[0]);
+  ExpectSameResults(built, inputs, 1e-5, 2);
 }
 
 TEST(LayerNormFusion, LeavesOtherAxesAndIntermediatesReadElsewhere) {
@@ -367,6 +370,139 @@ TEST(ConvActivationFusion, LeavesConvsThatAlreadyHaveAnActivationOrOtherReaders)
 
 // --- the passes together, run by the executor ------------------------------------------------
 
+// --- Gemm epilogues: matmul-scale, gemm-activation ----------------------------------------
+
+ConstValue Scalar(double v, Shape shape = {}) {
+  return std::make_shared<const RefTensor>(RefTensor{DType::kF32, std::move(shape), {v}});
+}
+
+TEST(GemmEpilogueFusion, ScaleAndActivationFoldIntoOneGemm) {
+  // The greedy decoder's step: Tanh(Gemm(..)) and Softmax(MatMul(x, m) * s); a Gemm with C
+  // scaled (alpha and beta both), a Relu and a Sigmoid after MatMuls.
+  for (const char* act : {"Tanh", "Relu", "Sigmoid"}) {
+    SCOPED_TRACE(act);
+    Graph g(5);  // x [3,9], w [9,5], c [5], s = 0.125 and t = -2 (known scalars)
+    const int scores = g.Add("Mul", {g.Add("MatMul", {0, 1}), 3}, {}, 14);
+    g.nodes.back().input_values = {nullptr, Scalar(0.125)};
+    g.nodes.back().name = "scale";
+    const int gemm = g.Add("Gemm", {0, 1, 2}, {{"beta", 0.5}}, 13);
+    g.nodes.back().name = "gemm";
+    const int scaled = g.Add("Mul", {4, gemm}, {}, 14);
+    g.nodes.back().input_values = {Scalar(-2.0), nullptr};
+    const int y = g.Add(act, {g.Add("MatMul", {0, 1})}, {}, 14);
+    const int z = g.Add("Tanh", {scaled}, {}, 13);
+    g.outputs = {scores, y, z};
+    const Graph built = g;
+    auto inputs = Randoms({{3, 9}, {9, 5}, {5}}, 21);
+    inputs.push_back(RefTensor{DType::kF32, {}, {0.125}});
+    inputs.push_back(RefTensor{DType::kF32, {}, {-2.0}});
+    PassReport r = RunPasses(g, DescsOf(inputs));
+    EXPECT_EQ(r.rewrites, 4);
+    ASSERT_EQ(OpsOf(g), (std::vector<std::string>{"Gemm", "Gemm", "Gemm"}));
+    const Graph::Node& s_gemm = g.nodes[0];
+    EXPECT_EQ(s_gemm.name, "scale");
+    EXPECT_EQ(s_gemm.inputs, (std::vector<int>{0, 1}));
+    EXPECT_DOUBLE_EQ(std::get<double>(s_gemm.attributes.at("alpha")), 0.125);
+    EXPECT_EQ(s_gemm.first_output, scores);
+    const Graph::Node& act_gemm = g.nodes[1];
+    EXPECT_EQ(std::get<std::string>(act_gemm.attributes.at("alknet.activation")), act);
+    EXPECT_EQ(act_gemm.first_output, y);
+    const Graph::Node& z_gemm = g.nodes[2];
+    EXPECT_EQ(z_gemm.inputs, (std::vector<int>{0, 1, 2}));
+    EXPECT_DOUBLE_EQ(std::get<double>(z_gemm.attributes.at("alpha")), -2.0);
+    EXPECT_DOUBLE_EQ(std::get<double>(z_gemm.attributes.at("beta")), -1.0);
+    EXPECT_EQ(std::get<std::string>(z_gemm.attributes.at("alknet.activation")), "Tanh");
+    EXPECT_EQ(z_gemm.first_output, z);
+    ExpectSameResults(built, inputs, 1e-5, 4);
+  }
+}
+
+TEST(GemmEpilogueFusion, LeavesBatchedProductsUnknownScalesAndOtherReaders) {
+  Graph g(4);  // a [2,3,4], b [4,5], s [1,1,1] known, x [3,4]
+  const int batched = g.Add("Relu", {g.Add("MatMul", {0, 1})}, {}, 14);  // 3-D: no Gemm
+  const int up = g.Add("Mul", {g.Add("MatMul", {3, 1}), 2}, {}, 14);     // s grows the rank
+  g.nodes.back().input_values = {nullptr, Scalar(3.0, {1, 1, 1})};
+  const int mm = g.Add("MatMul", {3, 1});
+  const int unknown = g.Add("Mul", {mm, g.Add("ReduceMax", {mm}, {{"keepdims", int64_t{0}}}, 13)});
+  const int leaky = g.Add("LeakyRelu", {g.Add("MatMul", {3, 1})}, {}, 16);
+  g.outputs = {batched, up, unknown, leaky};
+  const auto inputs = Randoms({{2, 3, 4}, {4, 5}, {1, 1, 1}, {3, 4}}, 22);
+  const Graph built = g;
+  EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 0);
+  EXPECT_EQ(OpsOf(g), OpsOf(built));
+}
+
+// --- Gelu ------------------------------------------------------------------------------------
+
+TEST(GeluFusion, FusesTheWrittenOutErfFormsIntoOneGelu) {
+  // form 0: (x * 0.5) * (1 + Erf(x * (1/sqrt 2))); 1: (x * (Erf(x / sqrt 2) + 1)) * 0.5;
+  // 2: x * ((1 + Erf(x / sqrt 2)) * 0.5).
+  const double inv_sqrt2 = 0.70710678118654752, sqrt2 = 1.4142135623730951;
+  for (int form = 0; form < 3; ++form) {
+    SCOPED_TRACE(form);
+    // x [4,33]; the constants as graph inputs with their values known: 1 the scale, 2 one,
+    // 3 one half.
+    Graph g(4);
+    auto known = [&](double v, int at) {
+      Graph::Node& n = g.nodes.back();
+      n.input_values.assign(2, nullptr);
+      n.input_values[at] = Scalar(v);
+    };
+    const int t = form == 0 ? g.Add("Mul", {0, 1}, {}, 14) : g.Add("Div", {0, 1}, {}, 14);
+    known(form == 0 ? inv_sqrt2 : sqrt2, 1);
+    const int e = g.Add("Erf", {t}, {}, 13);
+    const int a = form == 1 ? g.Add("Add", {e, 2}, {}, 14) : g.Add("Add", {2, e}, {}, 14);
+    known(1.0, form == 1 ? 1 : 0);
+    int y;
+    if (form == 0) {
+      const int h = g.Add("Mul", {0, 3}, {}, 14);
+      known(0.5, 1);
+      y = g.Add("Mul", {h, a}, {}, 14);
+    } else if (form == 1) {
+      const int p = g.Add("Mul", {0, a}, {}, 14);
+      y = g.Add("Mul", {p, 3}, {}, 14);
+      known(0.5, 1);
+    } else {
+      const int h = g.Add("Mul", {a, 3}, {}, 14);
+      known(0.5, 1);
+      y = g.Add("Mul", {0, h}, {}, 14);
+    }
+    g.nodes.back().name = "gelu_out";
+    g.outputs = {y};
+    const Graph built = g;
+    auto inputs = Randoms({{4, 33}}, 23);
+    for (double v : {form == 0 ? inv_sqrt2 : sqrt2, 1.0, 0.5})
+      inputs.push_back(RefTensor{DType::kF32, {}, {v}});
+    EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 1);
+    ASSERT_EQ(OpsOf(g), std::vector<std::string>{"Gelu"});
+    EXPECT_EQ(g.nodes[0].name, "gelu_out");
+    EXPECT_EQ(g.nodes[0].inputs, std::vector<int>{0});
+    EXPECT_EQ(g.nodes[0].first_output, y);
+    ExpectSameResults(built, inputs, 1e-5, 1);
+  }
+}
+
+TEST(GeluFusion, LeavesOtherConstantsAndIntermediatesReadElsewhere) {
+  for (int variant = 0; variant < 2; ++variant) {
+    SCOPED_TRACE(variant);
+    Graph g(2);
+    const int t = g.Add("Div", {0, 1}, {}, 14);
+    g.nodes.back().input_values = {nullptr, Scalar(variant == 0 ? 2.0 : 1.4142135623730951)};
+    const int e = g.Add("Erf", {t}, {}, 13);
+    const int a = g.Add("Add", {e, 1}, {}, 14);
+    g.nodes.back().input_values = {nullptr, Scalar(1.0)};
+    const int h = g.Add("Mul", {0, 1}, {}, 14);
+    g.nodes.back().input_values = {nullptr, Scalar(0.5)};
+    const int y = g.Add("Mul", {h, a}, {}, 14);
+    g.outputs = {y};
+    if (variant == 1) g.outputs.push_back(e);  // the Erf is read outside the pattern
+    const auto inputs = Randoms({{3, 8}, {}}, 24);
+    const Graph built = g;
+    EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 0);
+    EXPECT_EQ(OpsOf(g), OpsOf(built));
+  }
+}
+
 // A graph built in C++ (no ONNX anywhere): the executor fuses it on its own, the results match
 // the float64 references, and ExecutorOptions::run_passes = false runs it node for node.
 TEST(ExecutorPasses, AGraphBuiltInCppGetsFused) {
@@ -385,8 +521,12 @@ TEST(ExecutorPasses, AGraphBuiltInCppGetsFused) {
 
   PassReport r = RunPasses(g, DescsOf(inputs));
   EXPECT_EQ(r.rewrites, 3);
-  ASSERT_EQ(r.per_pass.size(), 4u);
-  for (const auto& [name, n] : r.per_pass) EXPECT_EQ(n, name == "layer-norm" ? 0 : 1) << name;
+  ASSERT_EQ(r.per_pass.size(), 7u);
+  for (const auto& [name, n] : r.per_pass) {
+    const bool used =
+        name == "matmul-add-to-gemm" || name == "add-relu" || name == "conv-activation";
+    EXPECT_EQ(n, used ? 1 : 0) << name;
+  }
   EXPECT_EQ(OpsOf(g), (std::vector<std::string>{"Conv", "Reshape", "Gemm", "alknet.AddRelu"}));
   ExpectSameResults(built, inputs, 1e-4, 3);
 
@@ -397,16 +537,17 @@ TEST(ExecutorPasses, AGraphBuiltInCppGetsFused) {
 }
 
 // An Add read by a Relu whose other operand is a MatMul: Gemm comes first, so the Add is a
-// Gemm and the Relu stays on its own.
+// Gemm, and the Relu then goes into the Gemm's epilogue.
 TEST(ExecutorPasses, GemmTakesTheAddBeforeAddRelu) {
   Graph g(3);
   const int mm = g.Add("MatMul", {0, 1});
   g.outputs = {g.Add("Relu", {g.Add("Add", {mm, 2})})};
   const Graph built = g;
   const auto inputs = Randoms({{3, 5}, {5, 2}, {3, 2}}, 6);
-  EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 1);
-  EXPECT_EQ(OpsOf(g), (std::vector<std::string>{"Gemm", "Relu"}));
-  ExpectSameResults(built, inputs, 1e-4, 1);
+  EXPECT_EQ(RunPasses(g, DescsOf(inputs)).rewrites, 2);
+  EXPECT_EQ(OpsOf(g), (std::vector<std::string>{"Gemm"}));
+  EXPECT_EQ(std::get<std::string>(g.nodes[0].attributes.at("alknet.activation")), "Relu");
+  ExpectSameResults(built, inputs, 1e-4, 2);
 }
 
 // Malformed graphs are the executor's to refuse: the passes neither crash nor rewrite them.

@@ -259,8 +259,29 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
 // multiple of four elements; the output too. Transposed operands are read as scalars.
 bool AlignedForVec4(const MatMulProblem& p) { return p.K % 4 == 0 && p.N % 4 == 0; }
 
-Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p,
-                                 const DeviceCaps& caps) {
+// Gemm's internal attribute `alknet.activation` (the gemm-activation pass sets it; ONNX
+// models never do): the activation applied in the epilogue. Parameterless ones only, so each
+// adds at most one pipeline per kernel and layout (BoundedPrograms).
+constexpr const char* kGemmActivations[] = {"Relu", "Tanh", "Sigmoid"};
+
+std::string ValidateGemmActivation(const AttrValue& v) {
+  const std::string& s = std::get<std::string>(v);
+  if (s.empty()) return {};
+  for (const char* a : kGemmActivations) {
+    if (s == a) return {};
+  }
+  return "must be \"\", \"Relu\", \"Tanh\" or \"Sigmoid\"";
+}
+
+double ApplyGemmActivation(const std::string& act, double v) {
+  if (act == "Relu") return std::max(v, 0.0);
+  if (act == "Tanh") return std::tanh(v);
+  if (act == "Sigmoid") return 1.0 / (1.0 + std::exp(-v));
+  return v;
+}
+
+Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p, const DeviceCaps& caps,
+                                 const std::string& activation = {}) {
   ALKNET_ASSIGN_OR_RETURN(MatMulChoice c, ChooseMatMulKernel(node, p, caps));
   const bool tiled = c.kernel == MatMulKernel::kTiled;
   const bool rows = c.kernel == MatMulKernel::kRows;
@@ -297,6 +318,10 @@ Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p,
                              {"trans_a", p.trans_a},
                              {"trans_b", p.trans_b},
                              {"has_c", p.has_c},
+                             {"act", !activation.empty()},
+                             {"act_relu", activation == "Relu"},
+                             {"act_tanh", activation == "Tanh"},
+                             {"act_sigmoid", activation == "Sigmoid"},
                              {"a_vec4", vec4 && !p.trans_a},
                              // gemv reads B transposed as vec4 along K too
                              {"b_vec4", vec4 && (!p.trans_b || gemv)},
@@ -724,10 +749,12 @@ void AddLinalgOps(OpTable& table) {
     const int64_t f = std::get<int64_t>(v);
     return f == 0 || f == 1 ? std::string() : std::string("must be 0 or 1");
   };
-  gemm.attributes = {{"alpha", AttrValue(1.0), false, &FiniteFloat},
-                     {"beta", AttrValue(1.0), false, &FiniteFloat},
-                     {"transA", AttrValue(int64_t{0}), false, flag},
-                     {"transB", AttrValue(int64_t{0}), false, flag}};
+  gemm.attributes = {
+      {"alpha", AttrValue(1.0), false, &FiniteFloat},
+      {"beta", AttrValue(1.0), false, &FiniteFloat},
+      {"transA", AttrValue(int64_t{0}), false, flag},
+      {"transB", AttrValue(int64_t{0}), false, flag},
+      {"alknet.activation", AttrValue(std::string()), false, &ValidateGemmActivation}};
   struct GemmDims {
     uint64_t M, N, K;
     int64_t c_rs = 0, c_cs = 0;
@@ -791,7 +818,7 @@ void AddLinalgOps(OpTable& table) {
   gemm.context = [gemm_problem](const OpNode& node, const Attributes& at,
                                 const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, gemm_problem(node, at));
-    return MatMulContext(node, p, caps);
+    return MatMulContext(node, p, caps, std::get<std::string>(at.at("alknet.activation")));
   };
   gemm.params = [gemm_problem](const OpNode& node, const Attributes& at,
                                const DeviceCaps&) -> Result<std::vector<uint32_t>> {
@@ -816,6 +843,7 @@ void AddLinalgOps(OpTable& table) {
         double& v = out.data[m * d.N + n];
         v *= alpha;
         if (in.size() == 3) v += beta * in[2].data[m * d.c_rs + n * d.c_cs];
+        v = ApplyGemmActivation(std::get<std::string>(at.at("alknet.activation")), v);
       }
     }
     return std::vector<RefTensor>{std::move(out)};

@@ -309,13 +309,22 @@ OpRecord MomentsRecord(MomentsKind kind) {
       // Statistics are computed in f32 whatever stash_type says (f32 is its default).
       // alknet.outputs: how many of Y, Mean, InvStdDev the node asks for (the ONNX session
       // sets it to the node's output count; the executor needs the exact count).
-      r.attributes = {{"axis", AttrValue(int64_t{-1}), false, {}},
-                      {"epsilon", AttrValue(1e-5), false, &FiniteFloat},
-                      {"stash_type", AttrValue(int64_t{1}), false, {}},
-                      {"alknet.outputs", AttrValue(int64_t{1}), false, [](const AttrValue& v) {
-                         const int64_t n = std::get<int64_t>(v);
-                         return n >= 1 && n <= 3 ? std::string() : std::string("must be 1, 2 or 3");
-                       }}};
+      r.attributes = {
+          {"axis", AttrValue(int64_t{-1}), false, {}},
+          {"epsilon", AttrValue(1e-5), false, &FiniteFloat},
+          {"stash_type", AttrValue(int64_t{1}), false, {}},
+          {"alknet.outputs", AttrValue(int64_t{1}), false,
+           [](const AttrValue& v) {
+             const int64_t n = std::get<int64_t>(v);
+             return n >= 1 && n <= 3 ? std::string() : std::string("must be 1, 2 or 3");
+           }},
+          // alknet.activation: "Relu" applies max(y, 0) to Y in the store (the
+          // gemm-activation pass folds a Relu reading Y alone; Y only).
+          {"alknet.activation", AttrValue(std::string()), false, [](const AttrValue& v) {
+             const std::string& a = std::get<std::string>(v);
+             return a.empty() || a == "Relu" ? std::string()
+                                             : std::string("must be \"\" or \"Relu\"");
+           }}};
       break;
     case MomentsKind::kMvn:
       r.name = "MeanVarianceNormalization";
@@ -352,6 +361,8 @@ OpRecord MomentsRecord(MomentsKind kind) {
          {"mvn", kind == MomentsKind::kMvn},
          {"lp", kind == MomentsKind::kLp},
          {"p1", kind == MomentsKind::kLp && I(at, "p") == 1},
+         {"act_relu", kind == MomentsKind::kLayer &&
+                          std::get<std::string>(at.at("alknet.activation")) == "Relu"},
          {"has_mean", LayerOutputs(kind, at) >= 2},
          {"has_inv", LayerOutputs(kind, at) >= 3},
          {"has_bias",
@@ -414,6 +425,8 @@ OpRecord MomentsRecord(MomentsKind kind) {
           const double inv = 1.0 / std::sqrt(var + ToF32(F(at, "epsilon")));
           y.data[e] = (v - mean) * inv * in[1].data[within[e]] +
                       (node.has_input(2) ? in[2].data[within[e]] : 0.0);
+          if (std::get<std::string>(at.at("alknet.activation")) == "Relu")
+            y.data[e] = std::max(y.data[e], 0.0);
           mean_t.data[k] = mean;
           inv_t.data[k] = inv;
           break;
@@ -452,7 +465,11 @@ OpRecord MomentsRecord(MomentsKind kind) {
            {{"axis", i64(1)}, {"epsilon", AttrValue(0.1)}, {"alknet.outputs", i64(2)}},
            {},
            "axis 1, no B, Mean"},
-          {{Shape{3, 4}, Shape{3, 4}, Shape{3, 4}}, {{"axis", i64(0)}}, {}, "axis 0, Y only"}};
+          {{Shape{3, 4}, Shape{3, 4}, Shape{3, 4}}, {{"axis", i64(0)}}, {}, "axis 0, Y only"},
+          {{Shape{3, 40}, Shape{40}, Shape{40}},
+           {{"alknet.activation", AttrValue(std::string("Relu"))}},
+           {},
+           "Relu folded in (internal)"}};
       break;
     case MomentsKind::kMvn:
       r.test_cases = {{{Shape{3, 3, 3, 2}}, {}, {}, "default axes"},

@@ -48,5 +48,8 @@ int FuseMatMulAdd(Graph& graph, const GraphFacts& facts);       // matmul_add.cp
 int FuseLayerNorm(Graph& graph, const GraphFacts& facts);       // layer_norm.cpp
 int FuseAddRelu(Graph& graph, const GraphFacts& facts);         // add_relu.cpp
 int FuseConvActivation(Graph& graph, const GraphFacts& facts);  // conv_activation.cpp
+int FuseMatMulScale(Graph& graph, const GraphFacts& facts);     // gemm_epilogue.cpp
+int FuseGemmActivation(Graph& graph, const GraphFacts& facts);  // gemm_epilogue.cpp
+int FuseGelu(Graph& graph, const GraphFacts& facts);            // gelu.cpp
 
 }  // namespace alknet::compute::passes

@@ -34,12 +34,16 @@ GraphFacts AnalyzeGraph(const Graph& graph, std::span<const TensorDesc> inputs) 
 }
 
 std::span<const GraphPass> DefaultPasses() {
-  // layer-norm before add-relu: the pattern ends in an Add that a Relu may read.
-  static constexpr std::array<GraphPass, 4> kPasses = {{
+  // layer-norm before add-relu: the pattern ends in an Add that a Relu may read. The Gemm
+  // epilogues after matmul-add-to-gemm, so that MatMul + Add + Relu becomes one Gemm.
+  static constexpr std::array<GraphPass, 7> kPasses = {{
       {"matmul-add-to-gemm", &passes::FuseMatMulAdd},
+      {"matmul-scale", &passes::FuseMatMulScale},
       {"layer-norm", &passes::FuseLayerNorm},
+      {"gelu", &passes::FuseGelu},
       {"add-relu", &passes::FuseAddRelu},
       {"conv-activation", &passes::FuseConvActivation},
+      {"gemm-activation", &passes::FuseGemmActivation},
   }};
   return kPasses;
 }
