@@ -211,6 +211,7 @@ Result<Tensor> Executor::Upload(DType dtype, const Shape& shape, std::span<const
                                                   std::to_string(host_bytes) + " bytes, got " +
                                                   std::to_string(data.size())};
   }
+  unwaited_ = true;
   wg::Status st = wg::Ok{};
   if (dtype == DType::kBool) {
     std::vector<uint32_t> words(t.elements());
@@ -305,6 +306,7 @@ Result<Tensor> Executor::UploadConstant(const RefTensor& value, bool fresh) {
   Tensor t(std::make_shared<wg::Buffer>(std::move(created).value()), value.dtype, value.shape);
   if (capture_ != nullptr) Hold(*capture_, t.storage(), /*constant=*/true);
   std::vector<std::byte> host = EncodeHost(value);
+  unwaited_ = true;
   wg::Status st = wg::Ok{};
   if (value.dtype == DType::kBool) {
     std::vector<uint32_t> words(n);
@@ -327,22 +329,14 @@ Result<Tensor> Executor::Upload(const tensor::TensorView& view) {
   return Upload(view.dtype(), Shape(view.shape().begin(), view.shape().end()), view.data);
 }
 
-Result<HostTensor> Executor::Download(const Tensor& in) {
-  if (!in.valid()) return Error{ErrorCode::kInvalidArgument, "download of an empty Tensor"};
-  Tensor t = in;
-  if (!t.contiguous()) {
-    ALKNET_ASSIGN_OR_RETURN(t, Run("Identity", {in}));
-  }
-  const uint64_t bytes = DeviceBytes(t.dtype(), t.elements());
-  std::vector<std::byte> raw((bytes + 3) & ~uint64_t{3});
-  if (!raw.empty()) {
-    wg::Status st = ctx_.Read(t.buffer(), 0, raw);
-    if (!st.ok()) return FromWebGpu(st.error());
-  }
+namespace {
+// The device bytes of contiguous `t` (whole words) to its host layout.
+void ToHostLayout(HostTensor& h, std::vector<std::byte> raw, uint64_t bytes) {
   raw.resize(bytes);
-  HostTensor h{t.dtype(), t.shape(), {}};
-  if (t.dtype() == DType::kBool) {
-    h.data.resize(t.elements());
+  if (h.dtype == DType::kBool) {
+    uint64_t n = 1;
+    for (uint64_t d : h.shape) n *= d;
+    h.data.resize(n);
     for (size_t i = 0; i < h.data.size(); ++i) {
       uint32_t w;
       std::memcpy(&w, raw.data() + 4 * i, 4);
@@ -351,7 +345,98 @@ Result<HostTensor> Executor::Download(const Tensor& in) {
   } else {
     h.data = std::move(raw);
   }
-  return h;
+}
+}  // namespace
+
+Result<HostTensor> Executor::Download(const Tensor& in) {
+  ALKNET_ASSIGN_OR_RETURN(std::vector<HostTensor> h, Download(std::span<const Tensor>(&in, 1)));
+  return std::move(h[0]);
+}
+
+Result<std::vector<HostTensor>> Executor::Download(std::span<const Tensor> tensors) {
+  std::vector<Tensor> ts;
+  ts.reserve(tensors.size());
+  for (const Tensor& in : tensors) {
+    if (!in.valid()) return Error{ErrorCode::kInvalidArgument, "download of an empty Tensor"};
+    if (in.contiguous()) {
+      ts.push_back(in);
+    } else {
+      ALKNET_ASSIGN_OR_RETURN(Tensor t, Run("Identity", {in}));
+      ts.push_back(std::move(t));
+    }
+  }
+  std::vector<std::vector<std::byte>> raw(ts.size());
+  std::vector<wg::Context::ReadRequest> reads;
+  bool copies = false;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const uint64_t bytes = DeviceBytes(ts[i].dtype(), ts[i].elements());
+    raw[i].resize((bytes + 3) & ~uint64_t{3});
+    reads.push_back({&ts[i].buffer(), 0, raw[i]});
+    copies = copies || bytes > 0;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  wg::Status st = ctx_.ReadMany(reads);
+  if (!st.ok()) return FromWebGpu(st.error());
+  last_read_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // A read waits for its copies, which run after everything submitted before them.
+  if (copies) unwaited_ = false;
+  std::vector<HostTensor> out(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) {
+    out[i] = HostTensor{ts[i].dtype(), ts[i].shape(), {}};
+    ToHostLayout(out[i], std::move(raw[i]), DeviceBytes(ts[i].dtype(), ts[i].elements()));
+  }
+  return out;
+}
+
+Status Executor::WaitIdle() {
+  if (auto idle = ctx_.WaitIdle(); !idle.ok()) return FromWebGpu(idle.error());
+  unwaited_ = false;
+  return Ok{};
+}
+
+Status Executor::SubmitAndRead(wg::Recorder rec, const std::vector<Tensor>& outputs,
+                               const ReadBack& read) {
+  if (read.outputs.empty()) return SubmitChecked(std::move(rec));
+  unwaited_ = true;
+  read.host->assign(read.outputs.size(), HostTensor{});
+  std::vector<std::vector<std::byte>> raw(read.outputs.size());
+  std::vector<wg::Context::ReadRequest> reads;
+  std::vector<size_t> later;  // non-contiguous outputs: read after the submit
+  bool copies = false;
+  for (size_t k = 0; k < read.outputs.size(); ++k) {
+    const Tensor& t = outputs[read.outputs[k]];
+    if (!t.contiguous()) {
+      later.push_back(k);
+      continue;
+    }
+    raw[k].resize((DeviceBytes(t.dtype(), t.elements()) + 3) & ~uint64_t{3});
+    reads.push_back({&t.buffer(), 0, raw[k]});
+    copies = copies || !raw[k].empty();
+  }
+  ++stats_.submits;
+  const auto t0 = std::chrono::steady_clock::now();
+  wg::Status st = ctx_.ReadMany(reads, std::move(rec));
+  last_read_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!st.ok()) return FromWebGpu(st.error());
+  auto uncaptured = ctx_.TakeUncapturedErrors();
+  if (!uncaptured.empty()) return FromWebGpu(uncaptured.front());
+  if (ctx_.lost()) return Error{ErrorCode::kDevice, "device lost: " + ctx_.lost_message()};
+  if (copies) unwaited_ = false;
+  for (size_t k = 0; k < read.outputs.size(); ++k) {
+    const Tensor& t = outputs[read.outputs[k]];
+    HostTensor& h = (*read.host)[k];
+    if (!t.contiguous()) continue;
+    h = HostTensor{t.dtype(), t.shape(), {}};
+    ToHostLayout(h, std::move(raw[k]), DeviceBytes(t.dtype(), t.elements()));
+  }
+  for (size_t k : later) {
+    const double ms = last_read_ms_;
+    ALKNET_ASSIGN_OR_RETURN((*read.host)[k], Download(outputs[read.outputs[k]]));
+    last_read_ms_ += ms;
+  }
+  return Ok{};
 }
 
 // Uniform blocks by contents: a buffer is written once and never changed, so dispatches
@@ -368,6 +453,7 @@ Result<std::shared_ptr<wg::Buffer>> Executor::ParamsBuffer(const std::vector<uin
       ctx_.CreateBuffer(padded.size() * 4, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst,
                         "alknet-compute params");
   if (!created.ok()) return FromWebGpu(created.error());
+  unwaited_ = true;
   wg::Status st = ctx_.Write(*created, 0, std::as_bytes(std::span<const uint32_t>(padded)));
   if (!st.ok()) return FromWebGpu(st.error());
   auto buffer = std::make_shared<wg::Buffer>(std::move(created).value());
@@ -445,6 +531,7 @@ Status Executor::Dispatch(wg::Recorder& rec, const ShaderProgram& program,
 
 Status Executor::SubmitChecked(wg::Recorder rec) {
   ++stats_.submits;
+  unwaited_ = true;
   wg::Status st = ctx_.Submit(std::move(rec));
   if (!st.ok()) return FromWebGpu(st.error());
   auto uncaptured = ctx_.TakeUncapturedErrors();
@@ -787,17 +874,32 @@ Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<
 
 Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<Tensor>& inputs,
                                           RecordedGraph* recorded) {
+  return Run(graph, inputs, recorded, {}, nullptr);
+}
+
+Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<Tensor>& inputs,
+                                          RecordedGraph* recorded, std::span<const size_t> read,
+                                          std::vector<HostTensor>* host) {
+  for (size_t o : read) {
+    if (o >= graph.outputs.size() || host == nullptr) {
+      return Error{ErrorCode::kInvalidArgument,
+                   "read of graph output " + std::to_string(o) + " of " +
+                       std::to_string(graph.outputs.size()) +
+                       (host == nullptr ? " without a host vector" : "")};
+    }
+  }
+  const ReadBack rb{read, host};
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].valid())
       return Error{ErrorCode::kInvalidArgument, "graph input " + std::to_string(i) + " is empty"};
   }
   // Profiled runs submit node by node and poisoned runs fill their outputs first: both record.
   if (recorded == nullptr || profile_ != nullptr || options_.poison_outputs) {
-    return RunRecording(graph, inputs, nullptr);
+    return RunRecording(graph, inputs, nullptr, rb);
   }
   if (recorded->trace_ && recorded->trace_->owner == this &&
       TraceMatches(*recorded->trace_, inputs)) {
-    ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Replay(*recorded->trace_, inputs));
+    ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, Replay(*recorded->trace_, inputs, rb));
     ++recorded->replays_;
     ++stats_.runs_replayed;
     return outs;
@@ -805,7 +907,7 @@ Result<std::vector<Tensor>> Executor::Run(const Graph& graph, const std::vector<
   // Record and capture anew; the old trace (and its buffers) goes.
   recorded->trace_.reset();
   Capture capture;
-  ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, RunRecording(graph, inputs, &capture));
+  ALKNET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, RunRecording(graph, inputs, &capture, rb));
   ++recorded->captures_;
   ++stats_.runs_captured;
   auto trace = FinishCapture(capture, inputs, outs);
@@ -929,7 +1031,8 @@ Result<std::unique_ptr<RecordedGraph::Trace>> Executor::FinishCapture(
 }
 
 Result<std::vector<Tensor>> Executor::Replay(RecordedGraph::Trace& trace,
-                                             const std::vector<Tensor>& inputs) {
+                                             const std::vector<Tensor>& inputs,
+                                             const ReadBack& read) {
   using Slot = RecordedGraph::Trace::Slot;
   std::vector<std::shared_ptr<wg::Buffer>> fresh(trace.output_sizes.size());
   for (size_t o = 0; o < fresh.size(); ++o) {
@@ -979,7 +1082,6 @@ Result<std::vector<Tensor>> Executor::Replay(RecordedGraph::Trace& trace,
     rec.Dispatch(*step.kernel, std::move(group).value(), step.grid);
   }
   stats_.dispatches += trace.steps.size();
-  ALKNET_TRY(SubmitChecked(std::move(rec)));
   std::vector<Tensor> outs;
   outs.reserve(trace.outputs.size());
   for (const auto& o : trace.outputs) {
@@ -987,12 +1089,13 @@ Result<std::vector<Tensor>> Executor::Replay(RecordedGraph::Trace& trace,
         o.slot.kind == Slot::Kind::kOutput ? fresh[o.slot.index] : inputs[o.slot.index].storage();
     outs.emplace_back(std::move(storage), o.desc);
   }
+  ALKNET_TRY(SubmitAndRead(std::move(rec), outs, read));
   return outs;
 }
 
 Result<std::vector<Tensor>> Executor::RunRecording(const Graph& graph,
                                                    const std::vector<Tensor>& inputs,
-                                                   Capture* capture) {
+                                                   Capture* capture, const ReadBack& read) {
   if (profile_ != nullptr) {
     // The floor under every node's time: an empty submit and the wait for it.
     *profile_ = RunProfile{};
@@ -1016,8 +1119,9 @@ Result<std::vector<Tensor>> Executor::RunRecording(const Graph& graph,
   auto recorded = Record(pass, rewritten ? *rewritten : graph, inputs, {}, 0);
   capture_ = nullptr;
   if (!recorded.ok()) return std::move(recorded).error();
-  ALKNET_TRY(SubmitChecked(std::move(pass.rec)));
-  return std::move(recorded).value();
+  std::vector<Tensor> outs = std::move(recorded).value();
+  ALKNET_TRY(SubmitAndRead(std::move(pass.rec), outs, read));
+  return outs;
 }
 
 Result<Tensor> Executor::Run(const std::string& op, const std::vector<Tensor>& inputs,

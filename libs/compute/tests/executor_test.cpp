@@ -500,6 +500,58 @@ TEST(Replay, RunsSubmittedBackToBackKeepTheirResults) {
   }
 }
 
+// Outputs read with the run's own submit (the copies appended to its command buffer): when
+// recorded, captured and replayed, for contiguous outputs, a transposed view (read after the
+// submit), an output that is the input itself, and a bool; against float64 references, with
+// one submit per run and nothing left to wait for.
+TEST(Replay, OutputsReadWithTheRunsSubmit) {
+  Executor ex(SharedContext());
+  const size_t rows = 3, cols = 5;
+  Graph g(1);
+  const int e = g.Add("Exp", {0});
+  const int t = g.Add("Transpose", {e}, {{"perm", std::vector<int64_t>{1, 0}}});
+  const int pos = g.Add("Greater", {0, g.Add("Neg", {0})});
+  g.outputs = {e, t, 0, pos};
+  RecordedGraph recorded;
+  std::mt19937_64 rng(testing::Seed());
+  for (int run = 0; run < 3; ++run) {
+    const std::vector<float> x = RandomF32(rng, rows * cols);
+    auto in = ex.Upload(DType::kF32, {rows, cols}, F32Bytes(x));
+    ASSERT_TRUE(in.ok());
+    const size_t read[] = {3, 1, 0, 2};
+    std::vector<HostTensor> host;
+    const uint64_t submits = ex.stats().submits;
+    auto out = ex.Run(g, {*in}, &recorded, read, &host);
+    ASSERT_TRUE(out.ok()) << out.error().ToString();
+    ASSERT_EQ(host.size(), 4u);
+    EXPECT_FALSE(ex.has_unwaited_work()) << "run " << run;
+    // The transposed view costs an Identity dispatch of its own; the others ride the run's.
+    EXPECT_LE(ex.stats().submits - submits, (*out)[1].contiguous() ? 1u : 2u) << "run " << run;
+    const std::vector<float> ex_host = AsF32(host[2]), tr = AsF32(host[1]), same = AsF32(host[3]);
+    ASSERT_EQ(host[0].dtype, DType::kBool);
+    ASSERT_EQ(host[0].data.size(), rows * cols);
+    ASSERT_EQ(host[1].shape, (Shape{cols, rows}));
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t c = 0; c < cols; ++c) {
+        const double v = x[r * cols + c];
+        EXPECT_NEAR(ex_host[r * cols + c], std::exp(v), 1e-5 * std::exp(v));
+        EXPECT_NEAR(tr[c * rows + r], std::exp(v), 1e-5 * std::exp(v));
+        EXPECT_EQ(same[r * cols + c], x[r * cols + c]);
+        EXPECT_EQ(host[0].data[r * cols + c], std::byte{v > -v ? uint8_t{1} : uint8_t{0}});
+      }
+    }
+  }
+  EXPECT_EQ(recorded.replays(), 2u);
+  // A read of an output that does not exist is an error naming it.
+  const size_t bad[] = {4};
+  std::vector<HostTensor> host;
+  auto in = ex.Upload(DType::kF32, {rows, cols}, F32Bytes(Iota(rows * cols)));
+  ASSERT_TRUE(in.ok());
+  auto refused = ex.Run(g, {*in}, &recorded, bad, &host);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("graph output 4"), std::string::npos);
+}
+
 // Poisoned and profiled runs record every time (their extra dispatches are no trace's).
 TEST(Replay, PoisonedAndProfiledRunsRecord) {
   Executor poisoned(SharedContext(), ExecutorOptions{.poison_outputs = true});

@@ -378,7 +378,7 @@ Result<Value> Session::Impl::ToHostKnown(const Value& v) {
     out.known = std::make_shared<const RefTensor>(std::move(r));
     return out;
   }
-  ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(v.device));
+  ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, ReadBack(v.device));
   const ElemType type = v.type != ElemType::kUndefined ? v.type : ElemType::kFloat;
   ALKNET_ASSIGN_OR_RETURN(Tensor t, FromDevice(v.name, h.dtype, h.shape, h.data, type));
   ALKNET_ASSIGN_OR_RETURN(RefTensor r, ToRef(t, f16));
@@ -427,7 +427,7 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
       return HostPiece{v.known->dtype, v.known->shape, std::move(bytes)};
     }
     ALKNET_ASSIGN_OR_RETURN(compute::Tensor t, ToDevice(v));
-    ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(t));
+    ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, ReadBack(t));
     return HostPiece{h.dtype, h.shape, std::move(h.data)};
   };
   auto upload = [&](HostPiece piece, ElemType type) -> Result<Value> {
@@ -507,6 +507,9 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
       captured(body, seeds);
       return seeds;
     };
+    // The body's condition and scan outputs are read with its last submit.
+    std::vector<bool> body_reads(body.output_names.size(), true);
+    for (size_t j = 0; j < carried_n && 1 + j < body_reads.size(); ++j) body_reads[1 + j] = false;
     int64_t i = 0;
     for (; keep_going && (!trips || i < *trips); ++i) {
       if (static_cast<uint64_t>(i) >= options.max_loop_iterations) {
@@ -515,15 +518,18 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
       }
       ALKNET_ASSIGN_OR_RETURN(std::vector<Value> seeds, iteration_seeds(i));
       ++stats.subgraph_runs;
-      ALKNET_ASSIGN_OR_RETURN(std::vector<Value> outs,
-                              RunProgram(body, body.cache, std::move(seeds), nullptr, ro));
+      ALKNET_ASSIGN_OR_RETURN(
+          std::vector<Value> outs,
+          RunProgram(body, body.cache, std::move(seeds), nullptr, ro, &body_reads));
       ALKNET_ASSIGN_OR_RETURN(Value c, ToHostKnown(outs[0]));
+      ForgetReadBack(outs[0]);
       if (c.known->data.size() != 1)
         return fail(ErrorCode::kShape, "the body's condition output must have one element");
       keep_going = c.known->data[0] != 0;
       for (size_t j = 0; j < carried_n; ++j) carried[j] = std::move(outs[1 + j]);
       for (size_t k = 0; k < scans_n; ++k) {
         ALKNET_ASSIGN_OR_RETURN(HostPiece piece, download(outs[1 + carried_n + k]));
+        ForgetReadBack(outs[1 + carried_n + k]);
         scans[k].push_back(std::move(piece));
       }
     }
@@ -576,6 +582,9 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
       AttrOr<std::vector<int64_t>>(n.attrs, batched ? "directions" : "scan_input_directions", {});
   const auto out_axes = AttrOr<std::vector<int64_t>>(n.attrs, "scan_output_axes", {});
   const auto out_dirs = AttrOr<std::vector<int64_t>>(n.attrs, "scan_output_directions", {});
+  // The body's scan outputs are read with its last submit.
+  std::vector<bool> body_reads(body.output_names.size(), true);
+  for (size_t j = 0; j < state_n && j < body_reads.size(); ++j) body_reads[j] = false;
   auto scan = [&](std::vector<Value> state,
                   std::vector<HostPiece> inputs_host) -> Result<std::vector<Value>> {
     std::vector<int64_t> axes;
@@ -621,11 +630,13 @@ Result<std::vector<Value>> Session::Impl::RunControl(const Program& p, const Nod
       }
       captured(body, seeds);
       ++stats.subgraph_runs;
-      ALKNET_ASSIGN_OR_RETURN(std::vector<Value> outs,
-                              RunProgram(body, body.cache, std::move(seeds), nullptr, ro));
+      ALKNET_ASSIGN_OR_RETURN(
+          std::vector<Value> outs,
+          RunProgram(body, body.cache, std::move(seeds), nullptr, ro, &body_reads));
       for (size_t j = 0; j < state_n; ++j) state[j] = std::move(outs[j]);
       for (size_t k = 0; k < scans_n; ++k) {
         ALKNET_ASSIGN_OR_RETURN(HostPiece piece, download(outs[state_n + k]));
+        ForgetReadBack(outs[state_n + k]);
         scans[k].push_back(std::move(piece));
       }
     }

@@ -208,15 +208,24 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
   const auto tr = std::chrono::steady_clock::now();
   if (ro.profile) exec->set_profile(&result.profile);
   host_eval = !on_host.empty();
-  auto ran = RunProgram(main, cache, std::move(seeds), &result, ro);
+  // Copies read back during this run are dropped with it (they hold their buffers).
+  read_back.clear();
+  struct ClearReadBack {
+    std::vector<std::pair<compute::Tensor, compute::HostTensor>>& r;
+    ~ClearReadBack() { r.clear(); }
+  } clear_read_back{read_back};
+  // The outputs are read back with the last segment's submit when they will be downloaded.
+  const std::vector<bool> read_all(outputs.size(), ro.download);
+  auto ran = RunProgram(main, cache, std::move(seeds), &result, ro, &read_all);
   host_eval = false;
   exec->set_profile(nullptr);
   if (!ran.ok()) return std::move(ran).error();
   std::vector<Value> outs = std::move(ran).value();
-  if (ro.time_device) {
+  // A read-back waits for everything submitted before it: wait only for work submitted since.
+  if (ro.time_device && exec->has_unwaited_work()) {
     const auto td = std::chrono::steady_clock::now();
-    if (auto idle = ctx->WaitIdle(); !idle.ok()) return compute::FromWebGpu(idle.error());
-    result.wait_ms = MsSince(td);
+    ALKNET_TRY(exec->WaitIdle());
+    result.wait_ms += MsSince(td);
   }
   result.run_ms = MsSince(tr);
   const auto tdl = std::chrono::steady_clock::now();
@@ -238,9 +247,18 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     const ElemType to = type != ElemType::kUndefined ? type : v.type;
     if (!v.device.valid() && v.known) return FromRef(v.name, *v.known, to);
     ALKNET_ASSIGN_OR_RETURN(compute::Tensor dt, ToDevice(v));
-    ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(dt));
+    ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, ReadBack(dt));
     return FromDevice(v.name, h.dtype, h.shape, h.data, to);
   };
+  if (ro.download) {
+    // Outputs not read with the last submit (they came from an earlier segment, or are views):
+    // one read-back for all of them.
+    std::vector<compute::Tensor> pending;
+    for (const Value& v : outs) {
+      if (v.kind == ValueKind::kTensor && v.device.valid()) pending.push_back(v.device);
+    }
+    ALKNET_TRY(ReadBackAll(pending));
+  }
   for (size_t o = 0; o < outs.size(); ++o) {
     const Value& v = outs[o];
     const ElemType type =
@@ -255,7 +273,7 @@ Result<RunResult> Session::Impl::Run(std::span<const HostInput> given, const Run
     }
     ALKNET_ASSIGN_OR_RETURN(compute::Tensor dt, ToDevice(v));
     if (ro.download) {
-      ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(dt));
+      ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, ReadBack(dt));
       ALKNET_ASSIGN_OR_RETURN(Tensor t, FromDevice(v.name, h.dtype, h.shape, h.data, type));
       result.outputs.push_back(std::move(t));
     }
@@ -325,12 +343,112 @@ Result<std::shared_ptr<Plan>> Session::Impl::PlanFor(PlanCache& plans, const Pro
   return plan;
 }
 
+namespace {
+
+// Which outputs of a segment to read back with its submit: at the end of the program, those
+// its caller will read; before a node that reads values on the host (an If's condition, a
+// Loop's trip count and condition, a host op's inputs, a record's host inputs), those values
+// and, since the sync happens anyway, every other small tensor (an If branch that passes a
+// value through, or an output, then needs no read of its own).
+std::vector<bool> SegmentReads(const Program& p, const Plan& plan,
+                               const std::vector<bool>* read_outputs) {
+  std::vector<bool> read(plan.outputs.size(), false);
+  if (plan.stop < 0) {
+    for (size_t i = 0; read_outputs != nullptr && i < read.size() && i < read_outputs->size(); ++i)
+      read[i] = (*read_outputs)[i];
+    return read;
+  }
+  const NodeInfo& n = p.nodes[static_cast<size_t>(plan.stop)];
+  std::vector<std::string> names;
+  if (n.record != nullptr) {
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (n.record->is_host_input(i)) names.push_back(n.inputs[i]);
+    }
+  } else if (n.host_op != nullptr) {
+    names = n.inputs;
+  } else if (n.op == "If" || n.op == "Loop") {
+    for (size_t i = 0; i < n.inputs.size() && i < (n.op == "If" ? 1u : 2u); ++i)
+      names.push_back(n.inputs[i]);
+  } else {
+    return read;  // Scan and the others read their inputs in their own way
+  }
+  constexpr uint64_t kSmall = 4096, kSmallTotal = 64 * 1024;
+  uint64_t small_total = 0;
+  for (size_t i = 0; i < plan.outputs.size(); ++i) {
+    const Plan::Output& o = plan.outputs[i];
+    if (o.kind != ValueKind::kTensor || o.graph_output < 0) continue;
+    if (std::find(names.begin(), names.end(), o.name) != names.end()) {
+      read[i] = true;
+      continue;
+    }
+    const std::optional<uint64_t> n_elems = compute::CheckedElements(o.desc.shape);
+    const uint64_t bytes = n_elems ? *n_elems * 4 : kSmall + 1;
+    if (bytes <= kSmall && small_total + bytes <= kSmallTotal) {
+      read[i] = true;
+      small_total += bytes;
+    }
+  }
+  return read;
+}
+
+// The same view of the same buffer.
+bool SameTensor(const compute::Tensor& a, const compute::Tensor& b) {
+  return a.storage() == b.storage() && a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         a.offset() == b.offset() && a.desc().EffectiveStrides() == b.desc().EffectiveStrides();
+}
+
+// read_back holds at most this many copies (the oldest go first): a long Loop must not keep
+// every iteration's buffers.
+constexpr size_t kMaxReadBack = 32;
+
+}  // namespace
+
+void Session::Impl::KeepReadBack(const compute::Tensor& t, compute::HostTensor h) {
+  if (read_back.size() >= kMaxReadBack) read_back.erase(read_back.begin());
+  read_back.emplace_back(t, std::move(h));
+}
+
+Result<compute::HostTensor> Session::Impl::ReadBack(const compute::Tensor& t) {
+  for (const auto& [held, host] : read_back) {
+    if (SameTensor(held, t)) return host;
+  }
+  ALKNET_ASSIGN_OR_RETURN(compute::HostTensor h, exec->Download(t));
+  ++stats.device_reads;
+  KeepReadBack(t, h);
+  return h;
+}
+
+Status Session::Impl::ReadBackAll(const std::vector<compute::Tensor>& ts) {
+  std::vector<compute::Tensor> missing;
+  for (const compute::Tensor& t : ts) {
+    auto same = [&](const compute::Tensor& u) { return SameTensor(u, t); };
+    if (std::any_of(read_back.begin(), read_back.end(),
+                    [&](const auto& e) { return same(e.first); }) ||
+        std::any_of(missing.begin(), missing.end(), same))
+      continue;
+    missing.push_back(t);
+  }
+  if (missing.empty()) return Ok{};
+  ALKNET_ASSIGN_OR_RETURN(std::vector<compute::HostTensor> hs, exec->Download(missing));
+  ++stats.device_reads;
+  for (size_t i = 0; i < missing.size(); ++i) KeepReadBack(missing[i], std::move(hs[i]));
+  return Ok{};
+}
+
+void Session::Impl::ForgetReadBack(const Value& v) {
+  if (!v.device.valid()) return;
+  std::erase_if(read_back, [&](const auto& e) { return e.first.storage() == v.device.storage(); });
+}
+
 Result<std::vector<Value>> Session::Impl::RunProgram(const Program& p, PlanCache& plans,
                                                      std::vector<Value> seeds, RunResult* result,
-                                                     const RunOptions& ro) {
+                                                     const RunOptions& ro,
+                                                     const std::vector<bool>* read_outputs) {
   ALKNET_ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, PlanFor(plans, p, 0, seeds, result));
   while (true) {
-    ALKNET_ASSIGN_OR_RETURN(std::vector<Value> outs, RunSegment(*plan, seeds, result, ro));
+    ALKNET_ASSIGN_OR_RETURN(
+        std::vector<Value> outs,
+        RunSegment(*plan, seeds, result, ro, SegmentReads(p, *plan, read_outputs)));
     if (plan->stop < 0) return outs;
     const NodeInfo& n = p.nodes[static_cast<size_t>(plan->stop)];
     std::vector<Value> made;
@@ -422,7 +540,8 @@ Result<compute::Tensor> Session::Impl::ToDevice(const Value& v) {
 
 Result<std::vector<Value>> Session::Impl::RunSegment(const Plan& plan,
                                                      const std::vector<Value>& seeds,
-                                                     RunResult* result, const RunOptions& ro) {
+                                                     RunResult* result, const RunOptions& ro,
+                                                     const std::vector<bool>& read) {
   (void)ro;
   const auto tu = std::chrono::steady_clock::now();
   std::vector<compute::Tensor> device_in;
@@ -434,9 +553,20 @@ Result<std::vector<Value>> Session::Impl::RunSegment(const Plan& plan,
   }
   if (result != nullptr) result->upload_ms += MsSince(tu);
   for (const auto& c : plan.constants) device_in.push_back(c);
+  // The graph outputs to read back with the submit (each once).
+  std::vector<size_t> read_ids;
+  for (size_t i = 0; i < plan.outputs.size() && i < read.size(); ++i) {
+    const int g = plan.outputs[i].graph_output;
+    if (!read[i] || g < 0) continue;
+    if (std::find(read_ids.begin(), read_ids.end(), static_cast<size_t>(g)) == read_ids.end())
+      read_ids.push_back(static_cast<size_t>(g));
+  }
   std::vector<compute::Tensor> device_out;
   if (!plan.graph.outputs.empty() && plan.graph.nodes.empty()) {
     for (int id : plan.graph.outputs) device_out.push_back(device_in[static_cast<size_t>(id)]);
+    std::vector<compute::Tensor> wanted;
+    for (size_t g : read_ids) wanted.push_back(device_out[g]);
+    ALKNET_TRY(ReadBackAll(wanted));
   } else if (!plan.graph.outputs.empty()) {
     compute::RecordedGraph* recorded = nullptr;
     if (replay && !host_eval) {  // host-evaluated plans are built for one run
@@ -444,9 +574,16 @@ Result<std::vector<Value>> Session::Impl::RunSegment(const Plan& plan,
       recorded = plan.recorded.get();
     }
     const uint64_t replays_before = recorded != nullptr ? recorded->replays() : 0;
-    auto ran = exec->Run(plan.graph, device_in, recorded);
+    std::vector<compute::HostTensor> host;
+    auto ran = exec->Run(plan.graph, device_in, recorded, read_ids, &host);
     if (!ran.ok()) return Error{ran.error().code, model + ": " + ran.error().message};
     device_out = std::move(ran).value();
+    for (size_t k = 0; k < read_ids.size(); ++k)
+      KeepReadBack(device_out[read_ids[k]], std::move(host[k]));
+    if (!read_ids.empty()) {
+      ++stats.device_reads;
+      if (result != nullptr) result->wait_ms += exec->last_read_ms();
+    }
     if (recorded != nullptr && recorded->replays() != replays_before) {
       ++stats.segments_replayed;
     } else {

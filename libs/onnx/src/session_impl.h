@@ -276,14 +276,32 @@ struct Session::Impl {
                                                 size_t start,
                                                 const std::vector<detail::Value>& seeds,
                                                 RunResult* result);
-  // Runs `p` on `seeds`: its outputs, in order.
+  // Runs `p` on `seeds`: its outputs, in order. `read_outputs` (per output of `p`; nullptr:
+  // none) names the outputs the caller will read on the host: they are read back with the
+  // last segment's submit (ReadBack then finds them).
   Result<std::vector<detail::Value>> RunProgram(const detail::Program& p, detail::PlanCache& cache,
                                                 std::vector<detail::Value> seeds, RunResult* result,
-                                                const RunOptions& ro);
-  // One plan segment's graph: its outputs as values.
+                                                const RunOptions& ro,
+                                                const std::vector<bool>* read_outputs = nullptr);
+  // One plan segment's graph: its outputs as values; the outputs flagged in `read` (parallel to
+  // plan.outputs) are read back with the segment's submit into `read_back`.
   Result<std::vector<detail::Value>> RunSegment(const detail::Plan& plan,
                                                 const std::vector<detail::Value>& seeds,
-                                                RunResult* result, const RunOptions& ro);
+                                                RunResult* result, const RunOptions& ro,
+                                                const std::vector<bool>& read);
+  // Device tensors read back during the current run (Run clears it when it ends), each with
+  // its tensor, which keeps the buffer from being reused while the copy is held: a value read
+  // with its segment's submit, or read once, is not read again (an If's condition and the
+  // small values read with it, the outputs). Buffers are not written once made, so a copy
+  // stays true while its buffer is held.
+  std::vector<std::pair<compute::Tensor, compute::HostTensor>> read_back;
+  // `t` on the host: from read_back, else downloaded (and kept there).
+  Result<compute::HostTensor> ReadBack(const compute::Tensor& t);
+  // Downloads those of `ts` not in read_back with one submit and one wait, into read_back.
+  Status ReadBackAll(const std::vector<compute::Tensor>& ts);
+  void KeepReadBack(const compute::Tensor& t, compute::HostTensor h);
+  // Drops the copies of `v`'s buffer (a Loop iteration's values, once read).
+  void ForgetReadBack(const detail::Value& v);
   // A control node the plan could not inline (control_flow.cpp): its outputs.
   Result<std::vector<detail::Value>> RunControl(const detail::Program& p, const detail::NodeInfo& n,
                                                 const std::vector<detail::Value>& env,

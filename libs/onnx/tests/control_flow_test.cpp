@@ -249,6 +249,27 @@ TEST(ControlFlow, RepeatedRunsReplayTheirPlans) {
   EXPECT_GE(rnn.stats().segments_replayed, 12u + 11u);
 }
 
+// Values read on the host go back with their segment's submit: an If's condition in one
+// read, the outputs of the last segment in one; a Loop body's condition and scan output in
+// one read per iteration (before: two, and a wait of its own for the outputs). Outputs against
+// numpy's (RunSet).
+TEST(ControlFlow, ReadsGoWithTheirSegmentsSubmit) {
+  Session s = Load("if_score");
+  for (int set = 0; set < 3; ++set) {
+    const uint64_t before = s.stats().device_reads;
+    RunSet(s, "if_score", set);
+    EXPECT_EQ(s.stats().device_reads - before, 2u) << "if_score set " << set;
+  }
+  Session rnn = Load("loop_rnn", /*max_unrolled_loop_nodes=*/0);
+  for (int round = 0; round < 2; ++round) {
+    const uint64_t before = rnn.stats().device_reads;
+    RunSet(rnn, "loop_rnn", 0);
+    // The segment before the Loop (its trip count and condition), twelve iterations, then the
+    // outputs (main's code read each iteration's condition and scan output apart: 26).
+    EXPECT_EQ(rnn.stats().device_reads - before, 14u) << "loop_rnn round " << round;
+  }
+}
+
 TEST(ControlFlow, UnsupportedOpInABranchNamesItsPath) {
   SessionOptions o;
   o.context = &Ctx();

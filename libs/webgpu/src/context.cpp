@@ -783,6 +783,87 @@ Status Context::Read(const Buffer& buffer, uint64_t offset, std::span<std::byte>
   return Ok{};
 }
 
+Status Context::ReadMany(std::span<const ReadRequest> reads, std::optional<Recorder> commands) {
+  // Whatever happens, `commands` (the caller's work) is submitted: a failed read must not drop
+  // it.
+  auto submit_commands = [&]() -> Status {
+    if (!commands) return Ok{};
+    Recorder rec = std::move(*commands);
+    commands.reset();
+    return Submit(std::move(rec));
+  };
+  if (Status st = CheckLost(); !st.ok()) {
+    commands.reset();
+    return st;
+  }
+  uint64_t total = 0;
+  for (const ReadRequest& r : reads) {
+    if (r.buffer == nullptr || r.offset % 4 != 0 || r.offset > r.buffer->size ||
+        r.out.size() > r.buffer->size - r.offset) {
+      ALKNET_TRY(submit_commands());
+      return Error{ErrorCode::kInvalidArgument,
+                   "read of " + std::to_string(r.out.size()) + " bytes at offset " +
+                       std::to_string(r.offset) + " does not fit a " +
+                       std::to_string(r.buffer == nullptr ? 0 : r.buffer->size) +
+                       "-byte buffer with 4-byte aligned offset"};
+    }
+    if ((r.buffer->usage & WGPUBufferUsage_CopySrc) == 0) {
+      ALKNET_TRY(submit_commands());
+      return Error{ErrorCode::kInvalidArgument,
+                   "buffer was not created with CopySrc usage; it cannot be read back"};
+    }
+    total += (r.out.size() + 3) & ~uint64_t{3};
+  }
+  if (total == 0 || total > std::min(kStagingChunk, limits_.maxBufferSize)) {
+    // Nothing to copy, or more than one staging buffer holds: one read (and map) each.
+    ALKNET_TRY(submit_commands());
+    for (const ReadRequest& r : reads) {
+      if (!r.out.empty()) ALKNET_TRY(Read(*r.buffer, r.offset, r.out));
+    }
+    return Ok{};
+  }
+  auto acquired = AcquireStaging(total);
+  if (!acquired.ok()) {
+    ALKNET_TRY(submit_commands());
+    return std::move(acquired).error();
+  }
+  Buffer staging = std::move(acquired).value();
+  Recorder rec = commands ? std::move(*commands) : BeginCommands("alknet readback");
+  commands.reset();
+  uint64_t at = 0;
+  for (const ReadRequest& r : reads) {
+    const uint64_t copy = (r.out.size() + 3) & ~uint64_t{3};
+    if (copy > 0) rec.Copy(*r.buffer, r.offset, staging, at, copy);
+    at += copy;
+  }
+  ALKNET_TRY(Submit(std::move(rec)));
+  MapResult mapped;
+  WGPUBufferMapCallbackInfo cb{};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = &OnMap;
+  cb.userdata1 = &mapped;
+  ALKNET_TRY(Wait(P().BufferMapAsync(staging.handle.get(), WGPUMapMode_Read, 0, total, cb),
+                  std::chrono::minutes(5)));
+  if (mapped.status != WGPUMapAsyncStatus_Success) {
+    ALKNET_TRY(CheckLost());
+    return Error{ErrorCode::kMapFailed, "mapAsync for readback failed: " + mapped.message};
+  }
+  const auto* src =
+      static_cast<const std::byte*>(P().BufferGetConstMappedRange(staging.handle.get(), 0, total));
+  if (src == nullptr) {
+    P().BufferUnmap(staging.handle.get());
+    return Error{ErrorCode::kMapFailed, "getMappedRange returned null after a successful map"};
+  }
+  at = 0;
+  for (const ReadRequest& r : reads) {
+    if (!r.out.empty()) std::memcpy(r.out.data(), src + at, r.out.size());
+    at += (r.out.size() + 3) & ~uint64_t{3};
+  }
+  P().BufferUnmap(staging.handle.get());
+  ReleaseStaging(std::move(staging));
+  return Ok{};
+}
+
 // ---- Commands ------------------------------------------------------------------------------
 
 Recorder Context::BeginCommands(std::string_view label) {

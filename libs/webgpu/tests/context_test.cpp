@@ -137,6 +137,55 @@ TEST(Context, ReadOfUnalignedTailAndOffset) {
   EXPECT_EQ(misaligned.error().code, ErrorCode::kInvalidArgument);
 }
 
+// Several reads in one submit and one map, packed into one staging buffer: ragged lengths and
+// offsets, a read of nothing, and, with the caller's commands, a copy recorded before the
+// reads that they must see (work and read-back in one submit). Compared with the host bytes
+// written.
+TEST(Context, ReadManyInOneSubmitMatchesTheWrittenBytes) {
+  Context& ctx = SharedContext();
+  auto pattern = [](size_t n, int seed) {
+    std::vector<std::byte> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = std::byte(static_cast<uint8_t>(i * 31 + seed * 17 + 3));
+    return v;
+  };
+  const std::vector<std::byte> a = pattern(37, 1), b = pattern(4100, 2), c = pattern(8, 3);
+  auto ba = ctx.CreateBuffer(a.size(), kStorageUsage, "a");
+  auto bb = ctx.CreateBuffer(b.size(), kStorageUsage, "b");
+  auto bc = ctx.CreateBuffer(c.size(), kStorageUsage, "c");
+  auto bd = ctx.CreateBuffer(b.size(), kStorageUsage, "d");
+  ASSERT_TRUE(ba.ok() && bb.ok() && bc.ok() && bd.ok());
+  ASSERT_TRUE(ctx.Write(*ba, 0, a).ok());
+  ASSERT_TRUE(ctx.Write(*bb, 0, b).ok());
+  ASSERT_TRUE(ctx.Write(*bc, 0, c).ok());
+  std::vector<std::byte> oa(29), ob(4100 - 12), oc(8), none;
+  std::vector<Context::ReadRequest> reads = {
+      {&*ba, 8, oa}, {&*bb, 12, ob}, {&*bc, 4, none}, {&*bc, 0, oc}};
+  ASSERT_TRUE(ctx.ReadMany(reads).ok());
+  EXPECT_TRUE(std::equal(oa.begin(), oa.end(), a.begin() + 8));
+  EXPECT_TRUE(std::equal(ob.begin(), ob.end(), b.begin() + 12));
+  EXPECT_TRUE(std::equal(oc.begin(), oc.end(), c.begin()));
+
+  // d is filled by a copy in the caller's commands; the read of d in the same submit sees it.
+  Recorder rec = ctx.BeginCommands("copy then read");
+  rec.Copy(*bb, 0, *bd, 0, bd->size);
+  std::vector<std::byte> od(b.size());
+  std::vector<Context::ReadRequest> after = {{&*bd, 0, od}, {&*ba, 0, oa}};
+  ASSERT_TRUE(ctx.ReadMany(after, std::move(rec)).ok());
+  EXPECT_TRUE(od == b);
+  EXPECT_TRUE(std::equal(oa.begin(), oa.end(), a.begin()));
+
+  // A bad request is an error, and the caller's commands still run.
+  Recorder again = ctx.BeginCommands("copy, bad read");
+  again.Copy(*bc, 0, *bd, 0, 8);
+  std::vector<Context::ReadRequest> bad = {{&*ba, 2, oc}};
+  auto refused = ctx.ReadMany(bad, std::move(again));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+  std::vector<std::byte> head(8);
+  ASSERT_TRUE(ctx.Read(*bd, 0, head).ok());
+  EXPECT_TRUE(head == c);
+}
+
 TEST(Context, OversizeDispatchNamesTheLimit) {
   Context& ctx = SharedContext();
   auto kernel = ctx.GetKernel({.wgsl = kSaxpy,

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -142,6 +143,9 @@ class Executor {
   // buffer rather than a pooled one.
   Result<Tensor> UploadConstant(const RefTensor& value, bool fresh = false);
   Result<HostTensor> Download(const Tensor& t);
+  // Several tensors with one submit and one wait (webgpu::Context::ReadMany); a non-contiguous
+  // one is made contiguous first (a dispatch of its own).
+  Result<std::vector<HostTensor>> Download(std::span<const Tensor> tensors);
   // A tensor with unspecified contents.
   Result<Tensor> Empty(DType dtype, const Shape& shape);
 
@@ -151,6 +155,14 @@ class Executor {
   // nullptr: Run(graph, inputs).
   Result<std::vector<Tensor>> Run(const Graph& graph, const std::vector<Tensor>& inputs,
                                   RecordedGraph* recorded);
+  // The same, and the outputs listed in `read` (indices into graph.outputs) read back into
+  // `host` (one per entry) with the run's own submit: their copies are appended to the run's
+  // command buffer, which is submitted and waited for once (a small model's run is one
+  // submit and one wait instead of two of each). A non-contiguous output is read after it,
+  // as Download does.
+  Result<std::vector<Tensor>> Run(const Graph& graph, const std::vector<Tensor>& inputs,
+                                  RecordedGraph* recorded, std::span<const size_t> read,
+                                  std::vector<HostTensor>* host);
   // One node.
   Result<Tensor> Run(const std::string& op, const std::vector<Tensor>& inputs,
                      Attributes attributes = {}, int opset = 17);
@@ -163,6 +175,13 @@ class Executor {
                   const std::vector<const webgpu::Buffer*>& bindings);
   // Submits with error scopes and checks uncaptured errors and device loss.
   Status SubmitChecked(webgpu::Recorder rec);
+  // Whether work was submitted or written through this executor since its last wait for the
+  // device (a read-back waits for everything submitted before it); WaitIdle waits and clears.
+  bool has_unwaited_work() const { return unwaited_; }
+  Status WaitIdle();
+  // Milliseconds the last Run with reads (or Download) spent submitting its copies and waiting
+  // for them: the device finishing the run.
+  double last_read_ms() const { return last_read_ms_; }
 
   // While set, Run(graph) times every top-level node on its own (submit, wait) into `sink`
   // (cleared first): slower than a normal run, for finding where the time goes. nullptr: off.
@@ -171,14 +190,22 @@ class Executor {
  private:
   struct Pass;
   struct Capture;
+  // Outputs to read with the submit (Run with `read`), while a run records or replays.
+  struct ReadBack {
+    std::span<const size_t> outputs;
+    std::vector<HostTensor>* host = nullptr;
+  };
   Result<std::vector<Tensor>> RunRecording(const Graph& graph, const std::vector<Tensor>& inputs,
-                                           Capture* capture);
+                                           Capture* capture, const ReadBack& read);
+  // Submits `rec`; with reads, their copies go into it first and the submit is waited for.
+  Status SubmitAndRead(webgpu::Recorder rec, const std::vector<Tensor>& outputs,
+                       const ReadBack& read);
   // The trace from a captured run, or why none can be kept.
   Result<std::unique_ptr<RecordedGraph::Trace>> FinishCapture(Capture& capture,
                                                               const std::vector<Tensor>& inputs,
                                                               const std::vector<Tensor>& outputs);
-  Result<std::vector<Tensor>> Replay(RecordedGraph::Trace& trace,
-                                     const std::vector<Tensor>& inputs);
+  Result<std::vector<Tensor>> Replay(RecordedGraph::Trace& trace, const std::vector<Tensor>& inputs,
+                                     const ReadBack& read);
   bool TraceMatches(const RecordedGraph::Trace& trace, const std::vector<Tensor>& inputs);
   static void Hold(Capture& capture, const std::shared_ptr<webgpu::Buffer>& buffer, bool constant);
   // Records `graph` on `inputs` (known values in `known`, parallel; may be empty) and returns
@@ -209,6 +236,8 @@ class Executor {
   ExecutorStats stats_;
   RunProfile* profile_ = nullptr;
   Capture* capture_ = nullptr;  // the run being captured into a trace, while it records
+  bool unwaited_ = false;
+  double last_read_ms_ = 0;
 };
 
 // Device capabilities from a context's limits and features.

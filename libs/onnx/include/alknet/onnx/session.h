@@ -182,6 +182,11 @@ struct SessionStats {
   // for the next run) instead, counted over all runs (bodies of control nodes included).
   uint64_t segments_replayed = 0;
   uint64_t segments_recorded = 0;
+  // Read-backs, each one wait for the device, counted over all runs: values read with their
+  // segment's submit (an If's condition and the small values beside it, a Loop body's
+  // condition and scan outputs, the outputs of the last segment) count once per segment, a
+  // value already read in the same run not again.
+  uint64_t device_reads = 0;
 };
 
 // The op types of a model's nodes, in order, without checking anything else (reports group

@@ -213,6 +213,18 @@ class Context {
   const UploadStats& upload_stats() const { return upload_stats_; }
   // Copies through a pooled staging buffer and mapAsync, in chunks for large reads.
   Status Read(const Buffer& buffer, uint64_t offset, std::span<std::byte> out);
+  // Several reads with one submit and one map: every copy goes into one staging buffer (packed
+  // at 4-byte boundaries) in one command buffer, which is submitted, mapped and waited for
+  // once. With `commands`, the copies are appended to that recorder's commands after what it
+  // already holds, and it is the one submitted: work and read-back in a single submit. Reads
+  // that together exceed one staging chunk fall back to one Read each (after submitting
+  // `commands`). Each `out` must fit its buffer from `offset` (a multiple of 4).
+  struct ReadRequest {
+    const Buffer* buffer = nullptr;
+    uint64_t offset = 0;
+    std::span<std::byte> out;
+  };
+  Status ReadMany(std::span<const ReadRequest> reads, std::optional<Recorder> commands = {});
 
   // Compiles WGSL; a compilation error carries label:line:column and the offending line.
   Result<ShaderModule> CompileWgsl(std::string_view source, std::string_view label);
