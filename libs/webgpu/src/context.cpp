@@ -750,34 +750,14 @@ Status Context::Read(const Buffer& buffer, uint64_t offset, std::span<std::byte>
                  "buffer was not created with CopySrc usage; it "
                  "cannot be read back"};
   }
-  const uint64_t chunk_cap = std::min(kStagingChunk, limits_.maxBufferSize);
-  uint64_t done = 0;
-  while (done < out.size()) {
+  // One staging buffer per chunk: ReadMany copies, submits, maps and unmaps each. The cap is a
+  // multiple of 4 so a chunk's padded copy still fits one staging buffer (ReadMany would hand a
+  // larger one back to Read).
+  const uint64_t chunk_cap = std::min(kStagingChunk, limits_.maxBufferSize) & ~uint64_t{3};
+  for (uint64_t done = 0; done < out.size();) {
     const uint64_t n = std::min<uint64_t>(out.size() - done, chunk_cap);
-    const uint64_t copy = (n + 3) & ~uint64_t{3};  // buffer sizes are multiples of 4
-    ALKNET_ASSIGN_OR_RETURN(Buffer staging, AcquireStaging(copy));
-    Recorder rec = BeginCommands("alknet readback");
-    rec.Copy(buffer, offset + done, staging, 0, copy);
-    ALKNET_TRY(Submit(std::move(rec)));
-    MapResult mapped;
-    WGPUBufferMapCallbackInfo cb{};
-    cb.mode = WGPUCallbackMode_WaitAnyOnly;
-    cb.callback = &OnMap;
-    cb.userdata1 = &mapped;
-    ALKNET_TRY(Wait(P().BufferMapAsync(staging.handle.get(), WGPUMapMode_Read, 0, copy, cb),
-                    std::chrono::minutes(5)));
-    if (mapped.status != WGPUMapAsyncStatus_Success) {
-      ALKNET_TRY(CheckLost());
-      return Error{ErrorCode::kMapFailed, "mapAsync for readback failed: " + mapped.message};
-    }
-    const void* src = P().BufferGetConstMappedRange(staging.handle.get(), 0, copy);
-    if (src == nullptr) {
-      P().BufferUnmap(staging.handle.get());
-      return Error{ErrorCode::kMapFailed, "getMappedRange returned null after a successful map"};
-    }
-    std::memcpy(out.data() + done, src, n);
-    P().BufferUnmap(staging.handle.get());
-    ReleaseStaging(std::move(staging));
+    const ReadRequest chunk{&buffer, offset + done, out.subspan(done, n)};
+    ALKNET_TRY(ReadMany(std::span<const ReadRequest>(&chunk, 1)));
     done += n;
   }
   return Ok{};
