@@ -95,14 +95,16 @@ def main():
     # torch times the model on an input already on the GPU; alknet's steady time includes the
     # input's upload and the output's download, so the device part is shown beside it.
     rows = ["| model | batch | alknet steady ms | of which device ms | torch eager fp32 ms | alknet / torch "
-            "| device / torch | alknet cold ms |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            "| device / torch | alknet cold ms | torch.compile ms | alknet / compile |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name in sorted(results):
         for batch in sorted(results[name], key=int):
             r = results[name][batch]
-            t = torch_report.get("results", {}).get(name, {}).get(batch, {}).get("median_ms")
+            tr = torch_report.get("results", {}).get(name, {}).get(batch, {})
+            t = tr.get("median_ms")
+            tc = tr.get("compile", {}).get("median_ms")
             if "error" in r:
-                rows.append(f"| {name} | {batch} | {r['error'][:80]} | | {t or ''} | | | |")
+                rows.append(f"| {name} | {batch} | {r['error'][:80]} | | {t or ''} | | | | {tc or ''} | |")
                 continue
             a = r["run_ms"]["median"]
             cold = sum(x or 0 for x in (r.get("load_ms"), r.get("plan_ms"), r["run_ms"].get("first")))
@@ -112,7 +114,8 @@ def main():
             dev_text = f"{dev:.3f}" if dev is not None else ""
             dev_ratio = f"{dev / t:.2f}" if t and dev is not None else ""
             rows.append(f"| {name} | {batch} | {a:.3f}{flag} | {dev_text} | {t if t is not None else ''} | {ratio} "
-                        f"| {dev_ratio} | {cold:.0f} |")
+                        f"| {dev_ratio} | {cold:.0f} | {tc if tc is not None else ''} "
+                        f"| {f'{a / tc:.2f}' if tc else ''} |")
     if torch_report:
         rows.append("")
         rows.append(f"torch {torch_report.get('torch')} (CUDA {torch_report.get('cuda')}, cuDNN "

@@ -1,7 +1,13 @@
 """ResNet-50 (v1.5) and MobileNetV2 in plain torch.nn, so that the H200 benchmark needs neither
 torchvision nor downloaded weights. Layouts follow the papers (He et al. 2015, "Deep Residual
 Learning", bottleneck [3, 4, 6, 3] with the stride on the 3x3 conv as in v1.5; Sandler et al.
-2018, "MobileNetV2", Table 2), width 1.0, 1000 classes, 224x224 inputs."""
+2018, "MobileNetV2", Table 2), width 1.0, 1000 classes, 224x224 inputs; and a BERT-base-like
+encoder (Devlin et al. 2018: 12 layers, hidden 768, 12 heads, FFN 3072, GELU, post-LayerNorm)
+over token ids, sequence 128, whose attention is written out in MatMul/Softmax so that the
+export is the plain ONNX a torch user gets."""
+import math
+
+import numpy as np
 import torch
 from torch import nn
 
@@ -92,7 +98,52 @@ class MobileNetV2(nn.Module):
         return self.classifier(torch.flatten(self.pool(self.features(x)), 1))
 
 
-MODELS = {"resnet50": ResNet50, "mobilenetv2": MobileNetV2}
+class EncoderLayer(nn.Module):
+    def __init__(self, hidden, heads, ffn):
+        super().__init__()
+        self.heads, self.head_dim = heads, hidden // heads
+        self.qkv = nn.ModuleList(nn.Linear(hidden, hidden) for _ in range(3))
+        self.out = nn.Linear(hidden, hidden)
+        self.norm1 = nn.LayerNorm(hidden, eps=1e-12)
+        self.ff1 = nn.Linear(hidden, ffn)
+        self.ff2 = nn.Linear(ffn, hidden)
+        self.norm2 = nn.LayerNorm(hidden, eps=1e-12)
+
+    def forward(self, x):
+        # Constant shapes (-1 for the batch): the export then has no Shape/Gather/Concat chains.
+        s, h = Bert.SEQ, self.heads * self.head_dim
+        q, k, v = (lin(x).view(-1, s, self.heads, self.head_dim).transpose(1, 2) for lin in self.qkv)
+        att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(self.head_dim), dim=-1)
+        ctx = (att @ v).transpose(1, 2).reshape(-1, s, h)
+        x = self.norm1(x + self.out(ctx))
+        return self.norm2(x + self.ff2(nn.functional.gelu(self.ff1(x))))
+
+
+class Bert(nn.Module):
+    """BERT-base-like: token + position embeddings, LayerNorm, 12 post-norm encoder layers; the
+    output is the last hidden state [batch, seq, 768]."""
+    SEQ = 128
+
+    def __init__(self, vocab=30522, hidden=768, layers=12, heads=12, ffn=3072):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, hidden)
+        self.positions = nn.Parameter(torch.randn(self.SEQ, hidden) * 0.02)
+        self.norm = nn.LayerNorm(hidden, eps=1e-12)
+        self.layers = nn.Sequential(*(EncoderLayer(hidden, heads, ffn) for _ in range(layers)))
+
+    def forward(self, ids):
+        return self.layers(self.norm(self.tokens(ids) + self.positions))
+
+
+MODELS = {"resnet50": ResNet50, "mobilenetv2": MobileNetV2, "bert": Bert}
+
+
+def example_input(name, batch, rng):
+    """The benchmark input of `name` at `batch`, as a numpy array (images: float32 NCHW
+    224x224; BERT: int64 token ids [batch, 128])."""
+    if name == "bert":
+        return rng.integers(0, 30522, size=(batch, Bert.SEQ), dtype=np.int64)
+    return rng.standard_normal((batch, 3, 224, 224)).astype(np.float32)
 
 
 def build(name, seed=0):

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""H200 half of the ONNX model benchmark: export ResNet-50 and MobileNetV2 (random weights, fixed
-seed) to ONNX and time torch eager fp32 on the GPU at batch 1 and 32, TF32 off.
+"""H200 half of the ONNX model benchmark: export ResNet-50, MobileNetV2 and a BERT-base-like encoder
+(random weights, fixed seed) to ONNX and time torch eager fp32 on the GPU at batch 1 and 32, TF32 off
+(and torch.compile with --compile).
 
     python3 bench/onnx/h200/torch_bench.py --out OUT_DIR [--repeat 50] [--batches 1 32]
 
@@ -26,11 +27,11 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from models import MODELS, build  # noqa: E402
+from models import MODELS, build, example_input  # noqa: E402
 
 
-def export(model, example, path, opset):
-    kwargs = dict(input_names=["input"], output_names=["logits"], opset_version=opset,
+def export(model, example, path, opset, output="logits"):
+    kwargs = dict(input_names=["input"], output_names=[output], opset_version=opset,
                   do_constant_folding=True)
     # torch >= 2.9 defaults to the dynamo exporter, which needs onnxscript; the TorchScript
     # exporter needs nothing else and handles these plain CNNs.
@@ -68,6 +69,9 @@ def main():
     p.add_argument("--batches", type=int, nargs="+", default=[1, 32])
     p.add_argument("--opset", type=int, default=17, choices=range(13, 18))
     p.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    p.add_argument("--compile", type=int, nargs="*", default=[], metavar="BATCH",
+                   help="also time torch.compile (default mode) at these batches; its first call "
+                        "includes the compilation")
     p.add_argument("--cudnn-benchmark", type=int, default=1, choices=[0, 1],
                    help="let cuDNN pick its fastest algorithms (default 1: torch at its best)")
     args = p.parse_args()
@@ -93,15 +97,25 @@ def main():
         report["results"][name] = {}
         for batch in args.batches:
             rng = np.random.default_rng([1, batch])
-            x_np = rng.standard_normal((batch, 3, 224, 224)).astype(np.float32)
+            x_np = example_input(name, batch, rng)
             base = os.path.join(args.out, f"{name}_b{batch}")
-            export(model, torch.from_numpy(x_np), base + ".onnx", args.opset)
+            export(model, torch.from_numpy(x_np), base + ".onnx", args.opset,
+                   "hidden" if name == "bert" else "logits")
             np.save(base + ".input.npy", x_np)
             gpu_model = model.to(device)
             x = torch.from_numpy(x_np).to(device)
             r = time_eager(gpu_model, x, args.warmup, args.repeat)
             with torch.inference_mode():
                 np.save(base + ".expected.npy", gpu_model(x).float().cpu().numpy())
+            if batch in args.compile:
+                try:
+                    c = time_eager(torch.compile(gpu_model), x, args.warmup, args.repeat)
+                except Exception as e:  # no triton / no compiler on the machine: say so, go on
+                    c = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
+                r["compile"] = c
+                print(f"{name} batch {batch}: torch.compile fp32 "
+                      + (f"median {c['median_ms']:.3f} ms (first {c['first_ms']:.1f})" if "error" not in c
+                         else c["error"]), flush=True)
             model = gpu_model.cpu()
             report["results"][name][str(batch)] = r
             print(f"{name} batch {batch}: torch eager fp32 median {r['median_ms']:.3f} ms "
