@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "alknet/webgpu/context.h"
+#include "alknet/webgpu/dawn_toggles.h"
 #include "log.h"
 
 namespace alknet::webgpu {
@@ -198,6 +199,13 @@ Result<std::optional<AdapterEntry>> RequestAdapter(const Instance& instance,
   options.powerPreference = power;
   options.forceFallbackAdapter = fallback;
   options.backendType = backend;
+  // ALKNET_DAWN_ADAPTER_TOGGLES: the adapter's toggles decide which features it reports
+  // (dawn_toggles.h; read once per process).
+  static const Result<DawnToggleList> adapter_toggles =
+      DawnTogglesFromEnvironment("ALKNET_DAWN_ADAPTER_TOGGLES");
+  if (!adapter_toggles.ok()) return adapter_toggles.error();
+  DawnTogglesChain toggles(*adapter_toggles);
+  options.nextInChain = toggles.chain();
   AdapterRequest req;
   WGPURequestAdapterCallbackInfo cb{};
   cb.mode = WGPUCallbackMode_WaitAnyOnly;

@@ -1,4 +1,5 @@
 #include "alknet/webgpu/context.h"
+#include "alknet/webgpu/dawn_toggles.h"
 
 #include <sys/stat.h>
 
@@ -229,34 +230,14 @@ Result<std::unique_ptr<Context>> Context::Create(const ContextOptions& options) 
   desc.uncapturedErrorCallbackInfo.callback = &Context::OnUncapturedError;
   desc.uncapturedErrorCallbackInfo.userdata1 = ctx.get();
 
-  // ALKNET_DAWN_TOGGLES="a,b": Dawn device toggles (e.g. disable_robustness), for measuring
-  // what Dawn's checks cost (tools/h200-gemm-sweep). Chained as Dawn's DawnTogglesDescriptor
-  // {chain, enabledToggleCount, enabledToggles, disabledToggleCount, disabledToggles}, sType
-  // 0x0005000A in the pinned Dawn (/work/shared/notes/dawn-features-h200.md); an implementation
-  // that does not know the sType ignores or refuses it, and a refusal is reported below.
-  struct DawnToggles {
-    WGPUChainedStruct chain;
-    size_t enabled_count;
-    const char* const* enabled;
-    size_t disabled_count;
-    const char* const* disabled;
-  } toggles{};
-  std::vector<std::string> toggle_names;
-  std::vector<const char*> toggle_ptrs;
-  if (const char* env = std::getenv("ALKNET_DAWN_TOGGLES"); env != nullptr && *env != 0) {
-    std::string_view rest(env);
-    while (!rest.empty()) {
-      const size_t comma = rest.find(',');
-      std::string_view name = rest.substr(0, comma);
-      if (!name.empty()) toggle_names.emplace_back(name);
-      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    }
-    for (const std::string& n : toggle_names) toggle_ptrs.push_back(n.c_str());
-    toggles.chain.sType = static_cast<WGPUSType>(0x0005000A);
-    toggles.enabled_count = toggle_ptrs.size();
-    toggles.enabled = toggle_ptrs.data();
-    desc.nextInChain = &toggles.chain;
-    LogDebug(std::string("device toggles: ") + env);
+  // ALKNET_DAWN_TOGGLES="a,-b": Dawn device toggles (e.g. disable_robustness), for measuring
+  // what Dawn's checks cost (tools/h200-gemm-sweep); dawn_toggles.h.
+  ALKNET_ASSIGN_OR_RETURN(const DawnToggleList device_toggles,
+                          DawnTogglesFromEnvironment("ALKNET_DAWN_TOGGLES"));
+  DawnTogglesChain toggles(device_toggles);
+  if (WGPUChainedStruct* chain = toggles.chain()) {
+    desc.nextInChain = chain;
+    LogDebug(std::string("device toggles: ") + std::getenv("ALKNET_DAWN_TOGGLES"));
   }
 
   // Dawn's blob cache on disk (ADR 0024): Dawn's DawnCacheDeviceDescriptor {chain,
