@@ -1,11 +1,13 @@
-// Conv f32 latency at batch 1 on layers of ResNet-50, MobileNetV2 and an OCR text detector
-// (DB-style: the two layers llvmpipe used to run 15-40x slower than their neighbours):
+// Conv f32 latency at batch 1 (or --batch N) on layers of ResNet-50, MobileNetV2 and an OCR text
+// detector (DB-style: the two layers llvmpipe used to run 15-40x slower than their neighbours):
 // alknet's Conv kernels against im2col + OpenBLAS sgemm on the host's cores (depthwise: a
 // direct loop, what a BLAS cannot do; ConvTranspose: sgemm + col2im), in the same run, on the
 // same random tensors; the results are compared too. `first ms`: the first dispatch,
-// including compiling the pipeline unless an earlier layer of the same kind compiled it.
+// including compiling the pipeline unless an earlier layer of the same kind compiled it. At
+// batch N the peer runs image by image. ALKNET_CONV_VARIANT forces one tiling of alknet's
+// Conv GEMM (tools/h200-convtile sweeps them).
 //
-//   bench_conv [--layers all|NAME,NAME] [--min-seconds 1] [--json]
+//   bench_conv [--layers all|NAME,NAME] [--batch N] [--min-seconds 1] [--json]
 #include <cblas.h>
 
 #include <cmath>
@@ -51,13 +53,13 @@ uint64_t OutExtent(uint64_t in, const Layer& l) {
 
 // The peer of ConvTranspose: col[M k k, H W] = W^T X (one sgemm), then col2im adds each
 // column into the output windows.
-void GemmConvTranspose(const Layer& l, const std::vector<float>& x, const std::vector<float>& w,
-                       std::vector<float>& col, std::vector<float>& y) {
+void GemmConvTranspose(const Layer& l, const float* x, const std::vector<float>& w,
+                       std::vector<float>& col, float* y) {
   const uint64_t HW = l.H * l.W, OH = OutExtent(l.H, l), OW = OutExtent(l.W, l);
   const uint64_t MK = l.M * l.k * l.k;
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, MK, HW, l.C, 1.0f, w.data(), MK, x.data(),
-              HW, 0.0f, col.data(), HW);
-  std::fill(y.begin(), y.end(), 0.0f);
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, MK, HW, l.C, 1.0f, w.data(), MK, x, HW, 0.0f,
+              col.data(), HW);
+  std::fill(y, y + l.M * OH * OW, 0.0f);
   for (uint64_t m = 0; m < l.M; ++m)
     for (uint64_t ky = 0; ky < l.k; ++ky)
       for (uint64_t kx = 0; kx < l.k; ++kx) {
@@ -74,9 +76,10 @@ void GemmConvTranspose(const Layer& l, const std::vector<float>& x, const std::v
       }
 }
 
-// The peer: im2col into a [C/g * k * k, OH * OW] matrix, then one sgemm per group.
-void Im2colConv(const Layer& l, const std::vector<float>& x, const std::vector<float>& w,
-                std::vector<float>& col, std::vector<float>& y) {
+// The peer: im2col into a [C/g * k * k, OH * OW] matrix, then one sgemm per group; x and y
+// are one image's.
+void Im2colConv(const Layer& l, const float* x, const std::vector<float>& w,
+                std::vector<float>& col, float* y) {
   if (l.transpose) return GemmConvTranspose(l, x, w, col, y);
   const uint64_t OH = OutExtent(l.H, l), OW = OutExtent(l.W, l), P = OH * OW;
   const uint64_t CG = l.C / l.group, MG = l.M / l.group, K = CG * l.k * l.k;
@@ -102,7 +105,7 @@ void Im2colConv(const Layer& l, const std::vector<float>& x, const std::vector<f
     return;
   }
   for (uint64_t g = 0; g < l.group; ++g) {
-    const float* b = &x[g * CG * l.H * l.W];
+    const float* b = x + g * CG * l.H * l.W;
     if (!(l.k == 1 && l.stride == 1 && l.pad == 0)) {
       for (uint64_t c = 0; c < CG; ++c)
         for (uint64_t ky = 0; ky < l.k; ++ky)
@@ -131,30 +134,40 @@ int main(int argc, char** argv) {
   double min_seconds = 1.0;
   bool json = false;
   std::string only = "all";
+  uint64_t batch = 1;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if (a == "--min-seconds" && i + 1 < argc)
       min_seconds = std::atof(argv[++i]);
     else if (a == "--layers" && i + 1 < argc)
       only = argv[++i];
+    else if (a == "--batch" && i + 1 < argc && std::atoi(argv[i + 1]) >= 1 &&
+             std::atoi(argv[i + 1]) <= 1024)
+      batch = static_cast<uint64_t>(std::atoi(argv[++i]));
     else if (a == "--json")
       json = true;
     else {
       std::fprintf(stderr,
-                   "usage: bench_conv [--layers all|NAME,NAME] [--min-seconds S] [--json]\n");
+                   "usage: bench_conv [--layers all|NAME,NAME] [--batch N (1-1024)] "
+                   "[--min-seconds S] [--json]\n");
       return 2;
     }
   }
   auto ctx = bench::Must(wg::Context::Create(), "WebGPU context");
   ac::Executor ex(*ctx);
   if (!json) {
-    std::printf("adapter: %s; shared-memory tiles: %s; OpenBLAS %s, %d threads\n",
-                ctx->adapter().Summary().c_str(), ex.caps().shared_memory_tiles ? "yes" : "no",
-                openblas_get_config(), openblas_get_num_threads());
+    std::printf(
+        "adapter: %s; shared-memory tiles: %s; conv variant: %s; batch %llu; OpenBLAS %s, %d "
+        "threads\n",
+        ctx->adapter().Summary().c_str(), ex.caps().shared_memory_tiles ? "yes" : "no",
+        ex.caps().conv_variant.c_str(), static_cast<unsigned long long>(batch),
+        openblas_get_config(), openblas_get_num_threads());
     std::printf("%-22s %10s %10s %12s %12s %8s %10s %12s\n", "layer", "GFLOP", "first ms",
                 "alknet ms", "peer ms", "ratio", "alknet GF/s", "max rel err");
   } else {
-    std::printf("{\"adapter\": \"%s\", \"results\": [", ctx->adapter().Summary().c_str());
+    std::printf("{\"adapter\": \"%s\", \"conv_variant\": \"%s\", \"batch\": %llu, \"results\": [",
+                ctx->adapter().Summary().c_str(), ex.caps().conv_variant.c_str(),
+                static_cast<unsigned long long>(batch));
   }
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1, 1);
@@ -168,18 +181,20 @@ int main(int argc, char** argv) {
     const uint64_t CG = l.C / l.group, K = CG * l.k * l.k;
     // ConvTranspose: the sgemm's column matrix is [M k k, H W].
     const uint64_t col_size = l.transpose ? l.M * l.k * l.k * l.H * l.W : K * P;
-    std::vector<float> x(l.C * l.H * l.W), w(l.M * K), y_gpu(l.M * P), y_cpu(l.M * P),
-        col(col_size);
+    const uint64_t x_image = l.C * l.H * l.W, y_image = l.M * P;
+    std::vector<float> x(batch * x_image), w(l.M * K), y_gpu(batch * y_image),
+        y_cpu(batch * y_image), col(col_size);
     for (float& v : x) v = u(rng);
     for (float& v : w) v = u(rng);
-    auto tx = bench::Must(
-        ex.Upload(ac::DType::kF32, {1, l.C, l.H, l.W}, std::as_bytes(std::span(x))), "upload X");
+    auto tx =
+        bench::Must(ex.Upload(ac::DType::kF32, {batch, l.C, l.H, l.W}, std::as_bytes(std::span(x))),
+                    "upload X");
     auto tw = bench::Must(
         ex.Upload(ac::DType::kF32,
                   l.transpose ? ac::Shape{l.C, l.M, l.k, l.k} : ac::Shape{l.M, CG, l.k, l.k},
                   std::as_bytes(std::span(w))),
         "upload W");
-    auto ty = bench::Must(ex.Empty(ac::DType::kF32, {1, l.M, OH, OW}), "output");
+    auto ty = bench::Must(ex.Empty(ac::DType::kF32, {batch, l.M, OH, OW}), "output");
     const int64_t s = int64_t(l.stride), p = int64_t(l.pad);
     ac::Attributes attrs{{"strides", std::vector<int64_t>{s, s}},
                          {"pads", std::vector<int64_t>{p, p, p, p}},
@@ -210,11 +225,15 @@ int main(int argc, char** argv) {
     auto out = bench::Must(ex.Download(ty), "download");
     std::memcpy(y_gpu.data(), out.data.data(), y_gpu.size() * 4);
 
-    Im2colConv(l, x, w, col, y_cpu);  // warm up
+    auto peer = [&] {
+      for (uint64_t n = 0; n < batch; ++n)
+        Im2colConv(l, &x[n * x_image], w, col, &y_cpu[n * y_image]);
+    };
+    peer();  // warm up
     t0 = bench::Clock::now();
     int cpu_reps = 0;
     do {
-      Im2colConv(l, x, w, col, y_cpu);
+      peer();
       ++cpu_reps;
     } while (bench::Seconds(t0, bench::Clock::now()) < min_seconds);
     const double cpu_s = bench::Seconds(t0, bench::Clock::now()) / cpu_reps;
@@ -224,7 +243,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < y_cpu.size(); ++i)
       max_rel = std::max(max_rel, std::fabs(double(y_gpu[i]) - y_cpu[i]) / scale);
     const double gflop =
-        (l.transpose ? 2.0 * l.C * l.M * l.k * l.k * l.H * l.W : 2.0 * l.M * P * K) / 1e9;
+        batch * (l.transpose ? 2.0 * l.C * l.M * l.k * l.k * l.H * l.W : 2.0 * l.M * P * K) / 1e9;
     total_gpu += gpu_s;
     total_cpu += cpu_s;
     if (json) {

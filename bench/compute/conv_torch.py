@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
-"""The H200 peer of bench_conv: the same layers (batch 1, f32, TF32 off) through torch's
-conv2d (cuDNN), timed with CUDA events over many back-to-back launches.
+"""The H200 peer of bench_conv: the same layers (batch 1 or --batch N, f32, TF32 off) through
+torch's conv2d (cuDNN), timed with CUDA events over many back-to-back launches.
 
-    python3 bench/compute/conv_torch.py        # on the GPU machine, beside bench_conv
+    python3 bench/compute/conv_torch.py [--batch N]   # on the GPU machine, beside bench_conv
 """
+import argparse
+
 import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--batch", type=int, default=1)
+parser.add_argument("--reps", type=int, default=500)
+args = parser.parse_args()
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -22,15 +29,15 @@ LAYERS = [
     ("mbv2_1x1_144to24", 144, 56, 56, 24, 1, 1, 0, 1),
 ]
 
-print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}")
+print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}, batch {args.batch}")
 total = 0.0
 for name, C, H, W, M, k, s, p, g in LAYERS:
-    x = torch.randn(1, C, H, W, device="cuda")
+    x = torch.randn(args.batch, C, H, W, device="cuda")
     w = torch.randn(M, C // g, k, k, device="cuda")
     for _ in range(20):
         torch.nn.functional.conv2d(x, w, stride=s, padding=p, groups=g)
     torch.cuda.synchronize()
-    reps = 500
+    reps = args.reps
     a = torch.cuda.Event(enable_timing=True)
     b = torch.cuda.Event(enable_timing=True)
     a.record()

@@ -45,6 +45,9 @@ DeviceCaps CapsOf(const wg::Context& ctx) {
   if (const char* v = std::getenv("ALKNET_MATMUL_VARIANT"); v != nullptr && *v != '\0') {
     c.matmul_variant = v;
   }
+  if (const char* v = std::getenv("ALKNET_CONV_VARIANT"); v != nullptr && *v != '\0') {
+    c.conv_variant = v;
+  }
   return c;
 }
 

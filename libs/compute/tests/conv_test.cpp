@@ -3,11 +3,13 @@
 // sizes, pads, dilations, groups and output_padding; and the number of pipelines a 100-layer
 // CNN compiles stays bounded.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <set>
 #include <string>
 
+#include "alknet/compute/wgsl_generator.h"
 #include "test_util.h"
 
 namespace alknet::compute {
@@ -226,6 +228,176 @@ TEST(ConvParamBlock, PositionBlocksPastTheGridLimit) {
   Check(ex, {"Conv", {1, 3, 20, 20}, {2, 3, 1, 1}, false, {}}, rng);
   // Two stride phases (z holds batch x phases, which the grid must fit).
   Check(ex, {"ConvTranspose", {1, 2, 13, 17}, {2, 2, 2, 2}, true, {{"strides", Ints{1, 2}}}}, rng);
+}
+
+// Conv's GEMM tilings forced on this adapter (ALKNET_CONV_VARIANT's values: what
+// tools/h200-convtile measures on the H200): the parametric two-stage kernel at auto's big-GPU
+// picks (64x128x8:8x8, 128x128x8:8x8), TM != TN, BK 64 (a K step past the 16-wide split-K
+// slices), and today's one-stage 32x32 blocks forced. Shapes: channels
+// and positions not multiples of the blocks, stride 2 with asymmetric pads, dilation, groups,
+// batch > 1, 1-D and 3-D, 1x1 with and without vec4 rows, K shorter than one step, bias and
+// each fused activation; a depthwise conv (which keeps its own kernel); and a long K on a
+// small grid, which runs split along K (alknet.ConvPartial + SplitKSum) under the tiling.
+TEST(ConvTilings, ForcedTilingsMatchFloat64) {
+  webgpu::Context& ctx = SharedContext();
+  auto act = [](const char* a) { return AttrValue(std::string(a)); };
+  const std::vector<OneCase> cases = {
+      {"Conv",
+       {2, 13, 11, 9},
+       {37, 13, 3, 3},
+       true,
+       {{"pads", Ints{1, 1, 1, 1}}, {"alknet.activation", act("Relu")}}},
+      {"Conv",
+       {1, 8, 15, 13},
+       {20, 8, 3, 3},
+       false,
+       {{"strides", Ints{2, 2}},
+        {"pads", Ints{1, 0, 2, 1}},
+        {"alknet.activation", act("LeakyRelu:0.1")}}},
+      {"Conv",
+       {1, 6, 12, 10},
+       {9, 6, 3, 3},
+       true,
+       {{"dilations", Ints{2, 1}},
+        {"pads", Ints{2, 1, 2, 1}},
+        {"alknet.activation", act("HardSwish")}}},
+      {"Conv",
+       {2, 12, 9, 9},
+       {18, 4, 3, 3},
+       true,
+       {{"group", int64_t{3}}, {"alknet.activation", act("Clip:0:0.5")}}},
+      {"Conv", {3, 20, 8, 8}, {36, 20, 1, 1}, true, {{"alknet.activation", act("Sigmoid")}}},
+      {"Conv", {1, 19, 7, 5}, {33, 19, 1, 1}, false, {}},
+      {"Conv", {2, 6, 33}, {10, 3, 4}, true, {{"group", int64_t{2}}, {"strides", Ints{3}}}},
+      {"Conv", {1, 3, 5, 6, 7}, {9, 3, 2, 3, 3}, true, {{"pads", Ints{1, 0, 1, 0, 1, 1}}}},
+      {"Conv",
+       {1, 6, 7, 9},
+       {6, 1, 3, 3},
+       true,
+       {{"group", int64_t{6}}, {"pads", Ints{1, 1, 1, 1}}}},
+      {"Conv",
+       {1, 64, 5, 5},
+       {24, 64, 3, 3},
+       true,
+       {{"pads", Ints{1, 1, 1, 1}}, {"alknet.activation", act("Relu")}}},
+  };
+  // Each compile of a large unrolled shader costs llvmpipe seconds: every variant runs half
+  // the cases (alternating, so each case meets two of the parametric tilings) and the split one.
+  const char* variants[] = {"tile:64x128x8:8x8", "tile:128x128x8:8x8", "tile:128x64x16:8x4",
+                            "tile:32x32x64:4x4", "tiled-small"};
+  for (size_t vi = 0; vi < std::size(variants); ++vi) {
+    const char* v = variants[vi];
+    SCOPED_TRACE(std::string("conv_variant=") + v);
+    DeviceCaps caps = CapsOf(ctx);
+    caps.conv_variant = v;
+    Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
+    std::mt19937_64 rng(testing::Seed() + 21 + vi);
+    for (size_t i = 0; i < cases.size(); ++i) {
+      if ((i + vi) % 2 == 0 || i + 1 == cases.size()) Check(ex, cases[i], rng);
+    }
+    // The long-K case runs split along K under the forced tiling.
+    const OpRecord& conv = *OpTable::Default().Find("Conv", 17);
+    OpNode node{"Conv",
+                "k",
+                17,
+                {{"pads", Ints{1, 1, 1, 1}}},
+                {TensorDesc{DType::kF32, {1, 64, 5, 5}}, TensorDesc{DType::kF32, {24, 64, 3, 3}}},
+                {}};
+    auto at = OpTable::Default().ResolveAttributes(conv, node);
+    ASSERT_TRUE(at.ok()) << at.error().ToString();
+    auto g = conv.specialize(node, *at, caps);
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->nodes[0].op, "alknet.ConvPartial");
+  }
+}
+
+// The automatic choice on a GPU's caps (16 KiB of workgroup memory, 256 invocations: WebGPU's
+// defaults): the parametric kernel with 8x8 outputs per invocation for a batch-32 ResNet 3x3
+// 64 -> 64 at 56x56 (25 x 32 blocks of 64 x 128), today's tiles and split-K for the batch-1
+// 7x7 3x3 512 -> 512 (4 blocks of 128 x 128), and today's 32x32 blocks at batch 1 on 56x56
+// (25 blocks of 64 x 128, 49 of 64 x 64).
+TEST(ConvTilings, AutoPicksBigTilesForLargeGrids) {
+  const DeviceCaps gpu;
+  ASSERT_TRUE(gpu.shared_memory_tiles);
+  WgslGenerator gen;
+  const OpRecord& conv = *OpTable::Default().Find("Conv", 17);
+  auto node = [](uint64_t n, uint64_t c, uint64_t hw) {
+    return OpNode{"Conv",
+                  "resnet",
+                  17,
+                  {{"pads", Ints{1, 1, 1, 1}}},
+                  {TensorDesc{DType::kF32, {n, c, hw, hw}}, TensorDesc{DType::kF32, {c, c, 3, 3}}},
+                  {}};
+  };
+  auto program = gen.Generate(node(32, 64, 56), gpu);
+  ASSERT_TRUE(program.ok()) << program.error().ToString();
+  EXPECT_NE(program->source.find("// kernel: conv tiled 64x128x8, 8x8 per invocation"),
+            std::string::npos);
+  EXPECT_EQ(program->workgroup_size, (std::array<uint32_t, 3>{16, 8, 1}));
+  EXPECT_EQ(program->grid, (std::array<uint32_t, 3>{25, 1, 32}));
+
+  const OpNode late = node(1, 512, 7);
+  program = gen.Generate(late, gpu);
+  ASSERT_TRUE(program.ok()) << program.error().ToString();
+  EXPECT_EQ(program->source.find("kernel: conv tiled"), std::string::npos);
+  EXPECT_EQ(program->workgroup_size, (std::array<uint32_t, 3>{8, 8, 1}));
+  auto at = OpTable::Default().ResolveAttributes(conv, late);
+  ASSERT_TRUE(at.ok()) << at.error().ToString();
+  auto split = conv.specialize(late, *at, gpu);
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->nodes[0].op, "alknet.ConvPartial");
+
+  program = gen.Generate(node(1, 64, 56), gpu);
+  ASSERT_TRUE(program.ok()) << program.error().ToString();
+  EXPECT_EQ(program->source.find("kernel: conv tiled"), std::string::npos);
+  EXPECT_EQ(program->workgroup_size, (std::array<uint32_t, 3>{8, 8, 1}));
+
+  // A 128-channel layer gets 128-row blocks; CPU adapters keep their own kernel.
+  program = gen.Generate(node(32, 128, 28), gpu);
+  ASSERT_TRUE(program.ok()) << program.error().ToString();
+  EXPECT_NE(program->source.find("// kernel: conv tiled 128x128x8, 8x8"), std::string::npos);
+  DeviceCaps cpu;
+  cpu.shared_memory_tiles = false;
+  program = gen.Generate(node(32, 64, 56), cpu);
+  ASSERT_TRUE(program.ok()) << program.error().ToString();
+  EXPECT_EQ(program->source.find("kernel: conv tiled"), std::string::npos);
+  EXPECT_FALSE(program->params.empty());  // the parameter-block kernel
+}
+
+// A misspelled variant, and tilings this device's limits refuse, are errors naming the
+// variant, the spellings or the limit.
+TEST(ConvTilings, BadVariantsAreClearErrors) {
+  WgslGenerator gen;
+  const OpNode node{"Conv",
+                    "c",
+                    17,
+                    {},
+                    {TensorDesc{DType::kF32, {1, 8, 9, 9}}, TensorDesc{DType::kF32, {16, 8, 3, 3}}},
+                    {}};
+  auto message = [&](const char* v) {
+    DeviceCaps caps;
+    caps.conv_variant = v;
+    auto p = gen.Generate(node, caps);
+    return p.ok() ? std::string("(generated)") : p.error().message;
+  };
+  std::string e = message("fastest");
+  EXPECT_EQ(e.find("Conv 'c'"), 0u) << e;
+  EXPECT_NE(e.find("unknown Conv variant 'fastest' (ALKNET_CONV_VARIANT): use auto, tiled, "
+                   "tiled-small or tile:BMxBNxBK:TMxTN"),
+            std::string::npos)
+      << e;
+  e = message("tile:128x128x8:8x8x");
+  EXPECT_NE(e.find("unknown Conv variant"), std::string::npos) << e;
+  e = message("tile:96x128x8:8x8");
+  EXPECT_NE(e.find("cannot run: BM and BN must be powers of two"), std::string::npos) << e;
+  e = message("tile:64x64x8:12x4");
+  EXPECT_NE(e.find("TM and TN must be 4, 8 or 16"), std::string::npos) << e;
+  e = message("tile:256x256x8:4x4");
+  EXPECT_NE(e.find("64x64 invocations exceed the device's workgroup limits"), std::string::npos)
+      << e;
+  e = message("tile:128x128x16:8x8");
+  EXPECT_NE(e.find("32768 bytes of workgroup memory exceed the device's 16384"), std::string::npos)
+      << e;
 }
 
 // Layers of one kind with different shapes share one compiled pipeline (and one program per

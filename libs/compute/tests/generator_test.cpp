@@ -35,6 +35,12 @@ DeviceCaps VariantCaps(const std::string& variant) {
   return c;
 }
 
+DeviceCaps ConvVariantCaps(const std::string& variant) {
+  DeviceCaps c = GoldenCaps();
+  c.conv_variant = variant;
+  return c;
+}
+
 struct Golden {
   std::string name;
   OpNode node;
@@ -143,6 +149,16 @@ std::vector<Golden> GoldenNodes() {
         {{"alknet.activation", std::string("Sigmoid")}},
         {T(f32, {1, 3, 8, 8}), T(f32, {4, 3, 3, 3})},
         {}}},
+      // Conv's parametric two-stage tiling (conv/conv_tiled), forced: a general conv with
+      // ragged channels and positions, bias and Relu.
+      {"conv_tile_64x32x16_8x4_relu",
+       {"Conv",
+        "",
+        11,
+        {{"alknet.activation", std::string("Relu")}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}},
+        {T(f32, {2, 5, 7, 9}), T(f32, {6, 5, 3, 3}), T(f32, {6})},
+        {}},
+       ConvVariantCaps("tile:64x32x16:8x4")},
       // CPU adapters: the shape-generic kernel reading the parameter block (conv/direct).
       {"conv_cpu_param_block_clip",
        {"Conv",

@@ -266,6 +266,11 @@ TEST_P(OpTest, MatchesFloat64Reference) {
     variants = {CapsOf(ctx), CapsOf(ctx)};
     variants[0].shared_memory_tiles = true;
     variants[1].shared_memory_tiles = false;
+    if (p.record->shader == "conv/conv") {
+      // And Conv's parametric two-stage tiling (ALKNET_CONV_VARIANT), split-K slices included.
+      variants.push_back(CapsOf(ctx));
+      variants.back().conv_variant = "tile:64x128x8:8x8";
+    }
   } else if (p.record->params) {
     // Elementwise, pool and Resize: shapes rendered as constants (GPUs) and read from the
     // parameter block (CPU adapters, docs/adr/0011-bounded-programs.md).
@@ -274,7 +279,7 @@ TEST_P(OpTest, MatchesFloat64Reference) {
     variants[1].shared_memory_tiles = false;
   }
   for (const DeviceCaps& caps : variants) {
-    SCOPED_TRACE("matmul_variant=" + caps.matmul_variant +
+    SCOPED_TRACE("matmul_variant=" + caps.matmul_variant + " conv_variant=" + caps.conv_variant +
                  " shared_memory_tiles=" + std::to_string(caps.shared_memory_tiles));
     Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
     std::mt19937_64 rng(testing::Seed() ^

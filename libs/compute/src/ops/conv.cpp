@@ -12,6 +12,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -290,18 +291,122 @@ uint32_t Pow2AtLeast(uint64_t v, uint32_t cap) {
   return p;
 }
 
-// Workgroup shape of the GEMM path: 16 x 16 with workgroup-memory tiles; without them, the
-// block shrinks to the problem (a 16-channel layer should not run 48 idle rows).
-std::array<uint32_t, 2> ConvTile(const ConvDims& d, const DeviceCaps& caps) {
+// The tiling of Conv's GEMM (general and 1x1 paths): a BM (channels) x BN (positions) block
+// per workgroup of (BN / TN) x (BM / TM) invocations, TM x TN outputs each.
+//   kDirect: no workgroup memory (CPU adapters; 4x4 per invocation, the block shrunk to the
+//     problem: a 16-channel layer should not run 48 idle rows).
+//   kStaged: conv/conv's one-stage workgroup-memory tiles, K 16 at a time, 4x4 per invocation
+//     (64x64 blocks, or 32x32 when the grid is small).
+//   kTiled: conv/conv_tiled, any BM x BN x BK : TM x TN, two stages (the MatMul tiled layout).
+struct ConvTiling {
+  enum class Kernel { kDirect, kStaged, kTiled } kernel = Kernel::kStaged;
+  uint32_t bm = 64, bn = 64, bk = 16, tm = 4, tn = 4;
+  uint32_t wx() const { return bn / tn; }
+  uint32_t wy() const { return bm / tm; }
+  uint32_t threads() const { return wx() * wy(); }
+  uint64_t workgroup_bytes() const { return 2ull * (bm + bn) * bk * 4; }
+};
+
+ConvTiling Legacy(ConvTiling::Kernel kernel, uint32_t wx, uint32_t wy) {
+  return ConvTiling{kernel, 4 * wy, 4 * wx, 16, 4, 4};
+}
+
+// "tile:BMxBNxBK:TMxTN"; nullopt when `v` is not spelled so.
+std::optional<ConvTiling> ParseConvTile(const std::string& v) {
+  unsigned bm, bn, bk, tm, tn;
+  char end;
+  if (std::sscanf(v.c_str(), "tile:%ux%ux%u:%ux%u%c", &bm, &bn, &bk, &tm, &tn, &end) != 5) {
+    return std::nullopt;
+  }
+  return ConvTiling{ConvTiling::Kernel::kTiled, bm, bn, bk, tm, tn};
+}
+
+// Why conv/conv_tiled cannot run `t` on `caps` (empty when it can): the template's shape rules
+// and the device's limits.
+std::string ConvTileProblem(const ConvTiling& t, const DeviceCaps& caps) {
+  auto pow2 = [](uint32_t v) { return v != 0 && (v & (v - 1)) == 0; };
+  if (!pow2(t.bm) || !pow2(t.bn) || !pow2(t.bk) || t.bm < 16 || t.bn < 16 || t.bm > 256 ||
+      t.bn > 256 || t.bk < 4 || t.bk > 64) {
+    return "BM and BN must be powers of two in 16..256, BK a power of two in 4..64";
+  }
+  if ((t.tm != 4 && t.tm != 8 && t.tm != 16) || (t.tn != 4 && t.tn != 8 && t.tn != 16) ||
+      t.tm > t.bm || t.tn > t.bn) {
+    return "TM and TN must be 4, 8 or 16 and at most BM and BN";
+  }
+  if (t.threads() < 32) return "the block needs at least 32 invocations ((BM/TM)*(BN/TN))";
+  if (t.threads() > caps.max_invocations_per_workgroup || t.wx() > caps.max_workgroup_size_x ||
+      t.wy() > caps.max_workgroup_size_y) {
+    return std::to_string(t.wx()) + "x" + std::to_string(t.wy()) +
+           " invocations exceed the device's workgroup limits";
+  }
+  if (t.workgroup_bytes() > caps.max_workgroup_storage_bytes) {
+    return std::to_string(t.workgroup_bytes()) + " bytes of workgroup memory exceed the device's " +
+           std::to_string(caps.max_workgroup_storage_bytes);
+  }
+  return {};
+}
+
+bool ForcedConvVariant(const DeviceCaps& caps) {
+  return !caps.conv_variant.empty() && caps.conv_variant != "auto";
+}
+
+// Conv's GEMM stages through workgroup memory: on GPUs, and wherever a tiling is forced
+// (ALKNET_CONV_VARIANT; depthwise convs keep their own kernel).
+bool StagedTiles(const ConvDims& d, const DeviceCaps& caps) {
+  return caps.shared_memory_tiles || (ForcedConvVariant(caps) && !IsDepthwise(d));
+}
+
+// Workgroups of a tiling's grid over all batches and groups.
+uint64_t ConvBlocks(const ConvDims& d, const ConvTiling& t) {
+  return (d.win.out_size() + t.bn - 1) / t.bn * ((d.MG + t.bm - 1) / t.bm) * d.N * d.group;
+}
+
+// GPUs, large grids: the parametric kernel with 8x8 outputs per invocation (the MatMul sweep
+// on the H200: 128x128x8:8x8 at 33 TFLOP/s against 27 for 64x64:4x4), BN 128 positions and BM
+// the group's channels rounded up to a power of two in 32..128 (a 64-channel layer should not
+// run 64 idle rows), BK 8 (16 KiB of workgroup memory at 128x128, WebGPU's minimum limit).
+// Only where it still gives >= 128 workgroups (about one per SM of an H200), else nullopt.
+std::optional<ConvTiling> BigConvTiling(const ConvDims& d, const DeviceCaps& caps) {
+  if (IsDepthwise(d)) return std::nullopt;
+  const uint32_t bm = std::max<uint32_t>(32, Pow2AtLeast(d.MG, 128));
+  const ConvTiling t{ConvTiling::Kernel::kTiled, bm, 128, 8, bm >= 64 ? 8u : 4u, 8};
+  if (!ConvTileProblem(t, caps).empty() || ConvBlocks(d, t) < 128) return std::nullopt;
+  return t;
+}
+
+// The tiling Conv's GEMM runs (ALKNET_CONV_VARIANT, DeviceCaps::conv_variant, or the automatic
+// choice). A variant that is misspelled or does not fit the device is an error naming it.
+Result<ConvTiling> ChooseConvTiling(const OpNode& node, const ConvDims& d, const DeviceCaps& caps) {
+  using K = ConvTiling::Kernel;
+  const std::string& v = caps.conv_variant;
+  std::optional<ConvTiling> forced;
+  if (v == "tiled") {
+    forced = Legacy(K::kStaged, 16, 16);
+  } else if (v == "tiled-small") {
+    forced = Legacy(K::kStaged, 8, 8);
+  } else if (std::optional<ConvTiling> t = ParseConvTile(v)) {
+    if (std::string why = ConvTileProblem(*t, caps); !why.empty()) {
+      return Error{ErrorCode::kInvalidArgument, node.Describe() + ": Conv variant '" + v +
+                                                    "' (ALKNET_CONV_VARIANT) cannot run: " + why};
+    }
+    forced = t;
+  } else if (v != "auto" && !v.empty()) {
+    return Error{ErrorCode::kInvalidArgument,
+                 node.Describe() + ": unknown Conv variant '" + v +
+                     "' (ALKNET_CONV_VARIANT): use auto, tiled, tiled-small or "
+                     "tile:BMxBNxBK:TMxTN (e.g. tile:128x128x8:8x8)"};
+  }
+  if (forced && !IsDepthwise(d)) return *forced;
   if (caps.shared_memory_tiles) {
+    if (std::optional<ConvTiling> big = BigConvTiling(d, caps)) return *big;
     // Fewer than 128 blocks of 64 x 64 leave most of a large GPU idle (a batch-1 ResNet's
     // 7x7 stage has 8): quarter the blocks.
-    const uint64_t blocks = (d.win.out_size() + 63) / 64 * ((d.MG + 63) / 64) * d.N * d.group;
-    return blocks < 128 ? std::array<uint32_t, 2>{8, 8} : std::array<uint32_t, 2>{16, 16};
+    const ConvTiling t64 = Legacy(K::kStaged, 16, 16);
+    return ConvBlocks(d, t64) < 128 ? Legacy(K::kStaged, 8, 8) : t64;
   }
   const uint32_t ty = Pow2AtLeast((d.MG + 3) / 4, 16);
   const uint32_t tx = Pow2AtLeast((d.win.out_size() + 3) / 4, 256 / ty);
-  return {tx, ty};
+  return Legacy(K::kDirect, tx, ty);
 }
 
 // Taps k = (c, kz, ky, kx) of the group's GEMM index outside [k_begin, k_end) are left out
@@ -353,15 +458,59 @@ std::vector<RefTensor> ConvReference(const ConvDims& d, const Activation& act,
   return {std::move(out)};
 }
 
+// conv/conv_tiled's data: the tiling and the unrolled lists of accumulators (patch row g,
+// row r in it, patch column h) and of each invocation's in-flight loads.
+void AddTilingContext(const ConvTiling& t, hbs::Object& o) {
+  auto list = [](uint32_t n) {
+    hbs::Array l;
+    for (uint32_t i = 0; i < n; ++i) l.push_back(static_cast<long long>(i));
+    return hbs::Value(std::move(l));
+  };
+  const uint32_t gm = t.tm / 4, gn = t.tn / 4, th = t.threads();
+  hbs::Array acc;
+  for (uint32_t g = 0; g < gm; ++g) {
+    for (uint32_t r = 0; r < 4; ++r) {
+      for (uint32_t h = 0; h < gn; ++h) {
+        acc.push_back(hbs::Value::object({{"g", static_cast<long long>(g)},
+                                          {"r", static_cast<long long>(r)},
+                                          {"h", static_cast<long long>(h)},
+                                          {"c", std::string(1, "xyzw"[r])}}));
+      }
+    }
+  }
+  o.set("bm", t.bm);
+  o.set("bn", t.bn);
+  o.set("bk", t.bk);
+  o.set("tm", t.tm);
+  o.set("tn", t.tn);
+  o.set("gm", gm);
+  o.set("gn", gn);
+  o.set("wx", t.wx());
+  o.set("wy", t.wy());
+  o.set("threads", th);
+  o.set("a_stage", t.bk * t.bm / 4);
+  o.set("b_stage", t.bk * t.bn / 4);
+  o.set("a_tile_len", 2 * t.bk * t.bm / 4);
+  o.set("b_tile_len", 2 * t.bk * t.bn / 4);
+  o.set("la_list", list((t.bm * t.bk / 4 + th - 1) / th));
+  o.set("lb_list", list((t.bk * t.bn / 4 + th - 1) / th));
+  o.set("a_exact", (t.bm * t.bk / 4) % th == 0);
+  o.set("b_exact", (t.bk * t.bn / 4) % th == 0);
+  o.set("gm_list", list(gm));
+  o.set("gn_list", list(gn));
+  o.set("acc_list", hbs::Value(std::move(acc)));
+}
+
 // Split-K: the K range of one slice, a multiple of the 16-wide tile step.
 uint64_t SplitChunk(uint64_t K, uint64_t split) {
   return (((K + split - 1) / split) + 15) / 16 * 16;
 }
 
 // CPU adapters run Conv through the shape-generic kernel (conv/direct, parameter block);
-// GPUs keep the workgroup-memory tiles, specialised to the shape (docs/adr/0006).
-bool UsesParamBlock(const DeviceCaps& caps, uint64_t split) {
-  return !caps.shared_memory_tiles && split == 1;
+// GPUs keep the workgroup-memory tiles, specialised to the shape (docs/adr/0006), and so does
+// a forced tiling anywhere.
+bool UsesParamBlock(const ConvDims& d, const DeviceCaps& caps, uint64_t split) {
+  return !StagedTiles(d, caps) && split == 1;
 }
 
 ConvParamBlock ConvParams(const ConvDims& d, const Activation& act) {
@@ -379,7 +528,7 @@ Result<hbs::Value> ConvContext(const OpNode& node, const Attributes& at, const D
   ALKNET_ASSIGN_OR_RETURN(ConvDims d, ConvShapes(node, at));
   const uint64_t P = d.win.out_size();
   const bool depthwise = IsDepthwise(d), pointwise = !depthwise && IsPointwise(d);
-  if (generic && UsesParamBlock(caps, split)) {
+  if (generic && UsesParamBlock(d, caps, split)) {
     // Only what selects the kernel: the shapes are in the parameter block.
     const Activation act = ActivationOf(at);
     ALKNET_TRY(CheckParams(node, ConvParams(d, act)));
@@ -391,7 +540,8 @@ Result<hbs::Value> ConvContext(const OpNode& node, const Attributes& at, const D
     AddActivationContext(act, o, /*from_params=*/true);
     return hbs::Value(std::move(o));
   }
-  const auto tile = ConvTile(d, caps);
+  ALKNET_ASSIGN_OR_RETURN(const ConvTiling t, ChooseConvTiling(node, d, caps));
+  using K = ConvTiling::Kernel;
   hbs::Object o;
   o.set("param_block", false);
   o.set("N", d.N);
@@ -407,16 +557,18 @@ Result<hbs::Value> ConvContext(const OpNode& node, const Attributes& at, const D
   o.set("has_bias", d.has_bias && split == 1);
   o.set("depthwise", depthwise);
   o.set("pointwise", pointwise);
-  o.set("shared_tiles", caps.shared_memory_tiles);
+  o.set("shared_tiles", t.kernel == K::kStaged);
+  o.set("tiled", !depthwise && t.kernel == K::kTiled);
   o.set("x_vec4", pointwise && P % 4 == 0);
-  // W as vec4: the tiled path's row loads and the direct 1x1 path's four-k steps; the
+  // W as vec4: the tiled paths' row loads and the direct 1x1 path's four-k steps; the
   // direct general path reads one tap at a time.
-  o.set("w_vec4", !depthwise && d.K % 4 == 0 && (caps.shared_memory_tiles || pointwise));
+  o.set("w_vec4", !depthwise && d.K % 4 == 0 && (t.kernel != K::kDirect || pointwise));
   o.set("out_vec4", !depthwise && P % 4 == 0);
-  o.set("TX", tile[0]);
-  o.set("TY", tile[1]);
-  o.set("TN", 4 * tile[0]);
-  o.set("TM", 4 * tile[1]);
+  o.set("TX", t.wx());
+  o.set("TY", t.wy());
+  o.set("TN", t.bn);
+  o.set("TM", t.bm);
+  if (t.kernel == K::kTiled) AddTilingContext(t, o);
   AddActivationContext(split == 1 ? ActivationOf(at) : Activation{}, o);
   o.set("split_k", split > 1);
   o.set("SPLIT", split);
@@ -424,10 +576,10 @@ Result<hbs::Value> ConvContext(const OpNode& node, const Attributes& at, const D
   return hbs::Value(std::move(o));
 }
 
-DispatchPlan ConvDispatch(const ConvDims& d, const DeviceCaps& caps, uint64_t split,
-                          bool generic = false) {
+DispatchPlan ConvDispatch(const OpNode& node, const ConvDims& d, const DeviceCaps& caps,
+                          uint64_t split, bool generic = false) {
   DispatchPlan p;
-  if (generic && UsesParamBlock(caps, split)) {
+  if (generic && UsesParamBlock(d, caps, split)) {
     // x: position blocks (the kernel loops past the limit), y: (group, 8-channel block) or the
     // channel (depthwise), z: batch.
     const ConvParamBlock b = ConvParams(d, Activation{});
@@ -441,11 +593,13 @@ DispatchPlan ConvDispatch(const ConvDims& d, const DeviceCaps& caps, uint64_t sp
     p.invocations = d.N * d.M * ((d.win.out_size() + 3) / 4);
     return p;
   }
-  const auto tile = ConvTile(d, caps);
+  // A variant that cannot run fails in ConvContext with its message; any plan does until then.
+  auto chosen = ChooseConvTiling(node, d, caps);
+  const ConvTiling t = chosen.ok() ? *chosen : ConvTiling{};
   p.kind = DispatchPlan::Kind::kGrid;
-  p.workgroup_size = {tile[0], tile[1], 1};
-  p.groups = {(d.win.out_size() + 4 * tile[0] - 1) / (4 * tile[0]),
-              (d.MG + 4 * tile[1] - 1) / (4 * tile[1]), d.N * d.group * split};
+  p.workgroup_size = {t.wx(), t.wy(), 1};
+  p.groups = {(d.win.out_size() + t.bn - 1) / t.bn, (d.MG + t.bm - 1) / t.bm,
+              d.N * d.group * split};
   return p;
 }
 
@@ -453,9 +607,9 @@ DispatchPlan ConvDispatch(const ConvDims& d, const DeviceCaps& caps, uint64_t sp
 // 7x7 and 14x14 stages: 32-56 workgroups, K up to 4608) leaves most of the device idle and
 // each workgroup walking all of K. Splitting K into slices of at least 256 gives about 256
 // workgroups. 1 = no split (CPU adapters, depthwise, grids that already fill the device).
-uint64_t SplitFor(const ConvDims& d, const DeviceCaps& caps) {
-  if (!caps.shared_memory_tiles || IsDepthwise(d) || d.K < 512) return 1;
-  const DispatchPlan p = ConvDispatch(d, caps, 1);
+uint64_t SplitFor(const OpNode& node, const ConvDims& d, const DeviceCaps& caps) {
+  if (!StagedTiles(d, caps) || IsDepthwise(d) || d.K < 512) return 1;
+  const DispatchPlan p = ConvDispatch(node, d, caps, 1);
   const uint64_t blocks = p.groups[0] * p.groups[1] * p.groups[2];
   if (blocks >= 64) return 1;
   uint64_t split = std::min<uint64_t>((256 + blocks - 1) / blocks, d.K / 256);
@@ -493,11 +647,12 @@ OpRecord ConvRecord() {
     return ConvContext(node, at, caps, 1, /*generic=*/true);
   };
   r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
-    return ConvDispatch(*ConvShapes(node, at), caps, 1, /*generic=*/true);
+    return ConvDispatch(node, *ConvShapes(node, at), caps, 1, /*generic=*/true);
   };
   r.params = [](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
-    if (!UsesParamBlock(caps, 1)) return std::vector<uint32_t>{};
-    return ParamWords(ConvParams(*ConvShapes(node, at), ActivationOf(at)));
+    const ConvDims d = *ConvShapes(node, at);
+    if (!UsesParamBlock(d, caps, 1)) return std::vector<uint32_t>{};
+    return ParamWords(ConvParams(d, ActivationOf(at)));
   };
   r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
     ConvDims d = *ConvShapes(node, at);
@@ -507,7 +662,7 @@ OpRecord ConvRecord() {
                     const DeviceCaps& caps) -> std::optional<Graph> {
     auto d = ConvShapes(node, at);
     if (!d.ok()) return std::nullopt;
-    const uint64_t split = SplitFor(*d, caps);
+    const uint64_t split = SplitFor(node, *d, caps);
     if (split <= 1) return std::nullopt;
     // alknet.ConvPartial: [split, N, M, spatial...] partial sums over K slices; then
     // alknet.SplitKSum adds them up with the bias and the activation.
@@ -867,7 +1022,7 @@ OpRecord ConvPartialRecord() {
   };
   r.dispatch = [split_of, with_act](const OpNode& node, const Attributes& at,
                                     const DeviceCaps& caps) {
-    return ConvDispatch(*ConvShapes(node, with_act(at)), caps, split_of(at));
+    return ConvDispatch(node, *ConvShapes(node, with_act(at)), caps, split_of(at));
   };
   r.reference = [split_of](const OpNode& node, const Attributes& at,
                            const std::vector<RefTensor>& in) {

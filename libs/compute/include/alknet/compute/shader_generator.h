@@ -40,6 +40,11 @@ struct DeviceCaps {
   // shape and the caps above; "rows", "dot", "tiled" or "big" force one kernel for every shape
   // (tests run each on any adapter). CapsOf reads ALKNET_MATMUL_VARIANT.
   std::string matmul_variant = "auto";
+  // Which tiling Conv's GEMM runs (src/ops/conv.cpp, ChooseConvTiling): "auto" chooses from the
+  // shape and the caps above; "tiled" and "tiled-small" force today's one-stage 64x64 and 32x32
+  // blocks, "tile:BMxBNxBK:TMxTN" the two-stage parametric kernel, on any adapter (depthwise
+  // convs keep their own kernel). CapsOf reads ALKNET_CONV_VARIANT.
+  std::string conv_variant = "auto";
 };
 
 enum class Access { kRead, kReadWrite };
