@@ -4,8 +4,10 @@
 //
 //   bench_matmul [--sizes 256,1024,2048] [--gemm 1x2400x32,...] [--min-seconds 1] [--json]
 //
-// ALKNET_MATMUL_VARIANT=rows|dot|gemv[:CW]|tiled|big|tile:BMxBNxBK:TMxTN forces a kernel or a
-// tiling (docs/adr/0005-matmul-kernels.md; tools/h200-gemm-sweep sweeps the tilings on the H200).
+// ALKNET_MATMUL_VARIANT=rows|dot|gemv[:CW]|tiled|big|tile:BMxBNxBK:TMxTN[:splitS] forces a kernel
+// or a tiling, split along K into S slices with :splitS (docs/adr/0005-matmul-kernels.md;
+// tools/h200-gemm-sweep sweeps the tilings on the H200, tools/h200-splitk the splits). A split
+// runs as the executor runs it: the two programs of the record's specialization.
 // On the H200 (docs/gpu.md): --sizes 256,1024,2048,4096. cuBLAS is measured separately there
 // (torch, TF32 off); this program prints alknet's figure and OpenBLAS on that host's CPU.
 #include <cblas.h>
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "alknet/compute/executor.h"
+#include "alknet/compute/op_table.h"
 #include "alknet/compute/wgsl_generator.h"
 #include "bench_util.h"
 
@@ -42,6 +45,87 @@ std::vector<uint64_t> ParseDims(std::string_view s) {
   for (std::string_view d : Split(s, 'x'))
     out.push_back(std::strtoull(std::string(d).c_str(), nullptr, 10));
   return out;
+}
+
+// The programs one node runs as, in order, with their buffers: the record's own kernel, or the
+// nodes of its device specialization (MatMul/Gemm split-K: alknet.MatMulPartial into a scratch
+// tensor, then alknet.MatMulSplitKSum into `out`), as the executor would record them.
+struct Plan {
+  struct Step {
+    ac::ShaderProgram program;
+    std::vector<const wg::Buffer*> bindings;  // program.bindings less the parameter block
+  };
+  std::vector<Step> steps;
+  std::vector<ac::Tensor> scratch;
+
+  // "Op (kernel: ...) + ...": each program's op and the kernel line its source names.
+  std::string Describe() const {
+    std::string d;
+    for (const Step& s : steps) {
+      const size_t at = s.program.source.find("// kernel: ");
+      const std::string kernel =
+          at == std::string::npos
+              ? std::string()
+              : " (" + s.program.source.substr(at + 3, s.program.source.find('\n', at) - at - 3) +
+                    ")";
+      d += (d.empty() ? "" : " + ") + s.program.label.substr(0, s.program.label.find(':')) + kernel;
+    }
+    return d;
+  }
+
+  void Record(ac::Executor& ex, wg::Recorder& rec) const {
+    for (const Step& s : steps) {
+      auto st = ex.Dispatch(rec, s.program, s.bindings);
+      if (!st.ok()) bench::Die(st.error().ToString());
+    }
+  }
+};
+
+Plan PlanNode(ac::Executor& ex, const ac::OpNode& node, const std::vector<ac::Tensor>& inputs,
+              const ac::Tensor& out) {
+  const ac::OpTable& table = ac::OpTable::Default();
+  const ac::OpRecord* record = table.Find(node.op_type, node.opset);
+  std::optional<ac::Graph> special;
+  if (record != nullptr && record->specialize) {
+    ac::OpNode n = node;
+    n.outputs = bench::Must(table.Infer(n), "infer");
+    const ac::Attributes at = bench::Must(table.ResolveAttributes(*record, n), "attributes");
+    special = record->specialize(n, at, ex.caps());
+  }
+  Plan plan;
+  if (!special) {
+    std::vector<const wg::Buffer*> b;
+    for (const ac::Tensor& t : inputs) b.push_back(&t.buffer());
+    b.push_back(&out.buffer());
+    plan.steps.push_back({bench::Must(ex.generator().Generate(node, ex.caps()), "generate"), b});
+    return plan;
+  }
+  // Values of the specialization's graph: its inputs, then each node's outputs.
+  std::vector<const ac::Tensor*> values(special->num_values, nullptr);
+  for (size_t i = 0; i < inputs.size(); ++i) values[i] = &inputs[i];
+  plan.scratch.reserve(special->nodes.size());  // `values` points into it
+  for (const ac::Graph::Node& gn : special->nodes) {
+    ac::OpNode n{gn.op, node.name, gn.opset, gn.attributes, {}, {}};
+    for (int v : gn.inputs) n.inputs.push_back(values[v]->desc());
+    ac::ShaderProgram program = bench::Must(ex.generator().Generate(n, ex.caps()), gn.op.c_str());
+    if (gn.output_count != 1) bench::Die(gn.op + ": one output expected");
+    if (gn.first_output == special->outputs[0]) {
+      values[gn.first_output] = &out;
+    } else {
+      plan.scratch.push_back(
+          bench::Must(ex.Empty(program.outputs[0].dtype, program.outputs[0].shape), "scratch"));
+      values[gn.first_output] = &plan.scratch.back();
+    }
+    std::vector<const wg::Buffer*> b;
+    for (const ac::ProgramBinding& pb : program.bindings) {
+      if (pb.role == ac::ProgramBinding::Role::kInput)
+        b.push_back(&values[gn.inputs[pb.index]]->buffer());
+      if (pb.role == ac::ProgramBinding::Role::kOutput)
+        b.push_back(&values[gn.first_output + pb.index]->buffer());
+    }
+    plan.steps.push_back({std::move(program), std::move(b)});
+  }
+  return plan;
 }
 
 }  // namespace
@@ -93,13 +177,12 @@ int main(int argc, char** argv) {
         bench::Must(ex.Upload(ac::DType::kF32, {n, n}, std::as_bytes(std::span(b))), "upload B");
     auto tc = bench::Must(ex.Empty(ac::DType::kF32, {n, n}), "output");
     ac::OpNode node{"MatMul", "bench", 13, {}, {ta.desc(), tb.desc()}, {}};
-    auto program = bench::Must(ex.generator().Generate(node, ex.caps()), "generate");
+    const Plan plan = PlanNode(ex, node, {ta, tb}, tc);
+    if (!json && plan.steps.size() > 1)
+      std::printf("  n = %llu runs as %s\n", (unsigned long long)n, plan.Describe().c_str());
     auto record = [&](int count) {
       wg::Recorder rec = ctx->BeginCommands("bench matmul");
-      for (int k = 0; k < count; ++k) {
-        auto st = ex.Dispatch(rec, program, {&ta.buffer(), &tb.buffer(), &tc.buffer()});
-        if (!st.ok()) bench::Die(st.error().ToString());
-      }
+      for (int k = 0; k < count; ++k) plan.Record(ex, rec);
       auto st = ex.SubmitChecked(std::move(rec));
       if (!st.ok()) bench::Die(st.error().ToString());
       if (auto w = ctx->WaitIdle(); !w.ok()) bench::Die(w.error().ToString());
@@ -169,14 +252,14 @@ int main(int argc, char** argv) {
       auto ty = bench::Must(ex.Empty(ac::DType::kF32, {M, N}), "output");
       ac::OpNode node{
           "Gemm", "bench", 13, {{"transB", trans_b}}, {ta.desc(), tb.desc(), tcb.desc()}, {}};
-      auto program = bench::Must(ex.generator().Generate(node, ex.caps()), "generate Gemm");
+      const Plan plan = PlanNode(ex, node, {ta, tb, tcb}, ty);
+      if (!json && plan.steps.size() > 1) {
+        std::printf("  %s transB=%d runs as %s\n", std::string(spec).c_str(), int(trans_b),
+                    plan.Describe().c_str());
+      }
       auto record = [&](int count) {
         wg::Recorder rec = ctx->BeginCommands("bench gemm");
-        for (int k = 0; k < count; ++k) {
-          auto st =
-              ex.Dispatch(rec, program, {&ta.buffer(), &tb.buffer(), &tcb.buffer(), &ty.buffer()});
-          if (!st.ok()) bench::Die(st.error().ToString());
-        }
+        for (int k = 0; k < count; ++k) plan.Record(ex, rec);
         auto st = ex.SubmitChecked(std::move(rec));
         if (!st.ok()) bench::Die(st.error().ToString());
         if (auto w = ctx->WaitIdle(); !w.ok()) bench::Die(w.error().ToString());

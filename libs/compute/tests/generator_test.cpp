@@ -125,6 +125,22 @@ std::vector<Golden> GoldenNodes() {
       {"matmul_tile_128x64x8_8x4_transb",
        {"Gemm", "", 13, {{"transB", int64_t{1}}}, {T(f32, {70, 36}), T(f32, {44, 36})}, {}},
        VariantCaps("tile:128x64x8:8x4")},
+      // Split-K (MatMul's and Gemm's specialization where the grid is short): the tiled
+      // kernel over one K slice per workgroup z, and the sum through Gemm's epilogue.
+      {"matmul_splitk_partial",
+       {"alknet.MatMulPartial",
+        "",
+        1,
+        {{"alknet.split", int64_t{4}}, {"alknet.tile", std::string("tile:64x64x16:4x4")}},
+        {T(f32, {2, 64, 256}), T(f32, {256, 64})},
+        {}}},
+      {"gemm_splitk_sum_bias_relu",
+       {"alknet.MatMulSplitKSum",
+        "",
+        1,
+        {{"alpha", 0.5}, {"alknet.activation", std::string("Relu")}},
+        {T(f32, {4, 7, 5}), T(f32, {5})},
+        {}}},
       {"gemm_dot_gemv_transb_bias",
        {"Gemm",
         "",
@@ -426,6 +442,66 @@ TEST(Templates, MatMulKernelFollowsTheCaps) {
       << e.message;
 }
 
+// Auto's split-K on GPUs: a grid of big tiles short of 128 workgroups with a long K runs as
+// alknet.MatMulPartial + alknet.MatMulSplitKSum (the record's specialization); grids that
+// already fill the device, short K, CPU adapters and thin outputs do not split.
+TEST(Templates, MatMulSplitKFollowsTheCaps) {
+  const DType f32 = DType::kF32;
+  const OpTable& table = OpTable::Default();
+  // The specialization's nodes as "op split tile", or "" when the record's own kernel runs.
+  auto plan = [&](Shape a, Shape b, const DeviceCaps& caps, Attributes at = {},
+                  std::optional<Shape> c = std::nullopt) {
+    const char* op = at.empty() && !c ? "MatMul" : "Gemm";
+    OpNode n{op, "m", 13, at, {T(f32, a), T(f32, b)}, {}};
+    if (c) n.inputs.push_back(T(f32, *c));
+    const OpRecord* r = table.Find(op, 13);
+    auto resolved = table.ResolveAttributes(*r, n);
+    EXPECT_TRUE(resolved.ok());
+    auto g = r->specialize(n, *resolved, caps);
+    if (!g) return std::string();
+    EXPECT_EQ(g->nodes.size(), 2u);
+    std::string s;
+    for (const Graph::Node& node : g->nodes) {
+      s += (s.empty() ? "" : " | ") + node.op;
+      for (const auto& [k, v] : node.attributes) {
+        if (k == "alknet.split" || k == "alknet.tile") s += " " + AttrToString(v);
+      }
+      s += " in" + std::to_string(node.inputs.size());
+    }
+    return s;
+  };
+  DeviceCaps gpu = GoldenCaps();
+  gpu.max_workgroup_storage_bytes = 49152;  // the H200's: 256x128 tiles of BK 16
+  // 1024^3: 32 workgroups of 256x128, K = 1024 in 4 slices of 256 -> 128 workgroups.
+  EXPECT_EQ(plan({1024, 1024}, {1024, 1024}, gpu),
+            "alknet.MatMulPartial 4 \"tile:256x128x16:16x8\" in2 | alknet.MatMulSplitKSum in1");
+  // 2048 and 4096: 128 and 512 workgroups without splitting.
+  EXPECT_EQ(plan({2048, 2048}, {2048, 2048}, gpu), "");
+  EXPECT_EQ(plan({4096, 4096}, {4096, 4096}, gpu), "");
+  // 512: 8 workgroups, K = 512 holds 2 slices of 256 -> 16: the 64x64 tiles' 64 instead.
+  EXPECT_EQ(plan({512, 512}, {512, 512}, gpu), "");
+  // K too short for two 256-long slices.
+  EXPECT_EQ(plan({1024, 256}, {256, 1024}, gpu), "");
+  // A thin output (M < BM) does not fill a 256-row tile.
+  EXPECT_EQ(plan({64, 4096}, {4096, 4096}, gpu), "");
+  // Gemm with transposes and C: C goes to the sum.
+  EXPECT_EQ(plan({1024, 1024}, {1024, 1024}, gpu, {{"transB", int64_t{1}}}, Shape{1024}),
+            "alknet.MatMulPartial 4 \"tile:256x128x16:16x8\" in2 | alknet.MatMulSplitKSum in2");
+  // Batches count as workgroups: 4 x 32 = 128, no split.
+  EXPECT_EQ(plan({4, 1024, 1024}, {1024, 1024}, gpu), "");
+  // 16 KiB of workgroup memory: 128x128 tiles of BK 8, 64 workgroups at 1024 -> 2 slices.
+  EXPECT_EQ(plan({1024, 1024}, {1024, 1024}, GoldenCaps()),
+            "alknet.MatMulPartial 2 \"tile:128x128x8:8x8\" in2 | alknet.MatMulSplitKSum in1");
+  // CPU adapters never split on their own.
+  EXPECT_EQ(plan({1024, 1024}, {1024, 1024}, CpuCaps()), "");
+  // Forced: the slices K has (K = 40 in BK 16 steps: 3 of 16, 16, 8), at most S; one slice is
+  // the tile as it is.
+  EXPECT_EQ(plan({8, 40}, {40, 8}, VariantCaps("tile:64x64x16:4x4:split8")),
+            "alknet.MatMulPartial 3 \"tile:64x64x16:4x4\" in2 | alknet.MatMulSplitKSum in1");
+  EXPECT_EQ(plan({8, 16}, {16, 8}, VariantCaps("tile:64x64x16:4x4:split8")), "");
+  EXPECT_EQ(plan({8, 40}, {40, 8}, VariantCaps("tile:64x64x16:4x4")), "");
+}
+
 TEST(Templates, WorkgroupSizeIsAParameter) {
   WgslGenerator gen;
   DeviceCaps caps;
@@ -607,6 +683,23 @@ TEST(Errors, UnsupportedDtypesSayWhatIsSupported) {
   EXPECT_NE(e.message.find("condition must be bool"), std::string::npos) << e.message;
 }
 
+// Forced split-K past the device's limits: the slices times the batches on workgroup z, the
+// partial sums' buffer.
+TEST(Errors, ImpossibleMatMulSplitIsExplained) {
+  auto message = [](Shape a, Shape b, uint64_t max_groups, uint64_t max_bytes) {
+    DeviceCaps caps;
+    caps.matmul_variant = "tile:64x64x16:4x4:split8";
+    caps.max_workgroups_per_dimension = static_cast<uint32_t>(max_groups);
+    caps.max_storage_binding_bytes = max_bytes;
+    return GenerateError({"MatMul", "m", 13, {}, {T(DType::kF32, a), T(DType::kF32, b)}, {}}, caps)
+        .message;
+  };
+  EXPECT_NE(message({10, 4, 256}, {256, 4}, 64, 1 << 20).find("8 K slices of 10 batches exceed"),
+            std::string::npos);
+  EXPECT_NE(message({64, 256}, {256, 64}, 65535, 100000).find("the partial sums of 8 K slices"),
+            std::string::npos);
+}
+
 TEST(Errors, UnknownMatMulVariantIsNamed) {
   DeviceCaps caps;
   caps.matmul_variant = "fastest";
@@ -620,8 +713,10 @@ TEST(Errors, UnknownMatMulVariantIsNamed) {
 
 // A tiling the template or the device cannot run is refused with the reason, not rendered.
 TEST(Errors, ImpossibleMatMulTileIsExplained) {
-  for (const char* v : {"tile:128x128x16:4x4", "tile:96x64x16:4x4", "tile:256x256x64:8x8",
-                        "tile:64x64x16:2x4", "tile:64x64x16:4x4x", "gemv:3", "gemv:"}) {
+  for (const char* v :
+       {"tile:128x128x16:4x4", "tile:96x64x16:4x4", "tile:256x256x64:8x8", "tile:64x64x16:2x4",
+        "tile:64x64x16:4x4x", "gemv:3", "gemv:", "tile:64x64x16:4x4:split0",
+        "tile:64x64x16:4x4:split65", "tile:64x64x16:4x4:split4x", "tile:96x64x16:4x4:split2"}) {
     DeviceCaps caps;
     caps.matmul_variant = v;
     Error e = GenerateError(

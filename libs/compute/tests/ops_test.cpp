@@ -253,11 +253,13 @@ TEST_P(OpTest, MatchesFloat64Reference) {
   }
   // Both MatMul, Conv and reduction kernels run everywhere: staged through workgroup memory
   // (what GPUs get) and straight from storage (what CPU adapters get). MatMul and Gemm run
-  // each of their kernels (ALKNET_MATMUL_VARIANT's values) on every case.
+  // each of their kernels (ALKNET_MATMUL_VARIANT's values) on every case, split-K too (the
+  // small tiles: every case with K past 4 runs as 2 or 3 slices).
   std::vector<DeviceCaps> variants{CapsOf(ctx)};
   if (p.record->shader == "linalg/matmul") {
     variants.clear();
-    for (const char* v : {"auto", "rows", "dot", "gemv", "tiled", "big"}) {
+    for (const char* v :
+         {"auto", "rows", "dot", "gemv", "tiled", "big", "tile:32x32x4:4x4:split3"}) {
       variants.push_back(CapsOf(ctx));
       variants.back().matmul_variant = v;
     }
@@ -391,6 +393,64 @@ TEST(OpSemantics, MatMulTilingsMatchFloat64) {
         gemm, DType::kF32,
         Case{{{19, 33}, {41, 33}, {41}}, {{"transB", int64_t{1}}, {"alpha", 0.5}, {"beta", -2.0}}},
         rng, ex);
+  }
+}
+
+// Split-K (ALKNET_MATMUL_VARIANT=tile:BMxBNxBK:TMxTN:splitS: alknet.MatMulPartial writes one
+// partial product per K slice, alknet.MatMulSplitKSum adds them through Gemm's epilogue),
+// forced with small tiles, one of BK 16 and auto's 256x128 register tiling with BK 8 (the BK
+// 16 one needs 48 KiB, more than lavapipe has): square and non-square, K a multiple of the
+// slices and ragged (the last slice shorter), batched with broadcasting (3-D, 4-D), Gemm's
+// transposes, alpha and beta, C's broadcast forms and the fused activation.
+TEST(OpSemantics, MatMulSplitKMatchesFloat64) {
+  webgpu::Context& ctx = SharedContext();
+  const OpTable& table = OpTable::Default();
+  const OpRecord& mm = *table.Find("MatMul", 13);
+  const OpRecord& gemm = *table.Find("Gemm", 13);
+  for (const char* v :
+       {"tile:32x32x4:4x4:split3", "tile:64x64x16:4x4:split4", "tile:256x128x8:16x8:split2"}) {
+    SCOPED_TRACE(std::string("matmul_variant=") + v);
+    DeviceCaps caps = CapsOf(ctx);
+    caps.matmul_variant = v;
+    Executor ex(ctx, ExecutorOptions{.poison_outputs = true, .caps = caps});
+    // The variant really splits: MatMul's specialization is the two-node graph.
+    {
+      OpNode n{"MatMul",
+               "probe",
+               13,
+               {},
+               {TensorDesc{DType::kF32, {64, 100}}, TensorDesc{DType::kF32, {100, 64}}},
+               {}};
+      auto at = table.ResolveAttributes(mm, n);
+      ASSERT_TRUE(at.ok());
+      auto g = mm.specialize(n, *at, caps);
+      ASSERT_TRUE(g.has_value());
+      ASSERT_EQ(g->nodes.size(), 2u);
+      EXPECT_EQ(g->nodes[0].op, "alknet.MatMulPartial");
+      EXPECT_EQ(g->nodes[1].op, "alknet.MatMulSplitKSum");
+    }
+    std::mt19937_64 rng(testing::Seed() + 13);
+    RunCase(mm, DType::kF32, Case{{{64, 64}, {64, 64}}}, rng, ex);           // vec4, K = S * BK
+    RunCase(mm, DType::kF32, Case{{{37, 29}, {29, 45}}}, rng, ex);           // scalar loads, ragged
+    RunCase(mm, DType::kF32, Case{{{70, 100}, {100, 33}}}, rng, ex);         // K not S * BK
+    RunCase(mm, DType::kF32, Case{{{3, 20, 52}, {52, 24}}}, rng, ex);        // 3-D, B broadcast
+    RunCase(mm, DType::kF32, Case{{{2, 1, 17, 40}, {3, 40, 12}}}, rng, ex);  // 4-D broadcast
+    RunCase(mm, DType::kF32, Case{{{130}, {130, 9}}}, rng, ex);              // 1-D A
+    RunCase(
+        gemm, DType::kF32,
+        Case{{{50, 19}, {50, 23}, {23}}, {{"transA", int64_t{1}}, {"alpha", 0.5}, {"beta", -2.0}}},
+        rng, ex);
+    RunCase(gemm, DType::kF32,
+            Case{{{21, 70}, {30, 70}, {21, 1}}, {{"transB", int64_t{1}}, {"beta", 0.25}}}, rng, ex);
+    RunCase(gemm, DType::kF32,
+            Case{{{70, 21}, {30, 70}, {21, 30}},
+                 {{"transA", int64_t{1}}, {"transB", int64_t{1}}, {"alpha", -1.5}}},
+            rng, ex);
+    RunCase(gemm, DType::kF32,
+            Case{{{33, 90}, {90, 17}, {1, 17}}, {{"alknet.activation", std::string("Relu")}}}, rng,
+            ex);
+    RunCase(gemm, DType::kF32,
+            Case{{{16, 64}, {64, 36}}, {{"alknet.activation", std::string("Relu")}}}, rng, ex);
   }
 }
 

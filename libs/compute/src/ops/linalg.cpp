@@ -75,7 +75,8 @@ enum class MatMulKernel { kRows, kDot, kTiled, kGemv };
 // One tiling of the tiled kernel (shaders/linalg/matmul_tiled): a BM x BN output block per
 // workgroup, TM x TN outputs per invocation (multiples of 4: 4x4 patches), K staged BK at a
 // time. Named ones: "tiled" 64x64x16 4x4, "big" 128x128x16 8x8; any other is spelled
-// "tile:BMxBNxBK:TMxTN" (ALKNET_MATMUL_VARIANT, for sweeps: tools/h200-gemm-sweep).
+// "tile:BMxBNxBK:TMxTN" (ALKNET_MATMUL_VARIANT, for sweeps: tools/h200-gemm-sweep), and
+// "tile:BMxBNxBK:TMxTN:splitS" runs it split along K into at most S slices (split-K below).
 struct MatMulTile {
   uint32_t bm = 64, bn = 64, bk = 16, tm = 4, tn = 4;
   uint32_t wx() const { return bn / tn; }
@@ -102,7 +103,28 @@ struct MatMulChoice {
   uint32_t rows = 1;  // rows per workgroup of the rows, dot and gemv kernels
   MatMulTile tile{};  // the tiled kernel's tiling
   uint32_t cw = 1;    // the gemv kernel's column groups (4 columns each); 64 / cw K slices
+  // K slices of the tiled kernel (split-K): > 1 runs as alknet.MatMulPartial (one partial
+  // product per slice) and alknet.MatMulSplitKSum (their sum through the epilogue), the
+  // graph MatMul's and Gemm's `specialize` return. The records' own kernel runs the whole of
+  // K: the forced tile as it is, or auto's choice without splitting.
+  uint64_t split = 1;
 };
+
+// Split-K: K in slices of `kc` elements, a multiple of BK so that every BK step of the tiled
+// kernel lies in one slice (the last slice is shorter when K is not a multiple of kc);
+// `count` slices of at most `split` requested. K = 0: one empty slice.
+struct KSlices {
+  uint64_t kc = 0, count = 1;
+};
+KSlices SliceK(uint64_t K, uint64_t split, uint32_t bk) {
+  if (K == 0) return {bk, 1};
+  const uint64_t per = (K + split - 1) / std::max<uint64_t>(split, 1);
+  const uint64_t kc = (per + bk - 1) / bk * bk;
+  return {kc, (K + kc - 1) / kc};
+}
+
+// The most K slices a forced variant may ask for (tile:...:splitS).
+constexpr uint64_t kMaxSplit = 64;
 
 // Why `t` cannot run on `caps` (empty when it can): the shape rules of the template and the
 // device's limits.
@@ -130,14 +152,40 @@ std::string TileProblem(const MatMulTile& t, const DeviceCaps& caps) {
   return {};
 }
 
-// "tile:BMxBNxBK:TMxTN"; nullopt when `v` is not spelled so.
-std::optional<MatMulTile> ParseTile(const std::string& v) {
-  unsigned bm, bn, bk, tm, tn;
-  char end;
-  if (std::sscanf(v.c_str(), "tile:%ux%ux%u:%ux%u%c", &bm, &bn, &bk, &tm, &tn, &end) != 5) {
-    return std::nullopt;
+// Why `slices` K slices of the problem cannot run on `caps` (empty when they can): workgroup z
+// counts slices times batches, and the partial sums [slices, batch, M, N] are one buffer.
+std::string SplitProblem(const MatMulProblem& p, uint64_t slices, const DeviceCaps& caps) {
+  if (p.batch * slices > caps.max_workgroups_per_dimension) {
+    return std::to_string(slices) + " K slices of " + std::to_string(p.batch) +
+           " batches exceed the device's " + std::to_string(caps.max_workgroups_per_dimension) +
+           " workgroups per dimension";
   }
-  return MatMulTile{bm, bn, bk, tm, tn};
+  const double bytes = 4.0 * double(slices) * double(p.batch) * double(p.M) * double(p.N);
+  if (bytes > double(caps.max_storage_binding_bytes)) {
+    return "the partial sums of " + std::to_string(slices) + " K slices (" +
+           std::to_string(static_cast<uint64_t>(bytes)) + " bytes) exceed the device's " +
+           std::to_string(caps.max_storage_binding_bytes) + "-byte storage binding limit";
+  }
+  return {};
+}
+
+struct ParsedTile {
+  MatMulTile tile;
+  uint64_t split = 1;
+};
+
+// "tile:BMxBNxBK:TMxTN" or "tile:BMxBNxBK:TMxTN:splitS"; nullopt when `v` is not spelled so.
+std::optional<ParsedTile> ParseTile(const std::string& v) {
+  unsigned bm, bn, bk, tm, tn, split;
+  char end;
+  if (std::sscanf(v.c_str(), "tile:%ux%ux%u:%ux%u%c", &bm, &bn, &bk, &tm, &tn, &end) == 5) {
+    return ParsedTile{{bm, bn, bk, tm, tn}, 1};
+  }
+  if (std::sscanf(v.c_str(), "tile:%ux%ux%u:%ux%u:split%u%c", &bm, &bn, &bk, &tm, &tn, &split,
+                  &end) == 6) {
+    return ParsedTile{{bm, bn, bk, tm, tn}, split};
+  }
+  return std::nullopt;
 }
 
 // Rows of A per workgroup for the rows and dot kernels: M itself up to 4 (a GEMV wastes no
@@ -176,8 +224,10 @@ uint32_t ParseGemv(const std::string& v, uint64_t N) {
   return 0;
 }
 
+// `split_k`: whether auto may split K (the records' `specialize` asks; their own kernel runs
+// all of K, so their context and dispatch do not). A forced split is reported either way.
 Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem& p,
-                                        const DeviceCaps& caps) {
+                                        const DeviceCaps& caps, bool split_k = false) {
   const std::string& v = caps.matmul_variant;
   const uint32_t rows = RowsFor(p.M);
   if (const uint32_t cw = ParseGemv(v, p.N); cw != 0) {
@@ -194,18 +244,27 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
   if (v == "dot") return MatMulChoice{MatMulKernel::kDot, rows};
   if (v == "tiled") return MatMulChoice{MatMulKernel::kTiled, 0, kTile64};
   if (v == "big") return MatMulChoice{MatMulKernel::kTiled, 0, kTile128};
-  if (std::optional<MatMulTile> t = ParseTile(v)) {
-    if (std::string why = TileProblem(*t, caps); !why.empty()) {
+  if (std::optional<ParsedTile> t = ParseTile(v)) {
+    auto refuse = [&](const std::string& why) {
       return Error{ErrorCode::kInvalidArgument, node.Describe() + ": MatMul variant '" + v +
                                                     "' (ALKNET_MATMUL_VARIANT) cannot run: " + why};
+    };
+    if (std::string why = TileProblem(t->tile, caps); !why.empty()) return refuse(why);
+    if (t->split < 1 || t->split > kMaxSplit) {
+      return refuse("splitS takes S in 1.." + std::to_string(kMaxSplit));
     }
-    return MatMulChoice{MatMulKernel::kTiled, 0, *t};
+    // As many slices as K has BK steps, at most S; one slice is the tile as it is.
+    const KSlices s = SliceK(p.K, t->split, t->tile.bk);
+    if (s.count > 1) {
+      if (std::string why = SplitProblem(p, s.count, caps); !why.empty()) return refuse(why);
+    }
+    return MatMulChoice{MatMulKernel::kTiled, 0, t->tile, 1, s.count};
   }
   if (v != "auto" && !v.empty()) {
     return Error{ErrorCode::kInvalidArgument,
                  node.Describe() + ": unknown MatMul variant '" + v +
                      "' (ALKNET_MATMUL_VARIANT): use auto, rows, dot, gemv, gemv:16, gemv:4, "
-                     "gemv:1, tiled, big or tile:BMxBNxBK:TMxTN"};
+                     "gemv:1, tiled, big, tile:BMxBNxBK:TMxTN or tile:BMxBNxBK:TMxTN:splitS"};
   }
   // Small M (GEMV and a few rows).
   if (p.M <= 16) {
@@ -248,9 +307,32 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
   auto groups = [&](const MatMulTile& t) {
     return ((p.M + t.bm - 1) / t.bm) * ((p.N + t.bn - 1) / t.bn) * p.batch;
   };
+  constexpr uint64_t kFillGroups = 128;
   for (const MatMulTile& t : {kTile256x128, kTile128k8}) {
-    if (TileProblem(t, caps).empty() && groups(t) >= 128)
+    if (TileProblem(t, caps).empty() && groups(t) >= kFillGroups)
       return MatMulChoice{MatMulKernel::kTiled, 0, t};
+  }
+  // Split-K where the big tiles' grid is short of 128 workgroups but K is long: S slices of
+  // K, S = ceil(128 / grid) so that grid * S lands in 128..255, each slice at least 256 long
+  // (S <= K / 256, so K >= 512) and at most 16 of them; taken only when grid * S reaches 128,
+  // else the 64x64 tiles' 8x more workgroups stay. The output must span a whole tile each
+  // way (M >= BM, N >= BN): a 64-row output in 256-row tiles would do 4x the work. Based on
+  // the H200 figures above (tools/h200-gemm-sweep, 2026-12-04): at 1024^3 the 256x128 tiles'
+  // 32 workgroups ran at 8.7 TFLOP/s and the 64x64 tiles' 256 at 20.9, while at 2048 the
+  // 256x128 tiles' 128 workgroups reached 36.3 (cuBLAS 38 at 1024); split-K gives 1024^3 the
+  // 2048 grid's 128 workgroups of 256x128 tiles, each walking a quarter of K. Not measured on
+  // the H200 yet: tools/h200-splitk sweeps S = 2, 4, 8 beside auto and 64x64.
+  constexpr uint64_t kMinSliceK = 256, kMaxAutoSplit = 16;
+  for (const MatMulTile& t : {kTile256x128, kTile128k8}) {
+    if (!split_k || !TileProblem(t, caps).empty() || p.K < 2 * kMinSliceK || p.M < t.bm ||
+        p.N < t.bn) {
+      continue;
+    }
+    const uint64_t g = groups(t);
+    const uint64_t want = std::min({(kFillGroups + g - 1) / g, p.K / kMinSliceK, kMaxAutoSplit});
+    const KSlices s = SliceK(p.K, want, t.bk);
+    if (s.count > 1 && g * s.count >= kFillGroups && SplitProblem(p, s.count, caps).empty())
+      return MatMulChoice{MatMulKernel::kTiled, 0, t, 1, s.count};
   }
   return MatMulChoice{MatMulKernel::kTiled, 0, kTile64};
 }
@@ -280,9 +362,10 @@ double ApplyGemmActivation(const std::string& act, double v) {
   return v;
 }
 
-Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p, const DeviceCaps& caps,
-                                 const std::string& activation = {}) {
-  ALKNET_ASSIGN_OR_RETURN(MatMulChoice c, ChooseMatMulKernel(node, p, caps));
+// The template data of kernel `c` on problem `p`; `split_k`: the tiled kernel writes one
+// K slice's partial sums per workgroup z (alknet.MatMulPartial), without the epilogue.
+hbs::Value MatMulContext(const MatMulProblem& p, const MatMulChoice& c,
+                         const std::string& activation = {}, bool split_k = false) {
   const bool tiled = c.kernel == MatMulKernel::kTiled;
   const bool rows = c.kernel == MatMulKernel::kRows;
   const bool gemv = c.kernel == MatMulKernel::kGemv;
@@ -315,6 +398,7 @@ Result<hbs::Value> MatMulContext(const OpNode& node, const MatMulProblem& p, con
                              {"gemv_ks", 64 / c.cw},
                              {"gemv_part_len", 64 * c.rows},
                              {"tiled", tiled},
+                             {"split_k", tiled && split_k},
                              {"trans_a", p.trans_a},
                              {"trans_b", p.trans_b},
                              {"has_c", p.has_c},
@@ -359,9 +443,13 @@ uint32_t FloatBits(double v) {
   return u;
 }
 
-// The uniform block, in the order of struct MatMulParams.
-Result<std::vector<uint32_t>> MatMulParamWords(const OpNode& node, const MatMulProblem& p) {
-  std::vector<uint64_t> sizes = {p.M,
+// The uniform block, in the order of struct MatMulParams; `splits` and `k_slice` are the
+// split-K kernels' (0 for the others, which do not read them).
+Result<std::vector<uint32_t>> MatMulParamWords(const OpNode& node, const MatMulProblem& p,
+                                               uint64_t splits = 0, uint64_t k_slice = 0) {
+  std::vector<uint64_t> sizes = {splits,
+                                 k_slice,
+                                 p.M,
                                  p.N,
                                  p.K,
                                  p.batch,
@@ -382,19 +470,17 @@ Result<std::vector<uint32_t>> MatMulParamWords(const OpNode& node, const MatMulP
     }
   }
   auto u = [](uint64_t v) { return static_cast<uint32_t>(v); };
-  std::vector<uint32_t> w = {u(p.M),   u(p.N),    u(p.K),    u(p.batch),         u(p.lda),
-                             u(p.ldb), u(p.c_rs), u(p.c_cs), FloatBits(p.alpha), FloatBits(p.beta),
-                             0,        0};
+  std::vector<uint32_t> w = {u(p.M),    u(p.N),    u(p.K),    u(p.batch),         u(p.lda),
+                             u(p.ldb),  u(p.c_rs), u(p.c_cs), FloatBits(p.alpha), FloatBits(p.beta),
+                             u(splits), u(k_slice)};
   for (int d = 0; d < kMaxBatchDims; ++d) w.push_back(u(p.extent[d]));
   for (int d = 0; d < kMaxBatchDims; ++d) w.push_back(u(p.a_stride[d]));
   for (int d = 0; d < kMaxBatchDims; ++d) w.push_back(u(p.b_stride[d]));
   return w;
 }
 
-DispatchPlan MatMulDispatch(const OpNode& node, const MatMulProblem& p, const DeviceCaps& caps) {
-  // An unknown variant fails in MatMulContext with its message; any plan does until then.
-  auto chosen = ChooseMatMulKernel(node, p, caps);
-  const MatMulChoice c = chosen.ok() ? *chosen : MatMulChoice{};
+// `slices`: the split-K partial kernel's K slices, on workgroup z beside the batches.
+DispatchPlan MatMulDispatch(const MatMulProblem& p, const MatMulChoice& c, uint64_t slices = 1) {
   DispatchPlan plan;
   plan.kind = DispatchPlan::Kind::kGrid;
   switch (c.kernel) {
@@ -412,7 +498,7 @@ DispatchPlan MatMulDispatch(const OpNode& node, const MatMulProblem& p, const De
       break;
     case MatMulKernel::kTiled: {
       const MatMulTile& t = c.tile;
-      plan.groups = {(p.N + t.bn - 1) / t.bn, (p.M + t.bm - 1) / t.bm, p.batch};
+      plan.groups = {(p.N + t.bn - 1) / t.bn, (p.M + t.bm - 1) / t.bm, p.batch * slices};
       plan.workgroup_size = {t.wx(), t.wy(), 1};
       break;
     }
@@ -466,14 +552,15 @@ Result<MatMulProblem> MatMulProblemOf(const OpNode& node) {
   return p;
 }
 
+// Products over k in [k_begin, k_end) only (split-K partial sums).
 std::vector<double> MatMulRef(const std::vector<double>& a, const std::vector<double>& b,
                               uint64_t M, uint64_t N, uint64_t K, uint64_t a_off, uint64_t b_off,
-                              bool ta, bool tb) {
+                              bool ta, bool tb, uint64_t k_begin = 0, uint64_t k_end = UINT64_MAX) {
   std::vector<double> out(M * N, 0.0);
   for (uint64_t m = 0; m < M; ++m) {
     for (uint64_t n = 0; n < N; ++n) {
       double s = 0;
-      for (uint64_t k = 0; k < K; ++k) {
+      for (uint64_t k = k_begin; k < std::min(K, k_end); ++k) {
         const double av = ta ? a[a_off + k * M + m] : a[a_off + m * K + k];
         const double bv = tb ? b[b_off + n * K + k] : b[b_off + k * N + n];
         s += av * bv;
@@ -677,6 +764,347 @@ OpRecord DetRecord() {
   return r;
 }
 
+// MatMul's float64 result over k in [k_begin, k_end): numpy batching, the output batch index
+// mapped into each operand with broadcasting.
+std::vector<double> MatMulReference(const OpNode& node, const std::vector<RefTensor>& in,
+                                    uint64_t k_begin = 0, uint64_t k_end = UINT64_MAX) {
+  MatMulDims d = *MatMulShapes(node, nullptr);
+  std::vector<double> out;
+  std::vector<uint64_t> coord(d.batch_shape.size(), 0);
+  for (uint64_t bi = 0; bi < d.batch; ++bi) {
+    auto offset_of = [&](const Shape& ob, uint64_t matrix) {
+      uint64_t off = 0, stride = matrix;
+      const size_t lead = d.batch_shape.size() - ob.size();
+      for (size_t k = ob.size(); k-- > 0;) {
+        if (ob[k] != 1) off += coord[lead + k] * stride;
+        stride *= ob[k];
+      }
+      return off;
+    };
+    auto r = MatMulRef(in[0].data, in[1].data, d.M, d.N, d.K, offset_of(d.a_batch, d.M * d.K),
+                       offset_of(d.b_batch, d.K * d.N), false, false, k_begin, k_end);
+    out.insert(out.end(), r.begin(), r.end());
+    for (size_t k = coord.size(); k-- > 0;) {
+      if (++coord[k] < d.batch_shape[k]) break;
+      coord[k] = 0;
+    }
+  }
+  return out;
+}
+
+// C broadcast to [M, N] (Gemm's C, alknet.MatMulSplitKSum's): its row and column strides,
+// 0 along a broadcast dimension.
+Status CBroadcast(const OpNode& node, const Shape& c, uint64_t M, uint64_t N, int64_t* c_rs,
+                  int64_t* c_cs) {
+  auto r = BroadcastShapes({c, Shape{M, N}});
+  if (!r.ok() || *r != Shape{M, N} || c.size() > 2) {
+    return Error{ErrorCode::kShape, node.Describe() + ": C " + ShapeToString(c) +
+                                        " does not broadcast to [M, N] = " + ShapeToString({M, N})};
+  }
+  Shape cs = ContiguousStridesOf(c);
+  *c_rs = *c_cs = 0;
+  if (c.size() == 2) {
+    *c_rs = c[0] == 1 ? 0 : static_cast<int64_t>(cs[0]);
+    *c_cs = c[1] == 1 ? 0 : 1;
+  } else if (c.size() == 1) {
+    *c_cs = c[0] == 1 ? 0 : 1;
+  }
+  return Ok{};
+}
+
+struct GemmDims {
+  uint64_t M, N, K;
+  int64_t c_rs = 0, c_cs = 0;
+};
+
+// Gemm's shapes: 2-D A and B, op(A) = transA ? A^T : A, and C (a third input) broadcast to
+// [M, N].
+Result<GemmDims> GemmShapes(const OpNode& node, bool ta, bool tb) {
+  const Shape& a = node.inputs[0].shape;
+  const Shape& b = node.inputs[1].shape;
+  if (a.size() != 2 || b.size() != 2) {
+    return Error{ErrorCode::kShape, node.Describe() + ": Gemm needs 2-D A and B"};
+  }
+  GemmDims d{ta ? a[1] : a[0], tb ? b[0] : b[1], ta ? a[0] : a[1]};
+  const uint64_t kb = tb ? b[1] : b[0];
+  if (kb != d.K) {
+    return Error{ErrorCode::kShape, node.Describe() + ": inner dimensions differ: op(A) has K = " +
+                                        std::to_string(d.K) + ", op(B) has " + std::to_string(kb)};
+  }
+  if (node.inputs.size() == 3) {
+    ALKNET_TRY(CBroadcast(node, node.inputs[2].shape, d.M, d.N, &d.c_rs, &d.c_cs));
+  }
+  return d;
+}
+
+// Gemm's problem with alpha 1 and beta 0 (the record sets its own).
+Result<MatMulProblem> GemmProblemOf(const OpNode& node, bool ta, bool tb) {
+  ALKNET_ASSIGN_OR_RETURN(GemmDims d, GemmShapes(node, ta, tb));
+  MatMulProblem p;
+  p.M = d.M;
+  p.N = d.N;
+  p.K = d.K;
+  p.trans_a = ta;
+  p.trans_b = tb;
+  p.lda = node.inputs[0].shape[1];
+  p.ldb = node.inputs[1].shape[1];
+  p.has_c = node.inputs.size() == 3 && !node.inputs[2].absent;
+  p.c_rs = d.c_rs;
+  p.c_cs = d.c_cs;
+  return p;
+}
+
+bool Flag(const Attributes& at, const char* name) { return std::get<int64_t>(at.at(name)) == 1; }
+
+std::string ValidateFlag(const AttrValue& v) {
+  const int64_t f = std::get<int64_t>(v);
+  return f == 0 || f == 1 ? std::string() : std::string("must be 0 or 1");
+}
+
+// ---- Split-K: alknet.MatMulPartial + alknet.MatMulSplitKSum ----------------------------------
+//
+// The graph MatMul and Gemm run instead of their own kernel where ChooseMatMulKernel splits K
+// (GPUs with a short grid of big tiles, or tile:...:splitS forced): the tiled kernel writes
+// one partial product per K slice into a scratch tensor [S, batch..., M, N], and a second
+// kernel adds the S slices through the tiled kernel's epilogue (alpha, beta * C, the fused
+// activation). Both read the uniform block of shaders/linalg/matmul_params.
+
+// alknet.MatMulPartial's problem: Gemm's with a transpose (2-D operands), else MatMul's.
+Result<MatMulProblem> PartialProblemOf(const OpNode& node, const Attributes& at) {
+  const bool ta = Flag(at, "transA"), tb = Flag(at, "transB");
+  if (ta || tb) return GemmProblemOf(node, ta, tb);
+  return MatMulProblemOf(node);
+}
+
+MatMulTile PartialTile(const Attributes& at) {
+  return ParseTile(std::get<std::string>(at.at("alknet.tile")))->tile;
+}
+
+KSlices PartialSlices(const MatMulProblem& p, const Attributes& at) {
+  return SliceK(p.K, static_cast<uint64_t>(std::get<int64_t>(at.at("alknet.split"))),
+                PartialTile(at).bk);
+}
+
+// out[s, b..., m, n] = sum over k in [s KC, (s + 1) KC) of op(A)[b..., m, k] op(B)[b..., k, n].
+OpRecord MatMulPartialRecord() {
+  OpRecord r;
+  r.name = "alknet.MatMulPartial";
+  r.family = "internal";
+  r.shader = "linalg/matmul";
+  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
+  r.summary =
+      "split-K partial products of MatMul/Gemm over K slices (their specialization for GPUs)";
+  r.min_inputs = r.max_inputs = 2;
+  r.attributes = {
+      {"transA", AttrValue(int64_t{0}), false, &ValidateFlag},
+      {"transB", AttrValue(int64_t{0}), false, &ValidateFlag},
+      {"alknet.split", AttrValue(int64_t{2}), false,
+       [](const AttrValue& v) {
+         const int64_t n = std::get<int64_t>(v);
+         return n >= 1 && n <= int64_t(kMaxSplit) ? std::string() : std::string("must be 1..64");
+       }},
+      {"alknet.tile", AttrValue(std::string("tile:64x64x16:4x4")), false, [](const AttrValue& v) {
+         auto t = ParseTile(std::get<std::string>(v));
+         return t && t->split == 1 ? std::string() : std::string("must be tile:BMxBNxBK:TMxTN");
+       }}};
+  r.infer = [](const OpNode& node, const Attributes& at) -> Result<std::vector<TensorDesc>> {
+    Shape out;
+    if (Flag(at, "transA") || Flag(at, "transB")) {
+      ALKNET_ASSIGN_OR_RETURN(GemmDims d, GemmShapes(node, Flag(at, "transA"), Flag(at, "transB")));
+      out = {d.M, d.N};
+    } else {
+      ALKNET_TRY(MatMulShapes(node, &out));
+    }
+    ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, PartialProblemOf(node, at));
+    out.insert(out.begin(), PartialSlices(p, at).count);
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, out}};
+  };
+  r.context = [](const OpNode& node, const Attributes& at,
+                 const DeviceCaps& caps) -> Result<hbs::Value> {
+    ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, PartialProblemOf(node, at));
+    const MatMulTile t = PartialTile(at);
+    if (std::string why = TileProblem(t, caps); !why.empty()) {
+      return Error{ErrorCode::kUnsupported, node.Describe() + ": tiling " + t.Name() + ": " + why};
+    }
+    return MatMulContext(p, MatMulChoice{MatMulKernel::kTiled, 0, t}, {}, /*split_k=*/true);
+  };
+  r.params = [](const OpNode& node, const Attributes& at,
+                const DeviceCaps&) -> Result<std::vector<uint32_t>> {
+    ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, PartialProblemOf(node, at));
+    const KSlices s = PartialSlices(p, at);
+    return MatMulParamWords(node, p, s.count, s.kc);
+  };
+  r.dispatch = [](const OpNode& node, const Attributes& at, const DeviceCaps&) {
+    auto p = PartialProblemOf(node, at);
+    const MatMulProblem q = p.ok() ? *p : MatMulProblem{};
+    return MatMulDispatch(q, MatMulChoice{MatMulKernel::kTiled, 0, PartialTile(at)},
+                          PartialSlices(q, at).count);
+  };
+  r.reference = [](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const MatMulProblem p = *PartialProblemOf(node, at);
+    const KSlices s = PartialSlices(p, at);
+    RefTensor out{DType::kF32, node.outputs[0].shape, {}};
+    for (uint64_t i = 0; i < s.count; ++i) {
+      const std::vector<double> part =
+          p.trans_a || p.trans_b ? MatMulRef(in[0].data, in[1].data, p.M, p.N, p.K, 0, 0, p.trans_a,
+                                             p.trans_b, i * s.kc, (i + 1) * s.kc)
+                                 : MatMulReference(node, in, i * s.kc, (i + 1) * s.kc);
+      out.data.insert(out.data.end(), part.begin(), part.end());
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-1, 1, 1e-4, 1e-4};
+  auto tile = [](const char* t) { return AttrValue(std::string(t)); };
+  r.test_cases = {
+      {{Shape{37, 29}, Shape{29, 45}},
+       {{"alknet.split", int64_t{3}}, {"alknet.tile", tile("tile:32x32x4:4x4")}},
+       {},
+       "K = 29 in slices of 12, 12, 5"},
+      {{Shape{2, 1, 17, 40}, Shape{3, 40, 12}},
+       {{"alknet.split", int64_t{4}}, {"alknet.tile", tile("tile:32x32x8:4x4")}},
+       {},
+       "broadcast batches, K = 40 in 3 slices of 16 (vec4)"},
+      {{Shape{40, 19}, Shape{33, 40}},
+       {{"transA", int64_t{1}},
+        {"transB", int64_t{1}},
+        {"alknet.split", int64_t{2}},
+        {"alknet.tile", tile("tile:64x64x16:4x4")}},
+       {},
+       "both transposed, K = 40 in 2 slices"},
+  };
+  return r;
+}
+
+// The sum's sizes: y's last two dimensions as M x N (1 where y has fewer), the rest batches.
+struct SplitSumDims {
+  uint64_t S = 1, M = 1, N = 1, batch = 1;
+};
+SplitSumDims SplitSumDimsOf(const OpNode& node) {
+  const Shape& in = node.inputs[0].shape;
+  SplitSumDims d;
+  d.S = in[0];
+  if (in.size() >= 2) d.N = in.back();
+  if (in.size() >= 3) d.M = in[in.size() - 2];
+  for (size_t i = 1; i + 2 < in.size(); ++i) d.batch *= in[i];
+  return d;
+}
+
+// y = act(alpha * sum over s of partial[s] + beta * C), C broadcast to y's [M, N].
+OpRecord MatMulSplitKSumRecord() {
+  OpRecord r;
+  r.name = "alknet.MatMulSplitKSum";
+  r.family = "internal";
+  r.shader = "linalg/matmul_splitk_sum";
+  r.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
+  r.summary =
+      "sums MatMul/Gemm split-K partials through Gemm's epilogue (alpha, beta * C, activation)";
+  r.min_inputs = 1;
+  r.max_inputs = 2;
+  r.attributes = {{"alpha", AttrValue(1.0), false, &FiniteFloat},
+                  {"beta", AttrValue(1.0), false, &FiniteFloat},
+                  {"alknet.activation", AttrValue(std::string()), false, &ValidateGemmActivation}};
+  auto c_strides = [](const OpNode& node, std::array<int64_t, 2>* st) -> Status {
+    const Shape& in = node.inputs[0].shape;
+    if (!node.has_input(1)) return Ok{};
+    if (in.size() != 3) {
+      return Error{
+          ErrorCode::kShape,
+          node.Describe() + ": with C, partials must be [S, M, N], got " + ShapeToString(in)};
+    }
+    return CBroadcast(node, node.inputs[1].shape, in[1], in[2], &(*st)[0], &(*st)[1]);
+  };
+  r.infer = [c_strides](const OpNode& node, const Attributes&) -> Result<std::vector<TensorDesc>> {
+    const Shape& in = node.inputs[0].shape;
+    if (in.empty()) {
+      return Error{ErrorCode::kShape, node.Describe() + ": partials must be [S, ...]"};
+    }
+    std::array<int64_t, 2> st{};
+    ALKNET_TRY(c_strides(node, &st));
+    return std::vector<TensorDesc>{TensorDesc{DType::kF32, Shape(in.begin() + 1, in.end())}};
+  };
+  auto act = [](const Attributes& at) { return std::get<std::string>(at.at("alknet.activation")); };
+  r.context = [act](const OpNode& node, const Attributes& at,
+                    const DeviceCaps&) -> Result<hbs::Value> {
+    const std::string a = act(at);
+    return hbs::Value::object({{"has_c", node.has_input(1)},
+                               {"act", !a.empty()},
+                               {"act_relu", a == "Relu"},
+                               {"act_tanh", a == "Tanh"},
+                               {"act_sigmoid", a == "Sigmoid"}});
+  };
+  r.params = [c_strides](const OpNode& node, const Attributes& at,
+                         const DeviceCaps&) -> Result<std::vector<uint32_t>> {
+    const SplitSumDims d = SplitSumDimsOf(node);
+    std::array<int64_t, 2> st{};
+    ALKNET_TRY(c_strides(node, &st));
+    MatMulProblem p;
+    p.M = d.M;
+    p.N = d.N;
+    p.batch = d.batch;
+    p.c_rs = st[0];
+    p.c_cs = st[1];
+    p.alpha = std::get<double>(at.at("alpha"));
+    p.beta = node.has_input(1) ? std::get<double>(at.at("beta")) : 0.0;
+    return MatMulParamWords(node, p, d.S, 0);
+  };
+  r.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps&) {
+    const SplitSumDims d = SplitSumDimsOf(node);
+    DispatchPlan p;
+    p.invocations = d.batch * d.M * d.N;
+    return p;
+  };
+  r.reference = [act](const OpNode& node, const Attributes& at, const std::vector<RefTensor>& in) {
+    const SplitSumDims d = SplitSumDimsOf(node);
+    const uint64_t total = d.batch * d.M * d.N;
+    const double alpha = ToF32(std::get<double>(at.at("alpha"))),
+                 beta = ToF32(std::get<double>(at.at("beta")));
+    // C indexed by its own shape, broadcast to [M, N] (independent of the kernel's strides).
+    auto c_at = [&](uint64_t m, uint64_t n) {
+      const Shape& c = in[1].shape;
+      const uint64_t cm = c.size() == 2 && c[0] != 1 ? m : 0;
+      const uint64_t cn = !c.empty() && c.back() != 1 ? n : 0;
+      return in[1].data[cm * (c.empty() ? 1 : c.back()) + cn];
+    };
+    RefTensor out{DType::kF32, node.outputs[0].shape, std::vector<double>(total)};
+    for (uint64_t i = 0; i < total; ++i) {
+      double v = 0;
+      for (uint64_t s = 0; s < d.S; ++s) v += in[0].data[s * total + i];
+      v *= alpha;
+      if (node.has_input(1)) v += beta * c_at((i / d.N) % d.M, i % d.N);
+      out.data[i] = ApplyGemmActivation(act(at), v);
+    }
+    return std::vector<RefTensor>{std::move(out)};
+  };
+  r.hints = {-1, 1, 1e-5, 1e-5};
+  auto str = [](const char* v) { return AttrValue(std::string(v)); };
+  r.test_cases = {
+      {{Shape{3, 2, 5, 7}, std::nullopt}, {}, {}, "3 slices, batched, no C"},
+      {{Shape{2, 6, 9}, Shape{9}},
+       {{"alpha", 0.5}, {"beta", -2.0}, {"alknet.activation", str("Relu")}},
+       {},
+       "alpha, beta, C [N], Relu"},
+      {{Shape{4, 5, 3}, Shape{5, 1}}, {{"alknet.activation", str("Tanh")}}, {}, "C [M, 1], Tanh"},
+      {{Shape{2, 11}, std::nullopt}, {{"alknet.activation", str("Sigmoid")}}, {}, "1-D, Sigmoid"},
+  };
+  return r;
+}
+
+// The split-K graph over a MatMul (2 inputs) or Gemm (C as input 2 where `has_c`) node.
+Graph SplitKGraph(const MatMulChoice& c, bool ta, bool tb, bool has_c, Attributes sum_at,
+                  int num_inputs) {
+  Graph g(num_inputs);
+  const int partial = g.Add("alknet.MatMulPartial", {0, 1},
+                            {{"transA", int64_t{ta}},
+                             {"transB", int64_t{tb}},
+                             {"alknet.split", static_cast<int64_t>(c.split)},
+                             {"alknet.tile", c.tile.Name()}},
+                            1);
+  std::vector<int> sum_in{partial};
+  if (has_c) sum_in.push_back(2);
+  g.outputs = {g.Add("alknet.MatMulSplitKSum", sum_in, std::move(sum_at), 1)};
+  return g;
+}
+
 }  // namespace
 
 void AddLinalgOps(OpTable& table) {
@@ -696,7 +1124,8 @@ void AddLinalgOps(OpTable& table) {
   mm.context = [](const OpNode& node, const Attributes&,
                   const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, MatMulProblemOf(node));
-    return MatMulContext(node, p, caps);
+    ALKNET_ASSIGN_OR_RETURN(MatMulChoice c, ChooseMatMulKernel(node, p, caps));
+    return MatMulContext(p, c);
   };
   mm.params = [](const OpNode& node, const Attributes&,
                  const DeviceCaps&) -> Result<std::vector<uint32_t>> {
@@ -704,33 +1133,24 @@ void AddLinalgOps(OpTable& table) {
     return MatMulParamWords(node, p);
   };
   mm.dispatch = [](const OpNode& node, const Attributes&, const DeviceCaps& caps) {
-    auto p = MatMulProblemOf(node);  // infer has accepted the shapes before any dispatch
-    return MatMulDispatch(node, p.ok() ? *p : MatMulProblem{}, caps);
+    // infer has accepted the shapes before any dispatch; an unknown variant fails in context
+    // with its message, and any plan does until then.
+    auto p = MatMulProblemOf(node);
+    const MatMulProblem q = p.ok() ? *p : MatMulProblem{};
+    auto c = ChooseMatMulKernel(node, q, caps);
+    return MatMulDispatch(q, c.ok() ? *c : MatMulChoice{});
+  };
+  mm.specialize = [](const OpNode& node, const Attributes&,
+                     const DeviceCaps& caps) -> std::optional<Graph> {
+    auto p = MatMulProblemOf(node);
+    if (!p.ok()) return std::nullopt;
+    auto c = ChooseMatMulKernel(node, *p, caps, /*split_k=*/true);
+    if (!c.ok() || c->split <= 1) return std::nullopt;
+    return SplitKGraph(*c, false, false, false, {{"alpha", 1.0}, {"beta", 0.0}}, 2);
   };
   mm.reference = [](const OpNode& node, const Attributes&, const std::vector<RefTensor>& in) {
-    MatMulDims d = *MatMulShapes(node, nullptr);
-    RefTensor out{DType::kF32, node.outputs[0].shape, {}};
-    // Walk the output batch index, mapping it into each operand with broadcasting.
-    std::vector<uint64_t> coord(d.batch_shape.size(), 0);
-    for (uint64_t bi = 0; bi < d.batch; ++bi) {
-      auto offset_of = [&](const Shape& ob, uint64_t matrix) {
-        uint64_t off = 0, stride = matrix;
-        const size_t lead = d.batch_shape.size() - ob.size();
-        for (size_t k = ob.size(); k-- > 0;) {
-          if (ob[k] != 1) off += coord[lead + k] * stride;
-          stride *= ob[k];
-        }
-        return off;
-      };
-      auto r = MatMulRef(in[0].data, in[1].data, d.M, d.N, d.K, offset_of(d.a_batch, d.M * d.K),
-                         offset_of(d.b_batch, d.K * d.N), false, false);
-      out.data.insert(out.data.end(), r.begin(), r.end());
-      for (size_t k = coord.size(); k-- > 0;) {
-        if (++coord[k] < d.batch_shape[k]) break;
-        coord[k] = 0;
-      }
-    }
-    return std::vector<RefTensor>{std::move(out)};
+    return std::vector<RefTensor>{
+        RefTensor{DType::kF32, node.outputs[0].shape, MatMulReference(node, in)}};
   };
   mm.hints = {-1, 1, 1e-4, 1e-4};
   table.Add(std::move(mm));
@@ -745,72 +1165,23 @@ void AddLinalgOps(OpTable& table) {
   gemm.min_inputs = 2;
   gemm.max_inputs = 3;
   gemm.contract = {.dtypes = {{DType::kF32}}, .contiguous = true};
-  auto flag = [](const AttrValue& v) {
-    const int64_t f = std::get<int64_t>(v);
-    return f == 0 || f == 1 ? std::string() : std::string("must be 0 or 1");
-  };
   gemm.attributes = {
       {"alpha", AttrValue(1.0), false, &FiniteFloat},
       {"beta", AttrValue(1.0), false, &FiniteFloat},
-      {"transA", AttrValue(int64_t{0}), false, flag},
-      {"transB", AttrValue(int64_t{0}), false, flag},
+      {"transA", AttrValue(int64_t{0}), false, &ValidateFlag},
+      {"transB", AttrValue(int64_t{0}), false, &ValidateFlag},
       {"alknet.activation", AttrValue(std::string()), false, &ValidateGemmActivation}};
-  struct GemmDims {
-    uint64_t M, N, K;
-    int64_t c_rs = 0, c_cs = 0;
-  };
-  auto gemm_dims = [](const OpNode& node, const Attributes& at) -> Result<GemmDims> {
-    const Shape& a = node.inputs[0].shape;
-    const Shape& b = node.inputs[1].shape;
-    if (a.size() != 2 || b.size() != 2) {
-      return Error{ErrorCode::kShape, node.Describe() + ": Gemm needs 2-D A and B"};
-    }
-    const bool ta = std::get<int64_t>(at.at("transA")) == 1,
-               tb = std::get<int64_t>(at.at("transB")) == 1;
-    GemmDims d{ta ? a[1] : a[0], tb ? b[0] : b[1], ta ? a[0] : a[1]};
-    const uint64_t kb = tb ? b[1] : b[0];
-    if (kb != d.K) {
-      return Error{ErrorCode::kShape,
-                   node.Describe() + ": inner dimensions differ: op(A) has K = " +
-                       std::to_string(d.K) + ", op(B) has " + std::to_string(kb)};
-    }
-    if (node.inputs.size() == 3) {
-      const Shape& c = node.inputs[2].shape;
-      auto r = BroadcastShapes({c, Shape{d.M, d.N}});
-      if (!r.ok() || *r != Shape{d.M, d.N} || c.size() > 2) {
-        return Error{ErrorCode::kShape,
-                     node.Describe() + ": C " + ShapeToString(c) +
-                         " does not broadcast to [M, N] = " + ShapeToString({d.M, d.N})};
-      }
-      Shape cs = ContiguousStridesOf(c);
-      if (c.size() == 2) {
-        d.c_rs = c[0] == 1 ? 0 : static_cast<int64_t>(cs[0]);
-        d.c_cs = c[1] == 1 ? 0 : 1;
-      } else if (c.size() == 1) {
-        d.c_cs = c[0] == 1 ? 0 : 1;
-      }
-    }
-    return d;
+  auto gemm_dims = [](const OpNode& node, const Attributes& at) {
+    return GemmShapes(node, Flag(at, "transA"), Flag(at, "transB"));
   };
   gemm.infer = [gemm_dims](const OpNode& node,
                            const Attributes& at) -> Result<std::vector<TensorDesc>> {
     ALKNET_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
     return std::vector<TensorDesc>{TensorDesc{DType::kF32, {d.M, d.N}}};
   };
-  auto gemm_problem = [gemm_dims](const OpNode& node,
-                                  const Attributes& at) -> Result<MatMulProblem> {
-    ALKNET_ASSIGN_OR_RETURN(GemmDims d, gemm_dims(node, at));
-    MatMulProblem p;
-    p.M = d.M;
-    p.N = d.N;
-    p.K = d.K;
-    p.trans_a = std::get<int64_t>(at.at("transA")) == 1;
-    p.trans_b = std::get<int64_t>(at.at("transB")) == 1;
-    p.lda = node.inputs[0].shape[1];
-    p.ldb = node.inputs[1].shape[1];
-    p.has_c = node.inputs.size() == 3 && !node.inputs[2].absent;
-    p.c_rs = d.c_rs;
-    p.c_cs = d.c_cs;
+  auto gemm_problem = [](const OpNode& node, const Attributes& at) -> Result<MatMulProblem> {
+    ALKNET_ASSIGN_OR_RETURN(MatMulProblem p,
+                            GemmProblemOf(node, Flag(at, "transA"), Flag(at, "transB")));
     p.alpha = std::get<double>(at.at("alpha"));
     p.beta = p.has_c ? std::get<double>(at.at("beta")) : 0.0;
     return p;
@@ -818,7 +1189,8 @@ void AddLinalgOps(OpTable& table) {
   gemm.context = [gemm_problem](const OpNode& node, const Attributes& at,
                                 const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, gemm_problem(node, at));
-    return MatMulContext(node, p, caps, std::get<std::string>(at.at("alknet.activation")));
+    ALKNET_ASSIGN_OR_RETURN(MatMulChoice c, ChooseMatMulKernel(node, p, caps));
+    return MatMulContext(p, c, std::get<std::string>(at.at("alknet.activation")));
   };
   gemm.params = [gemm_problem](const OpNode& node, const Attributes& at,
                                const DeviceCaps&) -> Result<std::vector<uint32_t>> {
@@ -827,13 +1199,26 @@ void AddLinalgOps(OpTable& table) {
   };
   gemm.dispatch = [gemm_problem](const OpNode& node, const Attributes& at, const DeviceCaps& caps) {
     auto p = gemm_problem(node, at);
-    return MatMulDispatch(node, p.ok() ? *p : MatMulProblem{}, caps);
+    const MatMulProblem q = p.ok() ? *p : MatMulProblem{};
+    auto c = ChooseMatMulKernel(node, q, caps);
+    return MatMulDispatch(q, c.ok() ? *c : MatMulChoice{});
+  };
+  gemm.specialize = [gemm_problem](const OpNode& node, const Attributes& at,
+                                   const DeviceCaps& caps) -> std::optional<Graph> {
+    auto p = gemm_problem(node, at);
+    if (!p.ok()) return std::nullopt;
+    auto c = ChooseMatMulKernel(node, *p, caps, /*split_k=*/true);
+    if (!c.ok() || c->split <= 1) return std::nullopt;
+    return SplitKGraph(*c, p->trans_a, p->trans_b, p->has_c,
+                       {{"alpha", at.at("alpha")},
+                        {"beta", at.at("beta")},
+                        {"alknet.activation", at.at("alknet.activation")}},
+                       static_cast<int>(node.inputs.size()));
   };
   gemm.reference = [gemm_dims](const OpNode& node, const Attributes& at,
                                const std::vector<RefTensor>& in) {
     GemmDims d = *gemm_dims(node, at);
-    const bool ta = std::get<int64_t>(at.at("transA")) == 1,
-               tb = std::get<int64_t>(at.at("transB")) == 1;
+    const bool ta = Flag(at, "transA"), tb = Flag(at, "transB");
     const double alpha = ToF32(std::get<double>(at.at("alpha"))),
                  beta = ToF32(std::get<double>(at.at("beta")));
     RefTensor out{
@@ -850,6 +1235,8 @@ void AddLinalgOps(OpTable& table) {
   };
   gemm.hints = {-1, 1, 1e-4, 1e-4};
   table.Add(std::move(gemm));
+  table.Add(MatMulPartialRecord());
+  table.Add(MatMulSplitKSumRecord());
   table.Add(TriluRecord());
   table.Add(EyeLikeRecord());
   table.Add(DetRecord());

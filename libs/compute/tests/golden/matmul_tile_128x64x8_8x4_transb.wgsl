@@ -14,8 +14,8 @@ struct MatMulParams {
   c_col_stride: u32,
   alpha: f32,
   beta: f32,
-  pad0: u32,
-  pad1: u32,
+  splits: u32,  // split-K: the K slices (alknet.MatMulPartial, MatMulSplitKSum); 0 elsewhere
+  k_slice: u32,  // and the K of each (a multiple of BK; the last slice ends at K)
   batch_extent: vec4<u32>,  // the output's batch dimensions, innermost first, 1 past the last
   a_batch_stride: vec4<u32>,  // 0 where A broadcasts
   b_batch_stride: vec4<u32>,
