@@ -36,8 +36,8 @@ Result<DawnToggleList> ParseDawnToggles(std::string_view spec, std::string_view 
                        "'-' in front to disable it; e.g. disable_robustness)"};
     }
     if (++count > kMaxToggles) {
-      return Error{ErrorCode::kInvalidArgument, std::string(source) + ": more than " +
-                                                    std::to_string(kMaxToggles) + " toggles"};
+      return Error{ErrorCode::kInvalidArgument,
+                   std::string(source) + ": more than " + std::to_string(kMaxToggles) + " toggles"};
     }
     (disable ? list.disabled : list.enabled).emplace_back(name);
   }
