@@ -8,6 +8,7 @@
 #include <cstring>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <type_traits>
 #include <variant>
 
@@ -48,6 +49,8 @@ DeviceCaps CapsOf(const wg::Context& ctx) {
   if (const char* v = std::getenv("ALKNET_CONV_VARIANT"); v != nullptr && *v != '\0') {
     c.conv_variant = v;
   }
+  const char* tilings = std::getenv("ALKNET_GPU_TILINGS");
+  c.unmeasured_gpu_tilings = tilings != nullptr && std::string_view(tilings) == "new";
   return c;
 }
 

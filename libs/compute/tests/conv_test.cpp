@@ -335,6 +335,14 @@ TEST(ConvTilings, AutoPicksBigTilesForLargeGrids) {
             std::string::npos);
   EXPECT_EQ(program->workgroup_size, (std::array<uint32_t, 3>{16, 8, 1}));
   EXPECT_EQ(program->grid, (std::array<uint32_t, 3>{25, 1, 32}));
+  // Until a GPU run measures them, a real adapter's caps keep them off (CapsOf): today's
+  // one-stage 64x64 tiles.
+  DeviceCaps measured_only = gpu;
+  measured_only.unmeasured_gpu_tilings = false;
+  program = gen.Generate(node(32, 64, 56), measured_only);
+  ASSERT_TRUE(program.ok()) << program.error().ToString();
+  EXPECT_EQ(program->source.find("kernel: conv tiled"), std::string::npos);
+  EXPECT_EQ(program->workgroup_size, (std::array<uint32_t, 3>{16, 16, 1}));
 
   const OpNode late = node(1, 512, 7);
   program = gen.Generate(late, gpu);

@@ -494,6 +494,11 @@ TEST(Templates, MatMulSplitKFollowsTheCaps) {
             "alknet.MatMulPartial 2 \"tile:128x128x8:8x8\" in2 | alknet.MatMulSplitKSum in1");
   // CPU adapters never split on their own.
   EXPECT_EQ(plan({1024, 1024}, {1024, 1024}, CpuCaps()), "");
+  // Nor does a real adapter's auto until a GPU run measures split-K (CapsOf turns this off
+  // unless ALKNET_GPU_TILINGS=new); a forced split still runs.
+  DeviceCaps measured_only = gpu;
+  measured_only.unmeasured_gpu_tilings = false;
+  EXPECT_EQ(plan({1024, 1024}, {1024, 1024}, measured_only), "");
   // Forced: the slices K has (K = 40 in BK 16 steps: 3 of 16, 16, 8), at most S; one slice is
   // the tile as it is.
   EXPECT_EQ(plan({8, 40}, {40, 8}, VariantCaps("tile:64x64x16:4x4:split8")),

@@ -398,7 +398,9 @@ Result<ConvTiling> ChooseConvTiling(const OpNode& node, const ConvDims& d, const
   }
   if (forced && !IsDepthwise(d)) return *forced;
   if (caps.shared_memory_tiles) {
-    if (std::optional<ConvTiling> big = BigConvTiling(d, caps)) return *big;
+    if (caps.unmeasured_gpu_tilings) {
+      if (std::optional<ConvTiling> big = BigConvTiling(d, caps)) return *big;
+    }
     // Fewer than 128 blocks of 64 x 64 leave most of a large GPU idle (a batch-1 ResNet's
     // 7x7 stage has 8): quarter the blocks.
     const ConvTiling t64 = Legacy(K::kStaged, 16, 16);

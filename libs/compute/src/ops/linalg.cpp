@@ -324,8 +324,8 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
   // the H200 yet: tools/h200-splitk sweeps S = 2, 4, 8 beside auto and 64x64.
   constexpr uint64_t kMinSliceK = 256, kMaxAutoSplit = 16;
   for (const MatMulTile& t : {kTile256x128, kTile128k8}) {
-    if (!split_k || !TileProblem(t, caps).empty() || p.K < 2 * kMinSliceK || p.M < t.bm ||
-        p.N < t.bn) {
+    if (!split_k || !caps.unmeasured_gpu_tilings || !TileProblem(t, caps).empty() ||
+        p.K < 2 * kMinSliceK || p.M < t.bm || p.N < t.bn) {
       continue;
     }
     const uint64_t g = groups(t);

@@ -45,6 +45,13 @@ struct DeviceCaps {
   // blocks, "tile:BMxBNxBK:TMxTN" the two-stage parametric kernel, on any adapter (depthwise
   // convs keep their own kernel). CapsOf reads ALKNET_CONV_VARIANT.
   std::string conv_variant = "auto";
+  // Whether auto may take the GPU tilings not yet measured on a GPU: split-K MatMul/Gemm
+  // (alknet.MatMulPartial + alknet.MatMulSplitKSum) and Conv's parametric big tiles
+  // (conv/conv_tiled). The rules are tested with it on (this default); CapsOf, which describes
+  // a real adapter, turns it off unless ALKNET_GPU_TILINGS=new, until a GPU run shows they pay
+  // (docs/benchmarks.md). Forced variants (ALKNET_MATMUL_VARIANT, ALKNET_CONV_VARIANT) run
+  // either way.
+  bool unmeasured_gpu_tilings = true;
 };
 
 enum class Access { kRead, kReadWrite };
