@@ -12,12 +12,12 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 
 #include "ops/families.h"
+#include "ops/gemm_tile.h"
 #include "ops/spatial.h"
 
 namespace alknet::compute::ops {
@@ -298,52 +298,19 @@ uint32_t Pow2AtLeast(uint64_t v, uint32_t cap) {
 //   kStaged: conv/conv's one-stage workgroup-memory tiles, K 16 at a time, 4x4 per invocation
 //     (64x64 blocks, or 32x32 when the grid is small).
 //   kTiled: conv/conv_tiled, any BM x BN x BK : TM x TN, two stages (the MatMul tiled layout).
-struct ConvTiling {
+struct ConvTiling : GemmTile {
   enum class Kernel { kDirect, kStaged, kTiled } kernel = Kernel::kStaged;
-  uint32_t bm = 64, bn = 64, bk = 16, tm = 4, tn = 4;
-  uint32_t wx() const { return bn / tn; }
-  uint32_t wy() const { return bm / tm; }
-  uint32_t threads() const { return wx() * wy(); }
-  uint64_t workgroup_bytes() const { return 2ull * (bm + bn) * bk * 4; }
 };
 
+ConvTiling Tiling(ConvTiling::Kernel kernel, const GemmTile& t) {
+  ConvTiling c;
+  static_cast<GemmTile&>(c) = t;
+  c.kernel = kernel;
+  return c;
+}
+
 ConvTiling Legacy(ConvTiling::Kernel kernel, uint32_t wx, uint32_t wy) {
-  return ConvTiling{kernel, 4 * wy, 4 * wx, 16, 4, 4};
-}
-
-// "tile:BMxBNxBK:TMxTN"; nullopt when `v` is not spelled so.
-std::optional<ConvTiling> ParseConvTile(const std::string& v) {
-  unsigned bm, bn, bk, tm, tn;
-  char end;
-  if (std::sscanf(v.c_str(), "tile:%ux%ux%u:%ux%u%c", &bm, &bn, &bk, &tm, &tn, &end) != 5) {
-    return std::nullopt;
-  }
-  return ConvTiling{ConvTiling::Kernel::kTiled, bm, bn, bk, tm, tn};
-}
-
-// Why conv/conv_tiled cannot run `t` on `caps` (empty when it can): the template's shape rules
-// and the device's limits.
-std::string ConvTileProblem(const ConvTiling& t, const DeviceCaps& caps) {
-  auto pow2 = [](uint32_t v) { return v != 0 && (v & (v - 1)) == 0; };
-  if (!pow2(t.bm) || !pow2(t.bn) || !pow2(t.bk) || t.bm < 16 || t.bn < 16 || t.bm > 256 ||
-      t.bn > 256 || t.bk < 4 || t.bk > 64) {
-    return "BM and BN must be powers of two in 16..256, BK a power of two in 4..64";
-  }
-  if ((t.tm != 4 && t.tm != 8 && t.tm != 16) || (t.tn != 4 && t.tn != 8 && t.tn != 16) ||
-      t.tm > t.bm || t.tn > t.bn) {
-    return "TM and TN must be 4, 8 or 16 and at most BM and BN";
-  }
-  if (t.threads() < 32) return "the block needs at least 32 invocations ((BM/TM)*(BN/TN))";
-  if (t.threads() > caps.max_invocations_per_workgroup || t.wx() > caps.max_workgroup_size_x ||
-      t.wy() > caps.max_workgroup_size_y) {
-    return std::to_string(t.wx()) + "x" + std::to_string(t.wy()) +
-           " invocations exceed the device's workgroup limits";
-  }
-  if (t.workgroup_bytes() > caps.max_workgroup_storage_bytes) {
-    return std::to_string(t.workgroup_bytes()) + " bytes of workgroup memory exceed the device's " +
-           std::to_string(caps.max_workgroup_storage_bytes);
-  }
-  return {};
+  return Tiling(kernel, GemmTile{4 * wy, 4 * wx, 16, 4, 4});
 }
 
 bool ForcedConvVariant(const DeviceCaps& caps) {
@@ -369,8 +336,9 @@ uint64_t ConvBlocks(const ConvDims& d, const ConvTiling& t) {
 std::optional<ConvTiling> BigConvTiling(const ConvDims& d, const DeviceCaps& caps) {
   if (IsDepthwise(d)) return std::nullopt;
   const uint32_t bm = std::max<uint32_t>(32, Pow2AtLeast(d.MG, 128));
-  const ConvTiling t{ConvTiling::Kernel::kTiled, bm, 128, 8, bm >= 64 ? 8u : 4u, 8};
-  if (!ConvTileProblem(t, caps).empty() || ConvBlocks(d, t) < 128) return std::nullopt;
+  const ConvTiling t =
+      Tiling(ConvTiling::Kernel::kTiled, GemmTile{bm, 128, 8, bm >= 64 ? 8u : 4u, 8});
+  if (!GemmTileProblem(t, caps).empty() || ConvBlocks(d, t) < 128) return std::nullopt;
   return t;
 }
 
@@ -384,12 +352,12 @@ Result<ConvTiling> ChooseConvTiling(const OpNode& node, const ConvDims& d, const
     forced = Legacy(K::kStaged, 16, 16);
   } else if (v == "tiled-small") {
     forced = Legacy(K::kStaged, 8, 8);
-  } else if (std::optional<ConvTiling> t = ParseConvTile(v)) {
-    if (std::string why = ConvTileProblem(*t, caps); !why.empty()) {
+  } else if (std::optional<GemmTile> t = ParseGemmTile(v)) {
+    if (std::string why = GemmTileProblem(*t, caps); !why.empty()) {
       return Error{ErrorCode::kInvalidArgument, node.Describe() + ": Conv variant '" + v +
                                                     "' (ALKNET_CONV_VARIANT) cannot run: " + why};
     }
-    forced = t;
+    forced = Tiling(ConvTiling::Kernel::kTiled, *t);
   } else if (v != "auto" && !v.empty()) {
     return Error{ErrorCode::kInvalidArgument,
                  node.Describe() + ": unknown Conv variant '" + v +
@@ -460,49 +428,6 @@ std::vector<RefTensor> ConvReference(const ConvDims& d, const Activation& act,
   return {std::move(out)};
 }
 
-// conv/conv_tiled's data: the tiling and the unrolled lists of accumulators (patch row g,
-// row r in it, patch column h) and of each invocation's in-flight loads.
-void AddTilingContext(const ConvTiling& t, hbs::Object& o) {
-  auto list = [](uint32_t n) {
-    hbs::Array l;
-    for (uint32_t i = 0; i < n; ++i) l.push_back(static_cast<long long>(i));
-    return hbs::Value(std::move(l));
-  };
-  const uint32_t gm = t.tm / 4, gn = t.tn / 4, th = t.threads();
-  hbs::Array acc;
-  for (uint32_t g = 0; g < gm; ++g) {
-    for (uint32_t r = 0; r < 4; ++r) {
-      for (uint32_t h = 0; h < gn; ++h) {
-        acc.push_back(hbs::Value::object({{"g", static_cast<long long>(g)},
-                                          {"r", static_cast<long long>(r)},
-                                          {"h", static_cast<long long>(h)},
-                                          {"c", std::string(1, "xyzw"[r])}}));
-      }
-    }
-  }
-  o.set("bm", t.bm);
-  o.set("bn", t.bn);
-  o.set("bk", t.bk);
-  o.set("tm", t.tm);
-  o.set("tn", t.tn);
-  o.set("gm", gm);
-  o.set("gn", gn);
-  o.set("wx", t.wx());
-  o.set("wy", t.wy());
-  o.set("threads", th);
-  o.set("a_stage", t.bk * t.bm / 4);
-  o.set("b_stage", t.bk * t.bn / 4);
-  o.set("a_tile_len", 2 * t.bk * t.bm / 4);
-  o.set("b_tile_len", 2 * t.bk * t.bn / 4);
-  o.set("la_list", list((t.bm * t.bk / 4 + th - 1) / th));
-  o.set("lb_list", list((t.bk * t.bn / 4 + th - 1) / th));
-  o.set("a_exact", (t.bm * t.bk / 4) % th == 0);
-  o.set("b_exact", (t.bk * t.bn / 4) % th == 0);
-  o.set("gm_list", list(gm));
-  o.set("gn_list", list(gn));
-  o.set("acc_list", hbs::Value(std::move(acc)));
-}
-
 // Split-K: the K range of one slice, a multiple of the 16-wide tile step.
 uint64_t SplitChunk(uint64_t K, uint64_t split) {
   return (((K + split - 1) / split) + 15) / 16 * 16;
@@ -570,7 +495,7 @@ Result<hbs::Value> ConvContext(const OpNode& node, const Attributes& at, const D
   o.set("TY", t.wy());
   o.set("TN", t.bn);
   o.set("TM", t.bm);
-  if (t.kernel == K::kTiled) AddTilingContext(t, o);
+  if (t.kernel == K::kTiled) AddGemmTileContext(t, o);
   AddActivationContext(split == 1 ? ActivationOf(at) : Activation{}, o);
   o.set("split_k", split > 1);
   o.set("SPLIT", split);

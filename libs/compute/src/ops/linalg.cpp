@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <optional>
 
 #include "ops/elementwise.h"
 #include "ops/families.h"
+#include "ops/gemm_tile.h"
 #include "ops/movement.h"
 
 namespace alknet::compute::ops {
@@ -77,17 +77,7 @@ enum class MatMulKernel { kRows, kDot, kTiled, kGemv };
 // time. Named ones: "tiled" 64x64x16 4x4, "big" 128x128x16 8x8; any other is spelled
 // "tile:BMxBNxBK:TMxTN" (ALKNET_MATMUL_VARIANT, for sweeps: tools/h200-gemm-sweep), and
 // "tile:BMxBNxBK:TMxTN:splitS" runs it split along K into at most S slices (split-K below).
-struct MatMulTile {
-  uint32_t bm = 64, bn = 64, bk = 16, tm = 4, tn = 4;
-  uint32_t wx() const { return bn / tn; }
-  uint32_t wy() const { return bm / tm; }
-  uint32_t threads() const { return wx() * wy(); }
-  uint64_t workgroup_bytes() const { return 2ull * (bm + bn) * bk * 4; }
-  std::string Name() const {
-    return "tile:" + std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk) +
-           ":" + std::to_string(tm) + "x" + std::to_string(tn);
-  }
-};
+using MatMulTile = GemmTile;
 
 constexpr MatMulTile kTile64{64, 64, 16, 4, 4};
 constexpr MatMulTile kTile128{128, 128, 16, 8, 8};
@@ -126,32 +116,6 @@ KSlices SliceK(uint64_t K, uint64_t split, uint32_t bk) {
 // The most K slices a forced variant may ask for (tile:...:splitS).
 constexpr uint64_t kMaxSplit = 64;
 
-// Why `t` cannot run on `caps` (empty when it can): the shape rules of the template and the
-// device's limits.
-std::string TileProblem(const MatMulTile& t, const DeviceCaps& caps) {
-  auto pow2 = [](uint32_t v) { return v != 0 && (v & (v - 1)) == 0; };
-  if (!pow2(t.bm) || !pow2(t.bn) || !pow2(t.bk) || t.bm < 16 || t.bn < 16 || t.bm > 256 ||
-      t.bn > 256 || t.bk < 4 || t.bk > 64) {
-    return "BM and BN must be powers of two in 16..256, BK a power of two in 4..64";
-  }
-  if ((t.tm != 4 && t.tm != 8 && t.tm != 16) || (t.tn != 4 && t.tn != 8 && t.tn != 16) ||
-      t.tm > t.bm || t.tn > t.bn) {
-    return "TM and TN must be 4, 8 or 16 and at most BM and BN";
-  }
-  const uint32_t th = t.threads();
-  if (th < 32) return "the block needs at least 32 invocations ((BM/TM)*(BN/TN))";
-  if (th > caps.max_invocations_per_workgroup || t.wx() > caps.max_workgroup_size_x ||
-      t.wy() > caps.max_workgroup_size_y) {
-    return std::to_string(t.wx()) + "x" + std::to_string(t.wy()) +
-           " invocations exceed the device's workgroup limits";
-  }
-  if (t.workgroup_bytes() > caps.max_workgroup_storage_bytes) {
-    return std::to_string(t.workgroup_bytes()) + " bytes of workgroup memory exceed the device's " +
-           std::to_string(caps.max_workgroup_storage_bytes);
-  }
-  return {};
-}
-
 // Why `slices` K slices of the problem cannot run on `caps` (empty when they can): workgroup z
 // counts slices times batches, and the partial sums [slices, batch, M, N] are one buffer.
 std::string SplitProblem(const MatMulProblem& p, uint64_t slices, const DeviceCaps& caps) {
@@ -176,16 +140,10 @@ struct ParsedTile {
 
 // "tile:BMxBNxBK:TMxTN" or "tile:BMxBNxBK:TMxTN:splitS"; nullopt when `v` is not spelled so.
 std::optional<ParsedTile> ParseTile(const std::string& v) {
-  unsigned bm, bn, bk, tm, tn, split;
-  char end;
-  if (std::sscanf(v.c_str(), "tile:%ux%ux%u:%ux%u%c", &bm, &bn, &bk, &tm, &tn, &end) == 5) {
-    return ParsedTile{{bm, bn, bk, tm, tn}, 1};
-  }
-  if (std::sscanf(v.c_str(), "tile:%ux%ux%u:%ux%u:split%u%c", &bm, &bn, &bk, &tm, &tn, &split,
-                  &end) == 6) {
-    return ParsedTile{{bm, bn, bk, tm, tn}, split};
-  }
-  return std::nullopt;
+  uint64_t split = 1;
+  std::optional<GemmTile> t = ParseGemmTile(v, &split);
+  if (!t) return std::nullopt;
+  return ParsedTile{*t, split};
 }
 
 // Rows of A per workgroup for the rows and dot kernels: M itself up to 4 (a GEMV wastes no
@@ -249,7 +207,7 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
       return Error{ErrorCode::kInvalidArgument, node.Describe() + ": MatMul variant '" + v +
                                                     "' (ALKNET_MATMUL_VARIANT) cannot run: " + why};
     };
-    if (std::string why = TileProblem(t->tile, caps); !why.empty()) return refuse(why);
+    if (std::string why = GemmTileProblem(t->tile, caps); !why.empty()) return refuse(why);
     if (t->split < 1 || t->split > kMaxSplit) {
       return refuse("splitS takes S in 1.." + std::to_string(kMaxSplit));
     }
@@ -309,7 +267,7 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
   };
   constexpr uint64_t kFillGroups = 128;
   for (const MatMulTile& t : {kTile256x128, kTile128k8}) {
-    if (TileProblem(t, caps).empty() && groups(t) >= kFillGroups)
+    if (GemmTileProblem(t, caps).empty() && groups(t) >= kFillGroups)
       return MatMulChoice{MatMulKernel::kTiled, 0, t};
   }
   // Split-K where the big tiles' grid is short of 128 workgroups but K is long: S slices of
@@ -324,7 +282,7 @@ Result<MatMulChoice> ChooseMatMulKernel(const OpNode& node, const MatMulProblem&
   // the H200 yet: tools/h200-splitk sweeps S = 2, 4, 8 beside auto and 64x64.
   constexpr uint64_t kMinSliceK = 256, kMaxAutoSplit = 16;
   for (const MatMulTile& t : {kTile256x128, kTile128k8}) {
-    if (!split_k || !caps.unmeasured_gpu_tilings || !TileProblem(t, caps).empty() ||
+    if (!split_k || !caps.unmeasured_gpu_tilings || !GemmTileProblem(t, caps).empty() ||
         p.K < 2 * kMinSliceK || p.M < t.bm || p.N < t.bn) {
       continue;
     }
@@ -375,65 +333,30 @@ hbs::Value MatMulContext(const MatMulProblem& p, const MatMulChoice& c,
     for (uint32_t i = 0; i < n; ++i) l.push_back(static_cast<long long>(i));
     return hbs::Value(std::move(l));
   };
-  const MatMulTile& t = c.tile;
-  const uint32_t gm = t.tm / 4, gn = t.tn / 4;
-  hbs::Array acc;  // the accumulators: patch row g, row r in it, patch column h
-  if (tiled) {
-    for (uint32_t g = 0; g < gm; ++g) {
-      for (uint32_t r = 0; r < 4; ++r) {
-        for (uint32_t h = 0; h < gn; ++h) {
-          acc.push_back(hbs::Value::object({{"g", static_cast<long long>(g)},
-                                            {"r", static_cast<long long>(r)},
-                                            {"h", static_cast<long long>(h)},
-                                            {"c", std::string(1, "xyzw"[r])}}));
-        }
-      }
-    }
-  }
-  const uint32_t th = tiled ? t.threads() : 1;
-  return hbs::Value::object({{"rows", rows},
-                             {"dot", c.kernel == MatMulKernel::kDot},
-                             {"gemv", gemv},
-                             {"gemv_cw", c.cw},
-                             {"gemv_ks", 64 / c.cw},
-                             {"gemv_part_len", 64 * c.rows},
-                             {"tiled", tiled},
-                             {"split_k", tiled && split_k},
-                             {"trans_a", p.trans_a},
-                             {"trans_b", p.trans_b},
-                             {"has_c", p.has_c},
-                             {"act", !activation.empty()},
-                             {"act_relu", activation == "Relu"},
-                             {"act_tanh", activation == "Tanh"},
-                             {"act_sigmoid", activation == "Sigmoid"},
-                             {"a_vec4", vec4 && !p.trans_a},
-                             // gemv reads B transposed as vec4 along K too
-                             {"b_vec4", vec4 && (!p.trans_b || gemv)},
-                             {"out_vec4", vec4},
-                             {"rows_count", c.rows},
-                             {"rows_list", list(c.rows)},
-                             {"partial_len", 64 * c.rows},
-                             {"bm", t.bm},
-                             {"bn", t.bn},
-                             {"bk", t.bk},
-                             {"tm", t.tm},
-                             {"tn", t.tn},
-                             {"gm", gm},
-                             {"gn", gn},
-                             {"wx", t.wx()},
-                             {"wy", t.wy()},
-                             {"threads", th},
-                             {"a_stage", t.bk * t.bm / 4},
-                             {"b_stage", t.bk * t.bn / 4},
-                             {"a_tile_len", 2 * t.bk * t.bm / 4},
-                             {"b_tile_len", 2 * t.bk * t.bn / 4},
-                             {"la_list", list((t.bm * t.bk / 4 + th - 1) / th)},
-                             {"lb_list", list((t.bk * t.bn / 4 + th - 1) / th)},
-                             {"a_exact", (t.bm * t.bk / 4) % th == 0},
-                             {"b_exact", (t.bk * t.bn / 4) % th == 0},
-                             {"gm_list", list(gm)},
-                             {"gn_list", list(gn)},
-                             {"acc_list", hbs::Value(std::move(acc))}});
+  hbs::Value v = hbs::Value::object({{"rows", rows},
+                                     {"dot", c.kernel == MatMulKernel::kDot},
+                                     {"gemv", gemv},
+                                     {"gemv_cw", c.cw},
+                                     {"gemv_ks", 64 / c.cw},
+                                     {"gemv_part_len", 64 * c.rows},
+                                     {"tiled", tiled},
+                                     {"split_k", tiled && split_k},
+                                     {"trans_a", p.trans_a},
+                                     {"trans_b", p.trans_b},
+                                     {"has_c", p.has_c},
+                                     {"act", !activation.empty()},
+                                     {"act_relu", activation == "Relu"},
+                                     {"act_tanh", activation == "Tanh"},
+                                     {"act_sigmoid", activation == "Sigmoid"},
+                                     {"a_vec4", vec4 && !p.trans_a},
+                                     // gemv reads B transposed as vec4 along K too
+                                     {"b_vec4", vec4 && (!p.trans_b || gemv)},
+                                     {"out_vec4", vec4},
+                                     {"rows_count", c.rows},
+                                     {"rows_list", list(c.rows)},
+                                     {"partial_len", 64 * c.rows}});
+  if (tiled) AddGemmTileContext(c.tile, v.as_object());
+  return v;
 }
 
 uint32_t FloatBits(double v) {
@@ -923,7 +846,7 @@ OpRecord MatMulPartialRecord() {
                  const DeviceCaps& caps) -> Result<hbs::Value> {
     ALKNET_ASSIGN_OR_RETURN(MatMulProblem p, PartialProblemOf(node, at));
     const MatMulTile t = PartialTile(at);
-    if (std::string why = TileProblem(t, caps); !why.empty()) {
+    if (std::string why = GemmTileProblem(t, caps); !why.empty()) {
       return Error{ErrorCode::kUnsupported, node.Describe() + ": tiling " + t.Name() + ": " + why};
     }
     return MatMulContext(p, MatMulChoice{MatMulKernel::kTiled, 0, t}, {}, /*split_k=*/true);
